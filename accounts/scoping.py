@@ -1,0 +1,30 @@
+"""Tenant scoping: every tenant-owned model uses django-scopes' ScopedManager.
+
+A query on a tenant-owned model raises ScopeError unless a tenant scope is
+active (TEN-05). Requests get their scope from TenantMiddleware; tasks and
+commands enter one explicitly with `tenant_scope(tenant)` once they know which
+tenant a row belongs to, and look rows up by primary key with `unscoped()`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from django_scopes import scope, scopes_disabled
+
+if TYPE_CHECKING:
+    from accounts.models import Tenant
+
+
+@contextmanager
+def tenant_scope(tenant: Tenant) -> Iterator[None]:
+    if tenant is None:
+        # django-scopes treats None as "no filter": refuse it outright.
+        raise ValueError("tenant_scope needs a tenant")
+    with scope(tenant=tenant.pk):
+        yield
+
+
+unscoped = scopes_disabled

@@ -1,0 +1,241 @@
+"""DocuIQ settings: one module, driven by the environment.
+
+With no environment set, DocuIQ runs on SQLite with Celery in eager mode, so
+`make run` works on a fresh machine. Production sets DATABASE_URL (PostgreSQL)
+and CELERY_BROKER_URL (Redis) and runs real Celery workers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from csp.constants import NONCE, NONE, SELF
+
+from docuiq.env import env_bool, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("DOCUIQ_VAR_DIR", default=str(BASE_DIR / "var")))
+
+# ---------------------------------------------------------------- core
+DEBUG = env_bool("DEBUG", default=False)
+# The fallback key is only for local runs; `check --deploy` rejects it (SEC-01).
+SECRET_KEY = env_str(
+    "SECRET_KEY", default="django-insecure-docuiq-local-development-key-only"
+)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "django_htmx",
+    "template_partials",
+    "csp",
+    "accounts",
+    "ingest",
+    "chat",
+    "citations",
+    "tabular",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "accounts.middleware.TenantMiddleware",
+]
+
+ROOT_URLCONF = "docuiq.urls"
+WSGI_APPLICATION = "docuiq.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "csp.context_processors.nonce",
+                "accounts.context_processors.tenant",
+            ],
+        },
+    },
+]
+
+# ---------------------------------------------------------------- database
+# No DATABASE_URL: a SQLite file under var/ (the embedded default).
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
+        conn_max_age=env_int("DB_CONN_MAX_AGE", default=0),
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets the web process read while a worker writes; the timeout rides
+    # out short write locks instead of failing with "database is locked".
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# ---------------------------------------------------------------- auth
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "ingest:document-list"
+LOGOUT_REDIRECT_URL = "accounts:login"
+
+# ---------------------------------------------------------------- i18n / static / media
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "static"
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", default=str(VAR_DIR / "media")))
+
+# ---------------------------------------------------------------- security
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", default=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
+SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
+# Strict CSP (SEC-02, LLM-03): scripts only from our origin or with the
+# per-request nonce; images only from our origin so a model-written image URL
+# cannot exfiltrate a conversation.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    }
+}
+
+# Uploads: Django's own limits cap the non-file body; the file-size limit is ours.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+DATA_UPLOAD_MAX_NUMBER_FILES = 100
+
+# ---------------------------------------------------------------- ingestion limits (SPEC §7)
+INGEST_MAX_FILE_BYTES = env_int("INGEST_MAX_FILE_BYTES", default=50 * 1024 * 1024)
+INGEST_MAX_PAGES = env_int("INGEST_MAX_PAGES", default=2000)
+INGEST_TIME_LIMIT_S = env_float("INGEST_TIME_LIMIT_S", default=120.0)
+INGEST_MEMORY_LIMIT_BYTES = env_int("INGEST_MEMORY_LIMIT_BYTES", default=1024 * 1024 * 1024)
+# A document whose task was delivered this many times without finishing (the
+# worker died each time) is failed instead of looping forever (CEL-05).
+INGEST_MAX_ATTEMPTS = env_int("INGEST_MAX_ATTEMPTS", default=3)
+CHUNK_TARGET_CHARS = env_int("CHUNK_TARGET_CHARS", default=1200)
+CHUNK_OVERLAP_CHARS = env_int("CHUNK_OVERLAP_CHARS", default=150)
+
+# ---------------------------------------------------------------- celery
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", default="")
+# No broker configured: run tasks in-process so `make run` works on a fresh machine.
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", default=not CELERY_BROKER_URL)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_SERIALIZER = "json"
+# Ack after the task returns, so a killed worker's message is redelivered.
+# Every task is idempotent (see each tasks.py docstring); the attempt counter on
+# the row stops a poison file from looping (celery discussion #8969).
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", default=240)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", default=300)
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = env_int("CELERY_WORKER_MAX_MEMORY_PER_CHILD", default=512_000)  # KiB
+# The Redis visibility timeout must exceed the hard limit (twice, for margin)
+# and be set in every place Celery reads it (celery/celery#7651).
+_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", default=2 * CELERY_TASK_TIME_LIMIT)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": _VISIBILITY_TIMEOUT}
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": _VISIBILITY_TIMEOUT}
+CELERY_VISIBILITY_TIMEOUT = _VISIBILITY_TIMEOUT
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_TRACK_STARTED = True
+
+# ---------------------------------------------------------------- models (OpenAI-compatible)
+LLM_BASE_URL = env_str("LLM_BASE_URL")
+LLM_API_KEY = env_str("LLM_API_KEY")
+LLM_MODEL = env_str("LLM_MODEL", default="")
+LLM_TIMEOUT_S = env_float("LLM_TIMEOUT_S", default=60.0)
+LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", default=2)
+LLM_JUDGE_MODEL = env_str("LLM_JUDGE_MODEL")
+LLM_ENSEMBLE_MODELS = env_list("LLM_ENSEMBLE_MODELS")
+LLM_ENSEMBLE_QUORUM = env_int("LLM_ENSEMBLE_QUORUM", default=2)
+# USD per 1M tokens (prompt, completion), by model name; unknown models cost 0.
+LLM_PRICES = {
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+}
+RETRIEVAL_TOP_K = env_int("RETRIEVAL_TOP_K", default=6)
+TABULAR_CONCURRENCY = env_int("TABULAR_CONCURRENCY", default=8)
+
+# ---------------------------------------------------------------- REST
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.auth.ApiKeyAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.UserRateThrottle",
+        "rest_framework.throttling.AnonRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "user": env_str("API_THROTTLE_USER", default="6000/min"),
+        "anon": env_str("API_THROTTLE_ANON", default="120/min"),
+    },
+    "EXCEPTION_HANDLER": "docuiq.api.exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "DocuIQ API",
+    "DESCRIPTION": "Documents, search, chat and verified citations.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", default="INFO")},
+    "loggers": {"pdfminer": {"level": "ERROR"}, "httpx": {"level": "WARNING"}},
+}

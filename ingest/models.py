@@ -1,0 +1,210 @@
+"""Files -> documents -> revisions -> chunks.
+
+Offsets everywhere are code-point offsets into a revision's
+`normalized_content` (Python slicing; SQL `substr(text, start+1, end-start)`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django_scopes import ScopedManager
+
+
+def _upload_path(instance: File, filename: str) -> str:
+    # Server-generated name: the user's filename is data, never a path (SEC-05).
+    return f"uploads/{instance.tenant_id}/{instance.sha256[:2]}/{instance.sha256}"
+
+
+class File(models.Model):
+    """Uploaded bytes. One row per distinct content per tenant."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    blob = models.FileField(upload_to=_upload_path, max_length=300)
+    filename = models.CharField(max_length=255)
+    content_type = models.CharField(max_length=200, blank=True)
+    size = models.BigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ScopedManager(tenant="tenant")
+
+    class Meta:
+        db_table = "files"  # seed 000's message_citations references files(id)
+        constraints = [
+            # Same bytes in the same tenant are one file (ingestion idempotency).
+            models.UniqueConstraint(fields=["tenant", "sha256"], name="uniq_file_tenant_sha256"),
+            models.UniqueConstraint(fields=["tenant", "id"], name="uniq_file_tenant_id"),
+        ]
+
+    def __str__(self) -> str:
+        return self.filename
+
+
+class Document(models.Model):
+    """A file's logical document. Status transitions:
+
+    queued -> processing -> ready | failed; ready -> processing (new revision).
+    A document is soft-deleted in normal use so citations keep their history.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        PROCESSING = "processing", "Processing"
+        READY = "ready", "Ready"
+        FAILED = "failed", "Failed"
+
+    class SourceType(models.TextChoices):
+        PDF = "pdf", "PDF"
+        TEXT = "text", "Text"
+        MARKDOWN = "markdown", "Markdown"
+        HTML = "html", "HTML"
+        WEB = "web", "Web page"
+        EMAIL = "email", "Email"
+        DOCX = "docx", "Word"
+        CSV = "csv", "CSV"
+        UNKNOWN = "unknown", "Unknown"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    file = models.ForeignKey(File, on_delete=models.CASCADE, related_name="documents")
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="attachments"
+    )
+    collections = models.ManyToManyField(
+        "accounts.Collection", blank=True, related_name="documents"
+    )
+    title = models.CharField(max_length=500)
+    source_type = models.CharField(
+        max_length=16, choices=SourceType.choices, default=SourceType.UNKNOWN
+    )
+    origin_url = models.URLField(max_length=2000, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    error = models.TextField(blank=True)
+    error_code = models.CharField(max_length=32, blank=True)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    # Deliveries of the ingest task that started; counted in its own transaction
+    # so a worker killed mid-way still counts (CEL-05).
+    attempts = models.PositiveSmallIntegerField(default=0)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    current_revision = models.ForeignKey(
+        "DocumentRevision", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    is_deleted = models.BooleanField(default=False)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ScopedManager(tenant="tenant")
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "id"], name="uniq_document_tenant_id"),
+            models.CheckConstraint(
+                condition=Q(progress_done__lte=models.F("progress_total")) | Q(progress_total=0),
+                name="chk_document_progress_le_total",
+            ),
+        ]
+        indexes = [
+            # The documents page and the sweeper: a tenant's documents by status.
+            models.Index(fields=["tenant", "status"], name="idx_document_tenant_status"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in {self.Status.READY, self.Status.FAILED}
+
+    @property
+    def progress_percent(self) -> int:
+        if self.status == self.Status.READY:
+            return 100
+        if not self.progress_total:
+            return 0
+        return min(100, round(100 * self.progress_done / self.progress_total))
+
+
+class DocumentRevision(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveIntegerField()
+    file = models.ForeignKey(File, on_delete=models.CASCADE, related_name="revisions")
+    normalized_content = models.TextField()
+    # page_starts[p] is the offset where page p+1 begins; page_starts[0] == 0.
+    page_starts = models.JSONField(default=list)
+    content_sha256 = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ScopedManager(tenant="tenant")
+
+    class Meta:
+        ordering = ["document", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "number"], name="uniq_revision_document_number"),
+            models.UniqueConstraint(fields=["tenant", "id"], name="uniq_revision_tenant_id"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document_id} r{self.number}"
+
+    @property
+    def page_count(self) -> int:
+        return max(1, len(self.page_starts))
+
+    def page_for_offset(self, offset: int) -> int:
+        """1-based page holding `offset`."""
+        if not self.page_starts:
+            return 1
+        return max(1, bisect.bisect_right(self.page_starts, offset))
+
+
+class DocumentChunk(models.Model):
+    """A searchable slice; invariant: revision.normalized_content[start:end] == content.
+
+    The integer primary key is the full-text index's rowid (SQLite FTS5 needs a
+    stable integer); `uid` is the identifier the API and citations use.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    uid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    revision = models.ForeignKey(DocumentRevision, on_delete=models.CASCADE, related_name="chunks")
+    chunk_index = models.PositiveIntegerField()
+    content = models.TextField()
+    start_offset = models.PositiveIntegerField()
+    end_offset = models.PositiveIntegerField()
+    page_start = models.PositiveIntegerField(default=1)
+    page_end = models.PositiveIntegerField(default=1)
+    metadata = models.JSONField(default=dict, blank=True)
+
+    objects = ScopedManager(tenant="tenant")
+
+    class Meta:
+        ordering = ["revision", "chunk_index"]
+        constraints = [
+            models.UniqueConstraint(fields=["revision", "chunk_index"], name="uniq_chunk_revision_index"),
+            models.CheckConstraint(
+                condition=Q(end_offset__gt=models.F("start_offset")), name="chk_chunk_offsets"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document_id}#{self.chunk_index}"
