@@ -239,3 +239,8 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", default="INFO")},
     "loggers": {"pdfminer": {"level": "ERROR"}, "httpx": {"level": "WARNING"}},
 }
+
+CELERY_BEAT_SCHEDULE = {
+    # Re-queue uploads made while the broker was down, and work lost with a worker.
+    "sweep-documents": {"task": "ingest.tasks.sweep_documents", "schedule": 300.0},
+}

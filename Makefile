@@ -1,0 +1,52 @@
+# DocuIQ. `make run` sets up and serves the demo; `make test` sets up and runs every test.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PG_URL ?= postgres://postgres@127.0.0.1:5432/docuiq
+REDIS_URL ?= redis://127.0.0.1:6379/0
+
+.PHONY: run test test-pg venv chromium migrate serve worker lint fmt bench clean
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+venv: $(VENV)/.installed
+
+# Debian's chromium for the browser tests (Playwright drives it; nothing is downloaded by Playwright).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null; \
+	  else echo "chromium is not installed and this is not root: browser tests will be skipped"; fi; }
+
+migrate: venv
+	$(PY) manage.py migrate --noinput
+
+run: migrate
+	$(PY) manage.py demo_setup
+	$(PY) manage.py runserver 127.0.0.1:8000
+
+test: venv chromium
+	$(PY) -m pytest -q
+
+test-pg: venv chromium
+	DATABASE_URL=$(PG_URL) CELERY_TEST_BROKER_URL=$(REDIS_URL) $(PY) -m pytest -q
+
+worker: venv
+	$(VENV)/bin/celery -A docuiq worker -l info --concurrency 2
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+fmt: venv
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+bench: venv
+	@for f in bench/*.py; do case $$f in bench/_*) continue;; esac; echo "== $$f"; $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf var test-results

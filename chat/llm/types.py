@@ -1,0 +1,139 @@
+"""Plain value types shared by every model provider.
+
+Nothing here imports Django: the lead wires settings into :class:`LLMConfig`
+(see :meth:`LLMConfig.from_settings`), so providers stay testable without a
+settings module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: Role
+    content: str
+
+    def as_openai(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One model answer and what it cost.
+
+    Token counts come from the server's ``usage`` (0 for the extractive
+    responder, which costs nothing); ``latency_s`` is wall-clock time of the
+    whole call including the SDK's retries.
+    """
+
+    text: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str | None
+    latency_s: float
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """How to reach the model server. ``base_url=None`` means offline (extractive).
+
+    ``model=None`` with a ``base_url`` means "the server's first model" (asked
+    from ``GET /models`` once): llama.cpp and single-model vLLM servers don't
+    care about the name, and it saves configuring one.
+    """
+
+    base_url: str | None = None
+    api_key: str | None = None
+    model: str | None = None
+    timeout_s: float = 60.0
+    # Retries are done by the openai SDK (exponential backoff with jitter,
+    # honouring Retry-After) on connection errors, timeouts, 408/409/429/5xx.
+    max_retries: int = 2
+    temperature: float = 0.0
+    # Cap on answer length; None leaves it to the server.
+    max_tokens: int | None = None
+    # Citation cascade stage 3 (llm_judge) uses judge_model, else model;
+    # stage 4 (ensemble) asks every judge_models entry and needs ensemble_quorum.
+    judge_model: str | None = None
+    judge_models: tuple[str, ...] = ()
+    ensemble_quorum: int = 2
+
+    @property
+    def configured(self) -> bool:
+        """True when a model server is configured (stages 3-4 may run)."""
+        return bool(self.base_url)
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> LLMConfig:
+        """Build from any object with Django-style ``LLM_*`` attributes.
+
+        Empty strings count as unset, because ``env_str`` defaults to "".
+        """
+
+        def text(name: str) -> str | None:
+            value = getattr(settings, name, None)
+            if value is None:
+                return None
+            return str(value).strip() or None
+
+        return cls(
+            base_url=text("LLM_BASE_URL"),
+            api_key=text("LLM_API_KEY"),
+            model=text("LLM_MODEL"),
+            timeout_s=float(getattr(settings, "LLM_TIMEOUT_S", 60.0)),
+            max_retries=int(getattr(settings, "LLM_MAX_RETRIES", 2)),
+            temperature=float(getattr(settings, "LLM_TEMPERATURE", 0.0)),
+            max_tokens=getattr(settings, "LLM_MAX_TOKENS", None) or None,
+            judge_model=text("LLM_JUDGE_MODEL"),
+            judge_models=tuple(
+                m for m in getattr(settings, "LLM_ENSEMBLE_MODELS", ()) or () if m
+            ),
+            ensemble_quorum=int(getattr(settings, "LLM_ENSEMBLE_QUORUM", 2)),
+        )
+
+
+class CompletionStream:
+    """Text deltas of a streamed answer; ``.completion`` once it is exhausted.
+
+    Iterate to get ``str`` deltas as they arrive. After the loop ends normally,
+    ``completion`` holds the full :class:`Completion` (text, tokens, latency);
+    it stays None if the stream was abandoned or failed. Errors surface during
+    iteration as :class:`~chat.llm.errors.LLMError` subclasses. Call
+    :meth:`close` (or use ``with``) when stopping early, to free the connection.
+    """
+
+    def __init__(
+        self,
+        deltas: Iterator[str],
+        finish: Callable[[], Completion],
+        close: Callable[[], None] | None = None,
+    ) -> None:
+        self._deltas = deltas
+        self._finish = finish
+        self._close = close
+        self.completion: Completion | None = None
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._deltas
+        self.completion = self._finish()
+
+    def close(self) -> None:
+        if self._close is not None:
+            self._close()
+
+    def __enter__(self) -> CompletionStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

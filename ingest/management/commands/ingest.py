@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from accounts.models import Tenant
+from accounts.scoping import tenant_scope
+from accounts.services import collection_get_or_create
+from ingest.models import Document
+from ingest.services import Upload, document_upload
+
+
+def _expand(paths: list[str]) -> list[Path]:
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise CommandError(f"No such file or folder: {raw}")
+    return files
+
+
+class Command(BaseCommand):
+    help = "Ingest files or folders into a tenant; exit status 1 if any file failed."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("paths", nargs="+")
+        parser.add_argument("--tenant", required=True)
+        parser.add_argument("--collection", default=None)
+        parser.add_argument("--json", action="store_true", help="one JSON object per file")
+
+    def handle(self, *args: object, **options: object) -> None:
+        tenant = Tenant.objects.filter(slug=options["tenant"]).first()
+        if tenant is None:
+            raise CommandError(f"No tenant {options['tenant']!r}; create it with create_tenant.")
+        files = _expand(list(options["paths"]))
+        as_json = bool(options["json"])
+        failed = 0
+        with tenant_scope(tenant):
+            collection = (
+                collection_get_or_create(tenant=tenant, name=str(options["collection"]))
+                if options["collection"]
+                else None
+            )
+            bar = tqdm(files, unit="file", disable=as_json or len(files) < 2, file=self.stderr._out)
+            for path in bar:
+                bar.set_description(path.name[:40])
+                with path.open("rb") as stream:
+                    document = document_upload(
+                        tenant=tenant,
+                        upload=Upload(filename=path.name, stream=stream),
+                        collection=collection,
+                    )
+                document = Document.objects.get(pk=document.pk)
+                failed += document.status == Document.Status.FAILED
+                row = {
+                    "file": str(path),
+                    "document_id": str(document.pk),
+                    "title": document.title,
+                    "source_type": document.source_type,
+                    "status": document.status,
+                    "pages": document.progress_total if document.status == "ready" else None,
+                    "error": document.error or None,
+                }
+                if as_json:
+                    self.stdout.write(json.dumps(row))
+                else:
+                    line = f"{row['document_id']}  {row['status']:<10} pages={row['pages'] or '-':<5} {path}"
+                    if row["error"]:
+                        line += f"  ({row['error']})"
+                    tqdm.write(line, file=self.stdout._out)
+        if failed:
+            raise SystemExit(1)

@@ -1,0 +1,417 @@
+"""Ingestion: uploads become files and documents; a task turns them into
+revisions and searchable chunks.
+
+Contract of `document_process` (the task body): safe to run any number of
+times for one document. A second run after success is a no-op; a run after a
+killed worker redoes the extraction and writes one revision; past
+INGEST_MAX_ATTEMPTS deliveries the document is failed instead of looping.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import tempfile
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from django.conf import settings
+from django.core.files import File as DjangoFile
+from django.db import transaction
+from django.db.models import F, Max
+from django.utils import timezone
+
+from accounts.scoping import tenant_scope, unscoped
+from ingest.chunking import chunk_text
+from ingest.errors import ExtractionError
+from ingest.extractors import Extracted
+from ingest.limits import Limits
+from ingest.models import Document, DocumentChunk, DocumentRevision, File
+from ingest.normalize import normalize_pages
+from ingest.sandbox import extract_in_child
+from ingest.signals import revision_created
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+    from accounts.models import Collection, Tenant
+
+logger = logging.getLogger(__name__)
+_COPY_BLOCK = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Upload:
+    """What the caller uploads: a name, a type and a readable stream."""
+
+    filename: str
+    stream: IO[bytes]
+    content_type: str = ""
+    origin_url: str = ""
+
+
+def ingest_limits() -> Limits:
+    return Limits(
+        max_file_bytes=settings.INGEST_MAX_FILE_BYTES,
+        max_pages=settings.INGEST_MAX_PAGES,
+        timeout_s=settings.INGEST_TIME_LIMIT_S,
+        memory_bytes=settings.INGEST_MEMORY_LIMIT_BYTES,
+    )
+
+
+def _safe_filename(name: str) -> str:
+    base = Path(name.replace("\\", "/")).name.replace("\x00", "").strip()
+    return base[:255] or "untitled"
+
+
+def _spool(stream: IO[bytes], limit: int) -> tuple[tempfile.SpooledTemporaryFile, str, int, bool]:
+    """Copy the upload once, hashing it; stop storing past `limit` bytes."""
+    spool = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)  # noqa: SIM115
+    digest = hashlib.sha256()
+    size = 0
+    too_large = False
+    while block := stream.read(_COPY_BLOCK):
+        size += len(block)
+        digest.update(block)
+        if size > limit:
+            too_large = True
+            continue  # keep hashing to report the size, store nothing more
+        spool.write(block)
+    spool.seek(0)
+    return spool, digest.hexdigest(), size, too_large
+
+
+def _enqueue(document: Document) -> None:
+    """Queue ingestion after commit; a broker outage leaves the row queued for
+    the sweeper instead of failing the upload (CEL-07)."""
+    from ingest.tasks import ingest_document as ingest_document_task
+
+    doc_id = str(document.pk)
+
+    def send() -> None:
+        try:
+            ingest_document_task.delay(doc_id)
+        except Exception:  # kombu raises several types when the broker is down
+            if settings.CELERY_TASK_ALWAYS_EAGER:
+                raise
+            logger.warning("broker unavailable; document %s stays queued for the sweeper", doc_id)
+            return
+        with unscoped():
+            Document.objects.filter(pk=doc_id).update(enqueued_at=timezone.now())
+
+    transaction.on_commit(send)
+
+
+@transaction.atomic
+def document_upload(
+    *,
+    tenant: Tenant,
+    upload: Upload,
+    user: AbstractBaseUser | None = None,
+    collection: Collection | None = None,
+    parent: Document | None = None,
+) -> Document:
+    """Store an upload and queue its ingestion; returns its document.
+
+    Same bytes in the same tenant return the existing document (restored if it
+    was deleted). A file whose name matches a live top-level document of the
+    tenant becomes that document's new revision. An oversized file becomes a
+    failed document without its bytes being kept.
+    """
+    limits = ingest_limits()
+    filename = _safe_filename(upload.filename)
+    spool, sha256, size, too_large = _spool(upload.stream, limits.max_file_bytes)
+    user = user if (user is not None and user.is_authenticated) else None
+    with tenant_scope(tenant):
+        if too_large:
+            return _failed_document(
+                tenant=tenant,
+                filename=filename,
+                content_type=upload.content_type,
+                sha256=sha256,
+                size=size,
+                user=user,
+                parent=parent,
+                code="too_large",
+                message=(
+                    f"{filename} is {size / 1_048_576:.1f} MB; the limit is "
+                    f"{limits.max_file_bytes / 1_048_576:.0f} MB."
+                ),
+            )
+        existing_file = File.objects.filter(sha256=sha256).first()
+        if existing_file is not None:
+            document = existing_file.documents.order_by("created_at").first()
+            if document is not None:
+                if document.is_deleted:
+                    Document.objects.filter(pk=document.pk).update(is_deleted=False, deleted_at=None)
+                    document.refresh_from_db()
+                if collection is not None:
+                    document.collections.add(collection)
+                return document
+        file = existing_file or File(
+            tenant=tenant,
+            filename=filename,
+            content_type=upload.content_type[:200],
+            size=size,
+            sha256=sha256,
+            uploaded_by=user,
+        )
+        if existing_file is None:
+            file.blob.save(sha256, DjangoFile(spool), save=False)
+            file.save()
+        previous = None
+        if parent is None:
+            previous = (
+                Document.objects.filter(
+                    file__filename=filename, parent__isnull=True, is_deleted=False
+                )
+                .order_by("-created_at")
+                .first()
+            )
+        if previous is not None:
+            # Changed content under the same name: a new revision of that document.
+            Document.objects.filter(pk=previous.pk).update(
+                file=file, status=Document.Status.QUEUED, error="", error_code="",
+                attempts=0, progress_done=0, progress_total=0, updated_at=timezone.now(),
+            )
+            previous.refresh_from_db()
+            document = previous
+        else:
+            document = Document.objects.create(
+                tenant=tenant,
+                file=file,
+                parent=parent,
+                title=filename,
+                origin_url=upload.origin_url[:2000],
+                uploaded_by=user,
+            )
+        if collection is not None:
+            document.collections.add(collection)
+        _enqueue(document)
+        return document
+
+
+def _failed_document(
+    *,
+    tenant: Tenant,
+    filename: str,
+    content_type: str,
+    sha256: str,
+    size: int,
+    user: AbstractBaseUser | None,
+    parent: Document | None,
+    code: str,
+    message: str,
+) -> Document:
+    file = File.objects.filter(sha256=sha256).first() or File.objects.create(
+        tenant=tenant,
+        filename=filename,
+        content_type=content_type[:200],
+        size=size,
+        sha256=sha256,
+        uploaded_by=user,
+    )
+    return Document.objects.create(
+        tenant=tenant,
+        file=file,
+        parent=parent,
+        title=filename,
+        status=Document.Status.FAILED,
+        error=message,
+        error_code=code,
+        uploaded_by=user,
+    )
+
+
+def _fail(document: Document, *, code: str, message: str) -> None:
+    Document.objects.filter(pk=document.pk).update(
+        status=Document.Status.FAILED, error=message, error_code=code, updated_at=timezone.now()
+    )
+
+
+def document_process(*, document_id: uuid.UUID) -> None:
+    """Extract, normalize, chunk and index one document (the ingest task body)."""
+    with unscoped():
+        document = (
+            Document.objects.select_related("tenant", "file", "current_revision")
+            .filter(pk=document_id)
+            .first()
+        )
+    if document is None or document.is_deleted:
+        return  # deleted since it was queued: nothing to do
+    with tenant_scope(document.tenant):
+        current = document.current_revision
+        if document.status == Document.Status.READY and current and current.file_id == document.file_id:
+            return  # an earlier delivery finished the work
+        if document.status == Document.Status.FAILED:
+            return
+        # Count this delivery before working, in its own transaction: a worker
+        # killed below still leaves the count behind (CEL-05).
+        Document.objects.filter(pk=document.pk).update(
+            attempts=F("attempts") + 1, status=Document.Status.PROCESSING, updated_at=timezone.now()
+        )
+        document.refresh_from_db()
+        if document.attempts > settings.INGEST_MAX_ATTEMPTS:
+            _fail(
+                document,
+                code="worker_lost",
+                message=(
+                    f"Processing stopped {document.attempts - 1} times without finishing "
+                    "(the file may be too large or too complex)."
+                ),
+            )
+            return
+        try:
+            extracted = _extract(document)
+        except ExtractionError as exc:
+            _fail(document, code=exc.code, message=exc.message)
+            return
+        _store_revision(document, extracted)
+
+
+def _extract(document: Document) -> Extracted:
+    last_write = [0.0]
+
+    def on_progress(done: int, total: int) -> None:
+        now = timezone.now().timestamp()
+        # Throttled: a 2,000-page PDF must not mean 2,000 UPDATEs.
+        if done < total and now - last_write[0] < 0.5:
+            return
+        last_write[0] = now
+        Document.objects.filter(pk=document.pk).update(
+            progress_done=min(done, total), progress_total=total
+        )
+
+    return extract_in_child(
+        Path(document.file.blob.path),
+        filename=document.file.filename,
+        content_type=document.file.content_type or None,
+        limits=ingest_limits(),
+        on_progress=on_progress,
+    )
+
+
+def _store_revision(document: Document, extracted: Extracted) -> None:
+    text = normalize_pages(extracted.pages)
+    if not text.content.strip():
+        _fail(document, code="no_text", message="No text could be extracted from this file.")
+        return
+    content_sha = hashlib.sha256(text.content.encode()).hexdigest()
+    previous = document.current_revision
+    title = (extracted.title or document.title).strip()[:500] or document.title
+    with transaction.atomic():
+        locked = Document.objects.select_for_update().get(pk=document.pk)
+        if previous is not None and previous.content_sha256 == content_sha:
+            revision = previous  # same text, different bytes: no new revision
+            DocumentRevision.objects.filter(pk=previous.pk).update(file=document.file)
+        else:
+            number = (locked.revisions.aggregate(n=Max("number"))["n"] or 0) + 1
+            revision = DocumentRevision.objects.create(
+                tenant=document.tenant,
+                document=document,
+                number=number,
+                file=document.file,
+                normalized_content=text.content,
+                page_starts=text.page_starts,
+                content_sha256=content_sha,
+            )
+            spans = chunk_text(
+                text.content,
+                text.page_starts,
+                target_chars=settings.CHUNK_TARGET_CHARS,
+                overlap_chars=settings.CHUNK_OVERLAP_CHARS,
+            )
+            DocumentChunk.objects.bulk_create(
+                [
+                    DocumentChunk(
+                        tenant=document.tenant,
+                        document=document,
+                        revision=revision,
+                        chunk_index=span.index,
+                        content=text.content[span.start : span.end],
+                        start_offset=span.start,
+                        end_offset=span.end,
+                        page_start=span.page_start,
+                        page_end=span.page_end,
+                    )
+                    for span in spans
+                ],
+                batch_size=500,
+            )
+        pages = len(text.page_starts)
+        Document.objects.filter(pk=document.pk).update(
+            current_revision=revision,
+            status=Document.Status.READY,
+            error="",
+            error_code="",
+            title=title,
+            source_type=extracted.source_type,
+            origin_url=(extracted.origin_url or document.origin_url or "")[:2000],
+            metadata={**document.metadata, **extracted.metadata},
+            progress_done=pages,
+            progress_total=pages,
+            updated_at=timezone.now(),
+        )
+        if revision is not previous:
+            transaction.on_commit(
+                lambda: revision_created.send(
+                    sender=Document, document=document, revision=revision, previous_revision=previous
+                )
+            )
+    _store_attachments(document, extracted)
+
+
+def _store_attachments(document: Document, extracted: Extracted) -> None:
+    for attachment in extracted.attachments:
+        document_upload(
+            tenant=document.tenant,
+            upload=Upload(
+                filename=attachment.filename,
+                stream=io.BytesIO(attachment.data),
+                content_type=attachment.content_type,
+            ),
+            user=document.uploaded_by,
+            parent=document,
+        )
+    for filename, message in extracted.attachment_errors:
+        if document.attachments.filter(title=_safe_filename(filename), status=Document.Status.FAILED).exists():
+            continue  # idempotent on redelivery
+        Document.objects.create(
+            tenant=document.tenant,
+            file=document.file,
+            parent=document,
+            title=_safe_filename(filename),
+            status=Document.Status.FAILED,
+            error=message,
+            error_code="attachment_refused",
+            uploaded_by=document.uploaded_by,
+        )
+
+
+def document_soft_delete(*, document: Document) -> None:
+    Document.objects.filter(pk=document.pk).update(is_deleted=True, deleted_at=timezone.now())
+    document.refresh_from_db()
+
+
+def documents_sweep(*, stale_after_s: int | None = None) -> int:
+    """Re-queue documents whose task was never sent (broker down at upload) or
+    whose worker vanished mid-way (CEL-04, CEL-07). Returns how many."""
+    stale_after_s = stale_after_s or settings.CELERY_TASK_TIME_LIMIT + 60
+    cutoff = timezone.now() - timezone.timedelta(seconds=stale_after_s)
+    with unscoped():
+        never_sent = Document.objects.filter(
+            status=Document.Status.QUEUED, enqueued_at__isnull=True, is_deleted=False
+        )
+        stuck = Document.objects.filter(
+            status__in=[Document.Status.QUEUED, Document.Status.PROCESSING],
+            updated_at__lt=cutoff,
+            is_deleted=False,
+        )
+        ids = {d.pk: d for d in [*never_sent, *stuck]}
+    for document in ids.values():
+        with transaction.atomic():
+            _enqueue(document)
+    return len(ids)
