@@ -53,6 +53,10 @@ class Message(models.Model):
         ChatSession, null=True, blank=True, on_delete=models.CASCADE, related_name="messages"
     )
     role = models.CharField(max_length=16, choices=Role.choices)
+    # The question an assistant message answers (one answer per question).
+    reply_to = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="reply"
+    )
     content = models.TextField(blank=True)
     # answer, citations, all_citations, inline_refs (seed 004), stored unchanged.
     payload = models.JSONField(default=dict, blank=True)

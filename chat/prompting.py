@@ -141,8 +141,8 @@ def _location(source: PromptSource) -> str:
 
 
 def _snippet(text: str) -> str:
-    preview = _one_line(text, SNIPPET_CHARS)
-    return preview if preview.endswith("...") else preview + "..."
+    # A preview in the seed's shape; "..." marks a cut (added by _one_line).
+    return _one_line(text, SNIPPET_CHARS)
 
 
 def format_source(source: PromptSource) -> str:
@@ -228,7 +228,13 @@ CELL_SCHEMA: dict = {
         "justification": {"type": "string"},
         "quote": {"type": "string"},
     },
-    "required": ["value", "cited_chunk_indices", "confidence", "justification", "quote"],
+    "required": [
+        "value",
+        "cited_chunk_indices",
+        "confidence",
+        "justification",
+        "quote",
+    ],
     "additionalProperties": False,
 }
 

@@ -6,3 +6,10 @@ from django.apps import AppConfig
 class CitationsConfig(AppConfig):
     name = "citations"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from ingest.signals import revision_created
+
+        from citations.receivers import reverify_on_new_revision
+
+        revision_created.connect(reverify_on_new_revision, dispatch_uid="citations-reverify")

@@ -100,6 +100,10 @@ class OpenAICompatProvider:
             max_retries=config.max_retries,
         )
 
+    def with_model(self, model: str | None) -> OpenAICompatProvider:
+        """A provider for another model on the same server, sharing the pool."""
+        return OpenAICompatProvider(self.config, model=model, client=self._client)
+
     # ---------------------------------------------------------------- model name
 
     @property
@@ -464,7 +468,9 @@ def validate_json(value: Any, schema: dict[str, Any], path: str = "$") -> list[s
     if kinds is not None:
         kinds = [kinds] if isinstance(kinds, str) else list(kinds)
         if not any(_TYPE_CHECKS.get(k, lambda v: True)(value) for k in kinds):
-            return [f"{path}: expected {' or '.join(kinds)}, got {type(value).__name__}"]
+            return [
+                f"{path}: expected {' or '.join(kinds)}, got {type(value).__name__}"
+            ]
     if "enum" in schema and value not in schema["enum"]:
         problems.append(f"{path}: {value!r} is not one of {schema['enum']!r}")
     if "const" in schema and value != schema["const"]:

@@ -252,7 +252,11 @@ def _first_fence(prompt: str) -> tuple[str, dict[str, str], str] | None:
     match = _FENCE_RE.search(prompt)
     if not match:
         return None
-    return match.group(1).lower(), dict(_ATTR_RE.findall(match.group(2))), match.group(3)
+    return (
+        match.group(1).lower(),
+        dict(_ATTR_RE.findall(match.group(2))),
+        match.group(3),
+    )
 
 
 def _first_sentence(text: str) -> str:
@@ -834,8 +838,12 @@ def main(argv: list[str] | None = None) -> None:
         port=args.port, mode=args.mode, latency_s=args.latency, model=args.model
     )
     server.start()
-    print(f"Scripted LLM server ({args.mode}) on {server.base_url}; Ctrl-C to stop.")
-    print(f"  LLM_BASE_URL={server.base_url} LLM_MODEL={args.model}")
+    # Flushed: scripts (and a test) read the address from a pipe.
+    print(
+        f"Scripted LLM server ({args.mode}) on {server.base_url}; Ctrl-C to stop.",
+        flush=True,
+    )
+    print(f"  LLM_BASE_URL={server.base_url} LLM_MODEL={args.model}", flush=True)
     try:
         while True:
             time.sleep(3600)

@@ -1,0 +1,421 @@
+"""The built-in responder used when no model server is configured.
+
+It answers by quoting: it picks the sentences of the retrieved sources that
+share the most (weighted) terms with the question and returns 1-3 of them as
+``"<exact sentence>" (Source: [S2])``. Every quote is a slice of the source
+text, copied character for character, so every citation it makes verifies as
+an exact match. It never paraphrases and never invents; when no sentence
+shares a term with the question it says the documents don't contain an answer.
+
+No network, no tokens: ``Completion`` token counts are 0 (cost 0).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from chat import prompting
+from chat.llm.errors import LLMRequestRejected
+from chat.llm.types import ChatMessage, Completion, CompletionStream
+
+__all__ = ["ExtractiveProvider", "split_sentences", "terms"]
+
+MODEL_NAME = "extractive"
+MAX_QUOTES = 3
+# A quote longer than this is cut at a word boundary (still a verbatim slice):
+# tables and lists without full stops would otherwise become one huge "sentence".
+MAX_SENTENCE_CHARS = 400
+WINDOW_CHARS = 300
+
+# -------------------------------------------------------------------- terms
+
+# A word list reads best as a paragraph.
+_STOPWORD_TEXT = """
+    a about above after again against all am an and any are aren as at be because
+    been before being below between both but by can cannot could couldn did didn
+    do does doesn doing don down during each either else ever few for from further
+    had has hasn have haven having he her here hers herself him himself his how i
+    if in into is isn it its itself just let me might more most much must mustn my
+    myself neither nor of off on once only or other ought our ours ourselves out
+    over own per same shan she should shouldn so some such than that the their
+    theirs them themselves then there these they this those through to too under
+    until up upon us very was wasn we were weren what whatever when where whether
+    which while who whom whose why will with within won would wouldn you your
+    yours yourself yourselves s t d ll m re ve
+    also tell please say says said according document documents text source
+    sources give show find list describe explain mention mentioned state stated
+    kind anything something thing things
+"""
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+_SUFFIXES = (
+    ("ational", "ate"),
+    ("ations", "ate"),
+    ("ation", "ate"),
+    ("ities", "ity"),
+    ("ments", ""),
+    ("ment", ""),
+    ("ings", ""),
+    ("ing", ""),
+    ("edly", ""),
+    ("ies", "y"),
+    ("ied", "y"),
+    ("ed", ""),
+)
+
+
+def _stem(word: str) -> str:
+    """A light stemmer: enough to match terminate/terminated/termination."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + replacement
+            break
+    else:
+        if (word.endswith("es") and word[-3] in "sxz") or word.endswith(
+            ("ches", "shes")
+        ):
+            word = word[:-2]
+        elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            word = word[:-1]
+    if word.endswith("e") and len(word) > 4:
+        word = word[:-1]
+    return word
+
+
+_WORD_RE = re.compile(r"\w+")
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed content words of ``text``, in order (stopwords removed)."""
+    return [_stem(w) for w in _WORD_RE.findall(text.lower()) if w not in _STOPWORDS]
+
+
+# ---------------------------------------------------------------- sentences
+
+# Candidate boundary: sentence punctuation (plus closing quotes/brackets) then
+# whitespace; a blank line; or a line break before a list bullet.
+_BOUNDARY_RE = re.compile(
+    r"(?P<punct>(?<=[.!?])[\"'”’)\]]*\s+)"
+    r"|\n[ \t]*\n\s*"
+    r"|\n(?=[ \t]*(?:[-•*–]|\(?[0-9a-z]{1,3}[.)])\s)"
+)
+_ABBREVIATION_TEXT = (
+    "e.g i.e mr mrs ms dr prof st no nos sec art arts inc ltd co corp vs cf fig "
+    "approx jan feb mar apr jun jul aug sep sept oct nov dec para pp p"
+)
+_ABBREVIATIONS = frozenset(_ABBREVIATION_TEXT.split())
+_LAST_WORD_RE = re.compile(r"([\w.]+)\.[\"'”’)\]]*\s*$")
+
+
+def _is_abbreviation(text: str, boundary: int) -> bool:
+    match = _LAST_WORD_RE.search(text, max(0, boundary - 20), boundary)
+    if not match:
+        return False
+    word = match.group(1).lower()
+    # "J. Smith", "U.S. law", "e.g. this": not the end of a sentence.
+    dotted = "." in word and not word.replace(".", "").isdigit()
+    return word in _ABBREVIATIONS or len(word) == 1 or dotted
+
+
+def _split_long(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    # Over-long "sentences" (tables, lists): break at line ends or semicolons,
+    # then at word boundaries.
+    pieces = [
+        (start + m.start(), start + m.end())
+        for m in re.finditer(r"[^\n;]+;?", text[start:end])
+    ]
+    for s, e in pieces:
+        while e - s > MAX_SENTENCE_CHARS:
+            cut = text.rfind(" ", s, s + WINDOW_CHARS)
+            cut = cut if cut > s else s + WINDOW_CHARS
+            yield s, cut
+            s = cut
+        yield s, e
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` spans of the sentences of ``text``.
+
+    Each span is stripped of surrounding whitespace, so ``text[start:end]`` is
+    a clean verbatim quote; line breaks *inside* a sentence are kept as they are.
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _BOUNDARY_RE.finditer(text):
+        if match.lastgroup == "punct" and _is_abbreviation(text, match.start()):
+            continue
+        spans.append((start, match.start() + len(match.group(0).rstrip())))
+        start = match.end()
+    spans.append((start, len(text)))
+    result: list[tuple[int, int]] = []
+    for s, e in spans:
+        pieces = _split_long(text, s, e) if e - s > MAX_SENTENCE_CHARS else [(s, e)]
+        for ps, pe in pieces:
+            segment = text[ps:pe]
+            stripped = segment.strip()
+            if not stripped:
+                continue
+            lead = len(segment) - len(segment.lstrip())
+            result.append((ps + lead, ps + lead + len(stripped)))
+    return result
+
+
+# ------------------------------------------------------------------ scoring
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    source_pos: int  # position of the source in retrieval order
+    start: int
+    end: int
+    text: str
+    matched: frozenset[str]
+    score: float
+
+
+def _rank(
+    question: str, texts: Sequence[str]
+) -> tuple[list[_Candidate], frozenset[str]]:
+    """Score every sentence of every text against the question's terms."""
+    query = frozenset(terms(question))
+    sentences: list[tuple[int, int, int, str, frozenset[str], int]] = []
+    for pos, text in enumerate(texts):
+        for start, end in split_sentences(text):
+            sentence = text[start:end]
+            words = terms(sentence)
+            # Skip fragments and anything that already looks like a citation:
+            # a document must not be able to plant a fake "(Source: [S9])".
+            if len(words) < 2 or "(Source:" in sentence:
+                continue
+            sentences.append((pos, start, end, sentence, frozenset(words), len(words)))
+    if not query or not sentences:
+        return [], query
+    df: dict[str, int] = {}
+    for *_, words, _n in sentences:
+        for word in words & query:
+            df[word] = df.get(word, 0) + 1
+    n = len(sentences)
+    candidates = []
+    for pos, start, end, sentence, words, length in sentences:
+        matched = words & query
+        if not matched:
+            continue
+        weight = sum(math.log(1 + n / df[w]) for w in matched)
+        coverage = len(matched) / len(query)
+        # Prefer sentences covering many query terms; mildly prefer short ones
+        # and earlier (better-ranked) sources.
+        score = weight * (0.5 + coverage)
+        score /= 1 + max(0, length - 40) / 80
+        score *= 1 + 0.05 / (1 + pos)
+        candidates.append(_Candidate(pos, start, end, sentence, matched, score))
+    candidates.sort(key=lambda c: (-c.score, c.source_pos, c.start))
+    return candidates, query
+
+
+def _pick(candidates: list[_Candidate]) -> list[_Candidate]:
+    if not candidates:
+        return []
+    best = candidates[0].score
+    chosen: list[_Candidate] = []
+    seen: set[str] = set()
+    for cand in candidates:
+        if len(chosen) == MAX_QUOTES or cand.score < 0.6 * best:
+            break
+        key = " ".join(cand.text.split()).lower()
+        if key in seen:  # the same sentence in two overlapping chunks
+            continue
+        seen.add(key)
+        chosen.append(cand)
+    return chosen
+
+
+# -------------------------------------------------------------- cell values
+
+_DATE_RE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b"
+    r"|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2},? \d{4}\b"
+    r"|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,? \d{4}\b",
+    re.IGNORECASE,
+)
+_NUMBER_RE = re.compile(
+    r"(?:(?:USD|EUR|GBP|CHF|JPY)\s?|[$€£¥]\s?)?\d[\d,]*(?:\.\d+)?"
+    r"(?:\s?(?:%|percent|million|billion|thousand|USD|EUR|GBP))?",
+    re.IGNORECASE,
+)
+_NUMERIC_TYPES = {"number", "integer", "currency", "amount", "percentage", "money"}
+
+
+def _cell_value(sentence: str, column_type: str) -> str:
+    kind = column_type.strip().lower()
+    if kind == "date":
+        match = _DATE_RE.search(sentence)
+        return match.group(0) if match else sentence
+    if kind in _NUMERIC_TYPES:
+        match = _NUMERIC_RE_FOR.get(kind, _NUMBER_RE).search(sentence)
+        return match.group(0).strip() if match else sentence
+    if kind in {"boolean", "yes_no", "bool"}:
+        # Deciding yes/no needs understanding; quoting the evidence is honest.
+        return ""
+    return sentence
+
+
+_NUMERIC_RE_FOR = {
+    "percentage": re.compile(r"\d[\d,]*(?:\.\d+)?\s?(?:%|percent)", re.IGNORECASE),
+}
+
+
+# ----------------------------------------------------------------- provider
+
+
+def _parse_prompt(
+    messages: Sequence[ChatMessage],
+) -> tuple[str, list[prompting.PromptSource]]:
+    """Recover question and sources from messages built by chat.prompting."""
+    users = [m.content for m in messages if m.role == "user"]
+    prompt = users[-1] if users else ""
+    question = (
+        prompt.rsplit("Question:", 1)[-1].strip() if "Question:" in prompt else prompt
+    )
+    sources = [
+        prompting.PromptSource(
+            ref=m.group(1), source_type="text", title="", page=None, text=m.group(2)
+        )
+        for m in re.finditer(
+            r'<source id="([^"]+)">\n(.*?)\n</source>', prompt, re.DOTALL
+        )
+    ]
+    return question, sources
+
+
+class ExtractiveProvider:
+    """Quotes sentences from the retrieved sources; see the module docstring.
+
+    Prefer :meth:`answer` / :meth:`extract_cell`, which work on structured
+    sources. :meth:`complete` parses messages built by :mod:`chat.prompting`
+    back, for callers written against the generic interface.
+    """
+
+    name = "extractive"
+    model = MODEL_NAME
+
+    def __init__(self, config: Any = None) -> None:
+        self.config = config
+
+    @staticmethod
+    def _completion(text: str, started: float) -> Completion:
+        return Completion(
+            text=text,
+            model=MODEL_NAME,
+            prompt_tokens=0,
+            completion_tokens=0,
+            finish_reason="stop",
+            latency_s=time.monotonic() - started,
+        )
+
+    def answer(
+        self,
+        question: str,
+        sources: Sequence[prompting.PromptSource],
+        *,
+        history: Sequence[ChatMessage] = (),
+    ) -> Completion:
+        """1-3 verbatim quotes with their source ids, or a plain "no answer"."""
+        started = time.monotonic()
+        candidates, _query = _rank(question, [s.text for s in sources])
+        chosen = _pick(candidates)
+        if not chosen:
+            return self._completion(prompting.NO_ANSWER, started)
+        lines = ["The documents say:"]
+        lines += [f'"{c.text}" (Source: [{sources[c.source_pos].ref}])' for c in chosen]
+        return self._completion("\n\n".join(lines), started)
+
+    def stream_answer(
+        self,
+        question: str,
+        sources: Sequence[prompting.PromptSource],
+        *,
+        history: Sequence[ChatMessage] = (),
+    ) -> CompletionStream:
+        return _stream_of(self.answer(question, sources, history=history))
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        response_format: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> Completion:
+        if response_format is not None:
+            raise self._no_json()
+        question, sources = _parse_prompt(messages)
+        return self.answer(question, sources)
+
+    def stream(
+        self, messages: Sequence[ChatMessage], *, max_tokens: int | None = None
+    ) -> CompletionStream:
+        return _stream_of(self.complete(messages))
+
+    def complete_json(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        schema: dict[str, Any],
+        name: str,
+        max_tokens: int | None = None,
+    ) -> tuple[dict[str, Any], Completion]:
+        raise self._no_json()
+
+    @staticmethod
+    def _no_json() -> LLMRequestRejected:
+        return LLMRequestRejected(
+            "The built-in extractive responder cannot produce free-form JSON; "
+            "configure a model server (LLM_BASE_URL) for this."
+        )
+
+    def extract_cell(
+        self, question: str, column_type: str, chunks: Sequence[tuple[int, str]]
+    ) -> tuple[dict[str, Any], Completion]:
+        """The best-matching sentence as value and quote; confidence low/medium."""
+        started = time.monotonic()
+        candidates, query = _rank(question, [text for _, text in chunks])
+        if not candidates:
+            cell = {
+                "value": "",
+                "cited_chunk_indices": [],
+                "confidence": "low",
+                "justification": "No passage in this document matches the question.",
+                "quote": "",
+                "invalid_chunk_indices": [],
+            }
+            return cell, self._completion("", started)
+        best = candidates[0]
+        index = chunks[best.source_pos][0]
+        coverage = len(best.matched) / len(query)
+        # Heuristic matching is never "high": that is for a model that read it.
+        confidence = "medium" if coverage >= 0.5 and len(best.matched) >= 2 else "low"
+        cell = {
+            "value": _cell_value(best.text, column_type),
+            "cited_chunk_indices": [index],
+            "confidence": confidence,
+            "justification": (
+                f"The passage shares {len(best.matched)} of {len(query)} key terms "
+                "with the question (built-in extractive responder, no model)."
+            ),
+            "quote": best.text,
+            "invalid_chunk_indices": [],
+        }
+        return cell, self._completion(best.text, started)
+
+
+def _stream_of(completion: Completion) -> CompletionStream:
+    # Emit word-sized pieces so the chat UI streams the same way for both providers.
+    pieces = re.findall(r"\S+\s*|\s+", completion.text)
+    return CompletionStream(iter(pieces), lambda: completion)

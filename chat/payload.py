@@ -1,0 +1,135 @@
+"""The answer payload in seed 004's universal citation model.
+
+`build_payload` is what gets stored (unchanged, for replay);
+`payload_with_verdicts` overlays the current verification of each citation.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.urls import reverse
+
+if TYPE_CHECKING:
+    from chat.models import Message, MessageSource
+    from citations.extraction import Extraction
+    from citations.models import MessageCitation, UnsourcedCitation
+
+SNIPPET_CHARS = 280
+
+
+def _source_entry(source: MessageSource, chunk_text: str, metadata: dict) -> dict:
+    url = ""
+    if source.document_id:
+        url = (
+            reverse("ingest:document-detail", args=[source.document_id])
+            + f"?at={source.start_offset}&end={source.end_offset}#at"
+        )
+    return {
+        "id": source.ref_label,
+        "citation_id": source.ref_label,
+        "source_type": source.source_type,
+        "doc_id": str(source.document_id) if source.document_id else None,
+        "doc_title": source.document_title,
+        "snippet": chunk_text[:SNIPPET_CHARS],
+        "score": round(source.score, 4),
+        "page": source.page_start if source.source_type in {"pdf", "docx"} else None,
+        "url": url,
+        "message_id": metadata.get("message_id"),
+        "thread_id": metadata.get("thread_id"),
+        "ts": metadata.get("date") or metadata.get("ts"),
+        "table": metadata.get("table"),
+        "row_id": metadata.get("row_id"),
+        "column": metadata.get("column"),
+        "chunk_id": str(source.chunk_uid),
+        "chunk_index": source.chunk_index,
+        "revision_id": str(source.revision_id),
+        "extra": {k: v for k, v in metadata.items() if k in {"sender", "to", "subject"}},
+    }
+
+
+def citation_fields(citation: MessageCitation) -> dict:
+    return {
+        "citation_uuid": str(citation.pk),
+        "status": citation.verification_status,
+        "method": citation.verification_method,
+        "match_type": citation.match_type,
+        "confidence": float(citation.verification_confidence)
+        if citation.verification_confidence is not None
+        else None,
+        "match_score": citation.match_score,
+        "start": citation.source_offset_start,
+        "end": citation.source_offset_end,
+        "page": citation.source_page,
+        "source_text": citation.source_text,
+        "quoted_text": citation.quoted_text,
+        "reason": citation.reason,
+        "answer_start": citation.answer_start,
+        "answer_end": citation.answer_end,
+    }
+
+
+def unsourced_fields(row: UnsourcedCitation) -> dict:
+    return {
+        "id": row.ref_label,
+        "citation_id": row.ref_label,
+        "citation_uuid": str(row.pk),
+        "status": "out_of_provenance",
+        "method": None,
+        "match_type": None,
+        "confidence": None,
+        "quoted_text": row.quoted_text,
+        "reason": row.reason,
+        "doc_id": None,
+        "doc_title": None,
+        "answer_start": row.answer_start,
+        "answer_end": row.answer_end,
+    }
+
+
+def build_payload(
+    *,
+    question: str,
+    extraction: Extraction,
+    sources: list[MessageSource],
+    chunk_texts: dict[str, str],
+    metadata: dict[str, dict],
+    citations: list[MessageCitation],
+    unsourced: list[UnsourcedCitation],
+    model: str,
+) -> dict:
+    entries = {
+        s.ref_label: _source_entry(s, chunk_texts.get(s.ref_label, ""), metadata.get(s.ref_label, {}))
+        for s in sources
+    }
+    cited = [
+        {**entries[c.ref_label], **citation_fields(c)} for c in citations if c.ref_label in entries
+    ]
+    cited.extend(unsourced_fields(u) for u in unsourced)
+    cited.sort(key=lambda c: (c["answer_start"] is None, c["answer_start"] or 0))
+    inline_refs: dict[str, list[dict]] = {}
+    for candidate in extraction.candidates:
+        if candidate.answer_start is not None:
+            inline_refs.setdefault(candidate.ref, []).append(
+                {"start": candidate.answer_start, "end": candidate.answer_end}
+            )
+    return {
+        "question": question,
+        "answer": extraction.answer,
+        "citations": cited,
+        "all_citations": list(entries.values()),
+        "inline_refs": inline_refs,
+        "model": model,
+    }
+
+
+def payload_with_verdicts(message: Message) -> dict:
+    """The stored payload with each citation's current verification."""
+    payload = dict(message.payload or {})
+    live = {str(c.pk): c for c in message.citations.all()}
+    merged = []
+    for entry in payload.get("citations", []):
+        row = live.get(entry.get("citation_uuid", ""))
+        merged.append({**entry, **citation_fields(row)} if row is not None else dict(entry))
+    payload["citations"] = merged
+    return payload

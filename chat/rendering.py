@@ -1,0 +1,144 @@
+"""Pure: turn an answer into segments the template escapes one by one.
+
+No HTML is built here: the template loops over Text and Badge segments, so a
+quote or answer containing `<script>` is only ever shown as text (SPEC §7).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+# "(Source: [S1])", "(Source: [1][S2])", "[S1]", "[S1, S3]"
+_MARKER = re.compile(
+    r"[ \t]*\(\s*Sources?\s*:\s*((?:\[\s*S?\d+(?:\s*,\s*S?\d+)*\s*\]\s*,?\s*)+)\)"
+    r"|[ \t]*((?:\[\s*S\d+(?:\s*,\s*S?\d+)*\s*\])+)",
+    re.IGNORECASE,
+)
+_REF = re.compile(r"S?(\d+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Text:
+    text: str
+    kind: str = "text"
+
+
+@dataclass
+class Badge:
+    number: int
+    ref: str
+    item: Any = None
+    kind: str = "badge"
+
+
+@dataclass
+class BadgeGroup:
+    badges: list[Badge] = field(default_factory=list)
+    kind: str = "badges"
+
+
+@dataclass(frozen=True)
+class CitedItem:
+    """What the renderer needs of a citation: its ref, where the extraction
+    placed it in the answer, and the object to show."""
+
+    ref: str
+    answer_start: int | None
+    answer_end: int | None
+    obj: Any
+
+
+def _refs(group: str) -> list[str]:
+    return [f"S{m.group(1)}" for m in _REF.finditer(group)]
+
+
+def answer_segments(answer: str, items: Sequence[CitedItem]) -> tuple[list, list[Badge]]:
+    """Segments for the answer, and the footnote badges in order of appearance."""
+    unused = list(items)
+    footnotes: list[Badge] = []
+    segments: list = []
+    cursor = 0
+
+    def take(ref: str, position: int) -> Badge:
+        candidates = [i for i in unused if i.ref == ref]
+        if candidates:
+            chosen = min(
+                candidates,
+                key=lambda i: abs((i.answer_end if i.answer_end is not None else 10**9) - position),
+            )
+            unused.remove(chosen)
+            badge = Badge(number=len(footnotes) + 1, ref=ref, item=chosen.obj)
+            footnotes.append(badge)
+            return badge
+        shown = next((b for b in footnotes if b.ref == ref), None)
+        if shown is not None:  # the same source cited again: repeat its number
+            return Badge(number=shown.number, ref=ref, item=shown.item)
+        return Badge(number=0, ref=ref, item=None)
+
+    for match in _MARKER.finditer(answer):
+        group = match.group(1) or match.group(2) or ""
+        refs = _refs(group)
+        if not refs:
+            continue
+        if match.start() > cursor:
+            segments.append(Text(answer[cursor : match.start()]))
+        segments.append(BadgeGroup([take(ref, match.end()) for ref in refs]))
+        cursor = match.end()
+    if cursor < len(answer):
+        segments.append(Text(answer[cursor:]))
+    if unused:  # cited only in a trailing <citations> block or JSON list
+        leftovers = BadgeGroup([take(i.ref, len(answer)) for i in list(unused)])
+        segments.append(leftovers)
+    return segments, footnotes
+
+
+@dataclass(frozen=True)
+class DiffPart:
+    op: str  # "equal" | "insert" (in quote only) | "delete" (in source only)
+    text: str
+
+
+def word_diff(quote: str, source: str) -> list[DiffPart]:
+    """Word-level diff of the model's quote against the document's text."""
+    a, b = quote.split(), source.split()
+    parts: list[DiffPart] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if op == "equal":
+            parts.append(DiffPart("equal", " ".join(a[i1:i2])))
+            continue
+        if op in {"replace", "delete"}:
+            parts.append(DiffPart("insert", " ".join(a[i1:i2])))
+        if op in {"replace", "insert"}:
+            parts.append(DiffPart("delete", " ".join(b[j1:j2])))
+    return parts
+
+
+def answer_with_footnotes(segments: Sequence, footnotes: Sequence[Badge], describe) -> str:
+    """Plain text of an answer with its citations as numbered footnotes."""
+    body = []
+    for seg in segments:
+        if isinstance(seg, Text):
+            body.append(seg.text)
+        else:
+            body.append("".join(f"[{b.number}]" if b.number else f"[{b.ref}]" for b in seg.badges))
+    notes = [f"[{b.number}] {describe(b)}" for b in footnotes]
+    return "".join(body).strip() + ("\n\n" + "\n".join(notes) if notes else "")
+
+
+def context_window(text: str, start: int, end: int, *, around: int = 300) -> tuple[str, str, str]:
+    """(before, span, after) around a span, cut at word boundaries."""
+    lo = max(0, start - around)
+    hi = min(len(text), end + around)
+    if lo > 0:
+        space = text.find(" ", lo, start)
+        lo = space + 1 if space != -1 else lo
+    if hi < len(text):
+        space = text.rfind(" ", end, hi)
+        hi = space if space != -1 else hi
+    before = ("…" if lo > 0 else "") + text[lo:start]
+    after = text[end:hi] + ("…" if hi < len(text) else "")
+    return before, text[start:end], after

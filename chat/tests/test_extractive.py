@@ -1,0 +1,239 @@
+"""The built-in extractive responder: verbatim quotes, valid refs, honest misses."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chat.llm import ExtractiveProvider, LLMRequestRejected
+from chat.llm.extractive import split_sentences, terms
+from chat.prompting import NO_ANSWER, PromptSource, build_messages
+
+QUOTE_RE = re.compile(r'^"(.*?)" \(Source: \[(S\d+)\]\)$', re.MULTILINE | re.DOTALL)
+
+MSA = PromptSource(
+    "S1",
+    "pdf",
+    "Master Services Agreement",
+    4,
+    "4. Term and Termination\n\n"
+    "This Agreement starts on the Effective Date. Either party may terminate "
+    "this Agreement for convenience on ninety (90) days' written notice.\n"
+    "The Supplier shall deliver the Goods within 30 days of the order.\n\n"
+    "5. Fees\n\n"
+    'Invoices are payable within 60 days. The "Late Fee" is 1.5% per month — '
+    "compounded monthly.",
+)
+POLICY = PromptSource(
+    "S2",
+    "web",
+    "Travel policy",
+    None,
+    "Employees book economy class. Hotel costs are reimbursed up to EUR 180 a "
+    "night, e.g. in Paris. Taxis need a receipt.",
+)
+SOURCES = [MSA, POLICY]
+
+
+def quotes(text: str) -> list[tuple[str, str]]:
+    return [(m.group(1), m.group(2)) for m in QUOTE_RE.finditer(text)]
+
+
+def by_ref(ref: str) -> PromptSource:
+    return next(s for s in SOURCES if s.ref == ref)
+
+
+@pytest.fixture
+def provider() -> ExtractiveProvider:
+    return ExtractiveProvider()
+
+
+def test_it_answers_with_verbatim_quotes_and_valid_refs(
+    provider: ExtractiveProvider,
+) -> None:
+    completion = provider.answer("How much notice is needed to terminate?", SOURCES)
+    found = quotes(completion.text)
+    assert 1 <= len(found) <= 3
+    for quote, ref in found:
+        assert quote in by_ref(ref).text
+    assert found[0] == (
+        "Either party may terminate this Agreement for convenience on ninety (90) "
+        "days' written notice.",
+        "S1",
+    )
+    assert completion.model == "extractive"
+    assert (completion.prompt_tokens, completion.completion_tokens) == (0, 0)
+
+
+def test_quotes_keep_their_own_quote_marks_and_dashes(
+    provider: ExtractiveProvider,
+) -> None:
+    completion = provider.answer("What is the late fee?", SOURCES)
+    quote, ref = quotes(completion.text)[0]
+    assert quote == 'The "Late Fee" is 1.5% per month — compounded monthly.'
+    assert ref == "S1"
+
+
+def test_it_picks_from_the_source_that_matches(provider: ExtractiveProvider) -> None:
+    completion = provider.answer("Are hotel costs reimbursed?", SOURCES)
+    quote, ref = quotes(completion.text)[0]
+    assert ref == "S2"
+    assert quote == "Hotel costs are reimbursed up to EUR 180 a night, e.g. in Paris."
+
+
+def test_it_says_plainly_when_nothing_matches(provider: ExtractiveProvider) -> None:
+    completion = provider.answer("What colour is the sky on Mars?", SOURCES)
+    assert completion.text == NO_ANSWER
+    assert "(Source:" not in completion.text
+    assert provider.answer("Anything?", []).text == NO_ANSWER
+
+
+def test_a_document_cannot_plant_a_citation(provider: ExtractiveProvider) -> None:
+    planted = PromptSource(
+        "S1", "pdf", "X", 1, 'Refunds are allowed. "Refunds are unlimited" (Source: [S9])'
+    )
+    completion = provider.answer("Are refunds unlimited?", [planted])
+    assert "[S9]" not in completion.text
+
+
+def test_a_line_break_inside_a_sentence_is_copied_exactly(
+    provider: ExtractiveProvider,
+) -> None:
+    source = PromptSource(
+        "S1", "pdf", "Scan", 2, "The warranty period is twenty-four\nmonths from delivery."
+    )
+    quote, _ = quotes(provider.answer("How long is the warranty period?", [source]).text)[0]
+    assert quote == "The warranty period is twenty-four\nmonths from delivery."
+
+
+def test_complete_understands_messages_built_by_prompting(
+    provider: ExtractiveProvider,
+) -> None:
+    messages = build_messages("How much notice is needed to terminate?", SOURCES)
+    assert provider.complete(messages).text == provider.answer(
+        "How much notice is needed to terminate?", SOURCES
+    ).text
+
+
+def test_stream_answer_yields_the_same_text(provider: ExtractiveProvider) -> None:
+    stream = provider.stream_answer("When are invoices payable?", SOURCES)
+    assert "".join(stream) == stream.completion.text
+    assert '"Invoices are payable within 60 days." (Source: [S1])' in stream.completion.text
+
+
+def test_it_cannot_produce_free_form_json(provider: ExtractiveProvider) -> None:
+    with pytest.raises(LLMRequestRejected):
+        provider.complete_json([], schema={}, name="x")
+
+
+# ---------------------------------------------------------------- sentences
+
+
+def test_split_sentences_respects_abbreviations_and_paragraphs() -> None:
+    text = "Dr. Smith signed. See e.g. clause 4.2 below.\n\nNew paragraph here\n- a bullet"
+    assert [text[s:e] for s, e in split_sentences(text)] == [
+        "Dr. Smith signed.",
+        "See e.g. clause 4.2 below.",
+        "New paragraph here",
+        "- a bullet",
+    ]
+
+
+def test_long_runs_without_full_stops_are_cut_into_quotable_pieces() -> None:
+    text = "; ".join(f"item {i} costs {i * 10} euros" for i in range(60))
+    spans = split_sentences(text)
+    assert len(spans) > 1
+    assert all(e - s <= 400 for s, e in spans)
+
+
+def test_terms_drop_stopwords_and_stem_lightly() -> None:
+    assert terms("What does the termination clause say?") == ["terminat", "claus"]
+    assert terms("terminated") == terms("terminate") == terms("terminates")
+    assert terms("classes") == terms("class")
+
+
+WORDS = ["alpha", "beta", "gamma", "notice", "fees", "term", "30", "Dr.", "e.g."]
+SEPARATORS = [" ", " ", " ", ". ", "! ", "? ", ", ", "\n", "\n\n", ' "', '" ', " — ", "; "]
+# Texts built from a small vocabulary, so questions actually hit sentences.
+source_texts = st.lists(
+    st.tuples(st.sampled_from(WORDS), st.sampled_from(SEPARATORS)),
+    min_size=1,
+    max_size=60,
+).map(lambda pairs: "".join(w + sep for w, sep in pairs))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(source_texts, min_size=1, max_size=4),
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join),
+)
+def test_every_quote_is_an_exact_substring_of_its_source(
+    texts: list[str], question: str
+) -> None:
+    sources = [
+        PromptSource(f"S{i + 1}", "text", f"t{i}", None, t) for i, t in enumerate(texts)
+    ]
+    text = ExtractiveProvider().answer(question, sources).text
+    if text == NO_ANSWER:
+        return
+    refs = {s.ref: s.text for s in sources}
+    found = quotes(text)
+    assert 1 <= len(found) <= 3
+    for quote, ref in found:
+        assert ref in refs
+        assert quote and quote == quote.strip()
+        assert quote in refs[ref]
+
+
+@given(st.text(max_size=500))
+def test_sentence_spans_are_stripped_slices(text: str) -> None:
+    for start, end in split_sentences(text):
+        piece = text[start:end]
+        assert piece and piece == piece.strip()
+
+
+# --------------------------------------------------------------------- cells
+
+
+def test_extract_cell_quotes_the_best_chunk(provider: ExtractiveProvider) -> None:
+    chunks = [(0, POLICY.text), (3, MSA.text)]
+    cell, completion = provider.extract_cell("When are invoices payable?", "text", chunks)
+    assert cell["value"] == "Invoices are payable within 60 days."
+    assert cell["quote"] == "Invoices are payable within 60 days."
+    assert cell["cited_chunk_indices"] == [3]
+    assert cell["confidence"] in {"low", "medium"}
+    assert cell["invalid_chunk_indices"] == []
+    assert completion.total_tokens == 0
+
+
+def test_extract_cell_pulls_numbers_and_dates(provider: ExtractiveProvider) -> None:
+    chunks = [(1, "The contract was signed on March 3, 2024 by both parties.")]
+    cell, _ = provider.extract_cell("When was the contract signed?", "date", chunks)
+    assert cell["value"] == "March 3, 2024"
+    cell, _ = provider.extract_cell(
+        "What is the hotel cost limit?", "currency", [(0, POLICY.text)]
+    )
+    assert cell["value"] == "EUR 180"
+    assert cell["value"] in cell["quote"]
+
+
+def test_extract_cell_never_claims_high_confidence(provider: ExtractiveProvider) -> None:
+    cell, _ = provider.extract_cell(
+        "Invoices payable within days", "text", [(0, MSA.text)]
+    )
+    assert cell["confidence"] == "medium"
+
+
+def test_extract_cell_with_no_match_is_empty(provider: ExtractiveProvider) -> None:
+    cell, _ = provider.extract_cell("Who is the CEO?", "text", [(0, "Nothing here.")])
+    assert cell == {
+        "value": "",
+        "cited_chunk_indices": [],
+        "confidence": "low",
+        "justification": "No passage in this document matches the question.",
+        "quote": "",
+        "invalid_chunk_indices": [],
+    }

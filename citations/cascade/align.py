@@ -1,0 +1,152 @@
+"""Approximate span boundaries: where exactly does a damaged quote start and end?
+
+`rapidfuzz.fuzz.partial_ratio_alignment` slides a window of the quote's
+length, so the span it reports can never be longer than the quote and may stop
+early (rapidfuzz/RapidFuzz#309, #323); a global alignment of the quote against
+a wider window leaves the ends ambiguous. We instead run Myers' bit-parallel
+approximate matching (Myers 1999, Hyyrö's formulation): for each window
+position it gives the edit distance of the best alignment of the pattern that
+ends there, with a free start. Run forward with the quote's tail it finds the
+end; run on reversed strings with the quote's head it finds the start. Python
+integers are the bit vectors, so a 64-char head or tail costs one machine word.
+"""
+
+from __future__ import annotations
+
+# Head and tail length used to place boundaries of long quotes: long enough to
+# be unambiguous, short enough that the bit vectors stay one machine word.
+EDGE = 64
+
+
+def end_scores(pattern: str, text: str) -> list[int]:
+    """scores[j] = min edit distance between `pattern` and any substring of
+    `text` that ends at j + 1 (semi-global: the start is free)."""
+    m = len(pattern)
+    if m == 0:
+        return [0] * len(text)
+    peq: dict[str, int] = {}
+    for i, c in enumerate(pattern):
+        peq[c] = peq.get(c, 0) | (1 << i)
+    mask = (1 << m) - 1
+    high = 1 << (m - 1)
+    pv = mask
+    mv = 0
+    score = m
+    scores: list[int] = []
+    append = scores.append
+    get = peq.get
+    for c in text:
+        eq = get(c, 0)
+        xv = eq | mv
+        xh = (((eq & pv) + pv) ^ pv) | eq
+        ph = mv | (~(xh | pv) & mask)
+        mh = pv & xh
+        if ph & high:
+            score += 1
+        elif mh & high:
+            score -= 1
+        # No carry-in of 1: the top row of the DP is all zeros (free start).
+        ph = (ph << 1) & mask
+        mh = (mh << 1) & mask
+        pv = mh | (~(xv | ph) & mask)
+        mv = ph & xv
+        append(score)
+    return scores
+
+
+def _is_word(c: str) -> bool:
+    return c.isalnum()
+
+
+def best_end(text: str, pattern: str, lo: int, hi: int, expected: int) -> tuple[int, int]:
+    """Best end offset (exclusive) in text[lo:hi] for `pattern`'s tail.
+
+    Returns (end, distance). Ties go to an end that does not cut a word when
+    the pattern ends inside one, then to the end closest to `expected`.
+    """
+    tail = pattern[-EDGE:]
+    scores = end_scores(tail, text[lo:hi])
+    if not scores:
+        return expected, len(tail)
+    low = min(scores)
+    last = tail[-1]
+    best: tuple[int, int, int] | None = None
+    for j, s in enumerate(scores):
+        if s != low:
+            continue
+        end = lo + j + 1
+        if _is_word(last):
+            cut = end < len(text) and _is_word(text[end])
+            penalty = int(cut) + int(not _is_word(text[end - 1]))
+        else:
+            penalty = int(text[end - 1] != last)
+        key = (penalty, abs(end - expected), end)
+        if best is None or key < best:
+            best = key
+    assert best is not None
+    return best[2], low
+
+
+def best_start(text: str, pattern: str, lo: int, hi: int, expected: int) -> tuple[int, int]:
+    """Best start offset in text[lo:hi] for `pattern`'s head (mirror of best_end)."""
+    head = pattern[:EDGE]
+    window = text[lo:hi]
+    scores = end_scores(head[::-1], window[::-1])
+    if not scores:
+        return expected, len(head)
+    low = min(scores)
+    first = head[0]
+    best: tuple[int, int, int] | None = None
+    for j, s in enumerate(scores):
+        if s != low:
+            continue
+        start = hi - j - 1
+        if _is_word(first):
+            cut = start > 0 and _is_word(text[start - 1])
+            penalty = int(cut) + int(not _is_word(text[start]))
+        else:
+            penalty = int(text[start] != first)
+        key = (penalty, abs(start - expected), start)
+        if best is None or key < best:
+            best = key
+    assert best is not None
+    return best[2], low
+
+
+def place(text: str, pattern: str, start_guess: int, end_guess: int, slack: int) -> tuple[int, int]:
+    """Refine an estimated span [start_guess, end_guess) of `pattern` in `text`.
+
+    The head is searched within `slack` of the start guess and the tail within
+    `slack` of the end guess. Returns (start, end), possibly empty or inverted
+    when nothing sensible aligns (callers reject those).
+    """
+    n = len(text)
+    head_len = min(len(pattern), EDGE)
+    tail_len = min(len(pattern), EDGE)
+    s_lo = max(0, start_guess - slack)
+    s_hi = min(n, start_guess + head_len + slack)
+    e_lo = max(0, end_guess - tail_len - slack)
+    e_hi = min(n, end_guess + slack)
+    start, _ = best_start(text, pattern, s_lo, s_hi, start_guess)
+    end, _ = best_end(text, pattern, max(e_lo, start), e_hi, end_guess)
+    return start, end
+
+
+def place_in_window(text: str, pattern: str, lo: int, hi: int) -> tuple[int, int, int]:
+    """Best span of the whole `pattern` anywhere in text[lo:hi].
+
+    Returns (start, end, distance); for small windows (elided parts, short
+    documents, a cited chunk) where there is no estimate to refine.
+    """
+    scores = end_scores(pattern, text[lo:hi])
+    if not scores:
+        return lo, lo, len(pattern)
+    low = min(scores)
+    # The first end with the lowest distance, then the start for that end.
+    j = scores.index(low)
+    end = lo + j + 1
+    # Let the tie-breaking prefer word boundaries around the chosen end.
+    end, _ = best_end(text, pattern, max(lo, end - len(pattern) - 2), min(hi, end + 2), end)
+    start_lo = max(lo, end - 2 * len(pattern) - 2)
+    start, _ = best_start(text, pattern, start_lo, end, end - len(pattern))
+    return start, end, low

@@ -1,0 +1,247 @@
+"""Elided and altered quotes: "The Supplier shall ... deliver", "[t]he".
+
+A quote with an ellipsis ("...", "…", "[...]", "[…]") or a bracketed
+insertion ("[the Company]") is split into parts. It verifies when every part
+is found, in order, each starting at most MAX_GAP characters after the
+previous one ends; the verified span runs from the first part's start to the
+last part's end. A one-letter bracket ("[t]he") is a case change and is read
+as the letter; "[sic]" and "[emphasis added]" are dropped.
+
+Frankenquotes (real words that are never contiguous) are held off by:
+- at least one part of three or more words, and at least half of the quote's
+  words in such parts;
+- parts shorter than three words must start and end on word boundaries and
+  may not carry a number, negation or modal verb (a floating "not" could
+  attach to any verb within reach);
+- only parts of three or more words may match approximately, and each such
+  part passes the guard on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from citations.cascade.align import place_in_window
+from citations.cascade.guards import features
+from citations.cascade.prepared import PreparedText
+from citations.cascade.tolerant import (
+    FoldedQuote,
+    Found,
+    Search,
+    _judge_span,
+    find_tolerant,
+    folded_region,
+    source_span,
+)
+
+MAX_GAP = 300
+LONG_PART_WORDS = 3
+# Occurrences of the anchor part tried before giving up (repeated boilerplate).
+MAX_ANCHORS = 50
+
+_MARKER = re.compile(
+    r"(?P<ellipsis>\[\s*(?:\.\s*){3,}\]|\[\s*…\s*\]|\.\s?\.\s?\.(?:\s?\.)?|…)"
+    r"|\[(?P<bracket>[^\[\]\n]{0,80})\]"
+)
+_DROPPED = {"sic", "emphasis added", "emphasis omitted", "citation omitted", "footnote omitted"}
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class QuoteParts:
+    parts: tuple[str, ...]
+    elided: bool  # had an ellipsis or a bracketed insertion
+    altered: bool  # had a one-letter bracket or a dropped note
+
+
+def split_quote(quote: str) -> QuoteParts | None:
+    """The quote's parts, or None when it has no elision or alteration."""
+    pieces: list[str] = []
+    current: list[str] = []
+    elided = altered = False
+    position = 0
+    for m in _MARKER.finditer(quote):
+        current.append(quote[position : m.start()])
+        position = m.end()
+        inner = m.group("bracket")
+        if inner is None:
+            elided = True
+        else:
+            stripped = inner.strip()
+            if len(stripped) == 1 and stripped.isalpha():
+                current.append(stripped)
+                altered = True
+                continue
+            if not stripped or stripped.lower().rstrip(".") in _DROPPED:
+                altered = True
+                continue
+            elided = True
+        pieces.append("".join(current))
+        current = []
+    if not (elided or altered):
+        return None
+    current.append(quote[position:])
+    pieces.append("".join(current))
+    parts = tuple(p.strip() for p in pieces if _WORD.search(p))
+    return QuoteParts(parts=parts, elided=elided, altered=altered)
+
+
+@dataclass(frozen=True)
+class _Part:
+    quote: FoldedQuote
+    words: int
+
+    @property
+    def short(self) -> bool:
+        return self.words < LONG_PART_WORDS
+
+
+@dataclass(frozen=True)
+class _Hit:
+    start: int  # folded offsets
+    end: int
+    fuzzy: bool
+    similarity: float
+
+
+def _at_word_boundaries(folded: str, start: int, end: int) -> bool:
+    left_ok = start == 0 or not (folded[start - 1].isalnum() and folded[start].isalnum())
+    right_ok = end == len(folded) or not (folded[end].isalnum() and folded[end - 1].isalnum())
+    return left_ok and right_ok
+
+
+def _find_part(prepared: PreparedText, part: _Part, lo: int, hi: int, backward: bool) -> _Hit | None:
+    folded = prepared.folded.text
+    q = part.quote.folded
+    lo = max(0, lo)
+    hi = min(len(folded), hi)
+    search_hi = hi
+    search_lo = lo
+    while True:
+        at = folded.rfind(q, lo, search_hi) if backward else folded.find(q, search_lo, hi)
+        if at < 0:
+            break
+        if not part.short or _at_word_boundaries(folded, at, at + len(q)):
+            return _Hit(at, at + len(q), False, 1.0)
+        if backward:
+            search_hi = at + len(q) - 1
+        else:
+            search_lo = at + 1
+    if part.short or not part.quote.fuzzy_eligible or len(q) > 600:
+        return None
+    start, end, _ = place_in_window(prepared.skeleton, part.quote.skeleton, lo, hi)
+    if end <= start:
+        return None
+    judged = _judge_span(prepared, part.quote, start, end, None)
+    if isinstance(judged, Found):
+        return _Hit(start, end, True, judged.similarity)
+    return None
+
+
+@dataclass(frozen=True)
+class Elided:
+    found: Found | None
+    reason: str
+    parts: int
+    largest_gap: int
+
+
+def _anchor_hits(
+    prepared: PreparedText, anchor: _Part, raw: str, region: tuple[int, int] | None
+) -> list[_Hit]:
+    folded = prepared.folded.text
+    q = anchor.quote.folded
+    hits: list[_Hit] = []
+    f_region = folded_region(prepared, region)
+    scopes = [f_region] if f_region is not None else []
+    scopes.append((0, len(folded)))
+    seen: set[int] = set()
+    for lo, hi in scopes:
+        at = folded.find(q, lo, hi)
+        while at >= 0 and len(hits) < MAX_ANCHORS:
+            if at not in seen:
+                seen.add(at)
+                hits.append(_Hit(at, at + len(q), False, 1.0))
+            at = folded.find(q, at + 1, hi)
+    if hits:
+        return hits
+    search: Search = find_tolerant(prepared, raw, region)
+    if search.found is None:
+        return []
+    # Back to folded offsets: the tolerant search reports source offsets.
+    f = prepared.folded
+    start = f.folded_offset(search.found.start)
+    end = f.folded_offset(search.found.end)
+    return [_Hit(start, end, True, search.found.similarity)]
+
+
+def find_elided(prepared: PreparedText, split: QuoteParts, region: tuple[int, int] | None) -> Elided:
+    """Find every part in order (see module docstring)."""
+    parts = [_Part(FoldedQuote.of(p), 0) for p in split.parts]
+    parts = [_Part(p.quote, p.quote.words) for p in parts if p.quote.folded]
+    if not parts:
+        return Elided(None, "quote has no words outside its elisions", 0, 0)
+    total = sum(p.words for p in parts)
+    long_words = sum(p.words for p in parts if not p.short)
+    if long_words == 0:
+        return Elided(None, "every elided part is shorter than three words", len(parts), 0)
+    if 2 * long_words < total:
+        return Elided(
+            None, "too much of the elided quote is in fragments of one or two words", len(parts), 0
+        )
+    for p in parts:
+        if p.short and features(p.quote.folded):
+            return Elided(
+                None,
+                f"elided fragment '{p.quote.folded}' is too short to verify safely "
+                "(it carries a number, negation or modal verb)",
+                len(parts),
+                0,
+            )
+    anchor_index = max(range(len(parts)), key=lambda i: len(parts[i].quote.folded))
+    anchors = _anchor_hits(prepared, parts[anchor_index], split.parts[anchor_index], region)
+    if not anchors:
+        return Elided(
+            None, f"elided part '{split.parts[anchor_index][:80]}' not found", len(parts), 0
+        )
+    failure = ""
+    for anchor in anchors:
+        hits: dict[int, _Hit] = {anchor_index: anchor}
+        edge = anchor.start
+        for i in range(anchor_index - 1, -1, -1):
+            hit = _find_part(prepared, parts[i], edge - MAX_GAP - len(parts[i].quote.folded), edge, True)
+            if hit is None:
+                failure = f"elided part '{split.parts[i][:80]}' not found within {MAX_GAP} characters before the next part"
+                break
+            hits[i] = hit
+            edge = hit.start
+        if len(hits) != anchor_index + 1:
+            continue
+        edge = anchor.end
+        for i in range(anchor_index + 1, len(parts)):
+            hit = _find_part(prepared, parts[i], edge, edge + MAX_GAP + len(parts[i].quote.folded), False)
+            if hit is None:
+                failure = f"elided part '{split.parts[i][:80]}' not found within {MAX_GAP} characters after the previous part"
+                break
+            hits[i] = hit
+            edge = hit.end
+        if len(hits) != len(parts):
+            continue
+        ordered = [hits[i] for i in range(len(parts))]
+        span = source_span(prepared, ordered[0].start, ordered[-1].end)
+        if span is None:
+            continue
+        gaps = [b.start - a.end for a, b in zip(ordered, ordered[1:], strict=False)]
+        f_region = folded_region(prepared, region)
+        inside = f_region is not None and f_region[0] <= ordered[0].start and ordered[-1].end <= f_region[1]
+        fuzzy = any(h.fuzzy for h in ordered)
+        found = Found(
+            span[0],
+            span[1],
+            "fuzzy" if fuzzy else "normalized",
+            min(h.similarity for h in ordered),
+            inside,
+        )
+        return Elided(found, "", len(parts), max(gaps, default=0))
+    return Elided(None, failure or "elided parts not found in order", len(parts), 0)

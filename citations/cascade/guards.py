@@ -1,0 +1,269 @@
+"""The guard: a tolerant match must not change what the quote says.
+
+Similarity alone is never the verdict: "within 60 days" is 95% similar to
+"within 30 days", and a quote with one word in five replaced still scores
+above 0.85. So every tolerant or fuzzy match also passes:
+
+- `meaning_difference`: the numbers, percentages, currencies, month names,
+  negations and modal verbs of quote and span are equal, in order. Digits are
+  compared exactly (an OCR'd "3O" is not "30": when digits differ we fail);
+  words are compared after collapsing OCR confusions, so "n0t" and "shal1"
+  still read as "not" and "shall".
+- `wording_difference`: aligned word by word, at most 10% of the quote's words
+  lack an approximate counterpart in the span, at most 10% of the span's words
+  are extra, and no aligned pair differs by a negating prefix
+  ("limited"/"unlimited").
+
+A paraphrase (stage 3) may reword freely, so `paraphrase_difference` only asks
+that the quote's numbers, negations and modals appear in the span, and that
+the span adds no negation.
+
+All functions take folded text (see folding.py) and return None when the
+strings agree, else a reason a reviewer can read.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rapidfuzz.distance import Indel, Levenshtein
+
+from citations.cascade.folding import OCR_SAME_LENGTH, ocr_skeleton
+
+_TOKEN = re.compile(r"(?P<num>(?<!\w)\d+(?:[.,]\d+)*)|(?P<sym>[$€£¥₹%])|(?P<word>\w+(?:'\w+)?)")
+_WORD = re.compile(r"\w+")
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_DIGITS = re.compile(r"\d+")
+
+NUMBER = "number"
+PERCENT = "percentage"
+CURRENCY = "currency"
+DATE = "date"
+NEGATION = "negation"
+MODAL = "modal verb"
+KINDS = (NUMBER, PERCENT, CURRENCY, DATE, NEGATION, MODAL)
+
+_NEGATIONS = (
+    "not no never without unless except nor neither none non nothing nobody nowhere".split()
+)
+_MODALS = "shall may must will should can might would could".split()
+_NUMBER_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+    "fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty "
+    "sixty seventy eighty ninety hundred thousand million billion trillion half "
+    "twice dozen first second third fourth fifth sixth seventh eighth ninth tenth"
+).split()
+_MONTHS = (
+    "january february march april june july august september october november december"
+).split()  # "may" is a modal verb first
+_CURRENCY_WORDS = {
+    "usd": "usd",
+    "dollar": "usd",
+    "dollars": "usd",
+    "eur": "eur",
+    "euro": "eur",
+    "euros": "eur",
+    "gbp": "gbp",
+    "pound": "gbp",
+    "pounds": "gbp",
+    "sterling": "gbp",
+    "yen": "jpy",
+    "jpy": "jpy",
+    "chf": "chf",
+    "francs": "chf",
+    "cents": "cents",
+}
+
+_WORD_FEATURES: dict[str, tuple[tuple[str, str], ...]] = {}
+for _w in _NEGATIONS:
+    _WORD_FEATURES[ocr_skeleton(_w)] = ((NEGATION, _w),)
+for _w in _MODALS:
+    _WORD_FEATURES[ocr_skeleton(_w)] = ((MODAL, _w),)
+for _w in _NUMBER_WORDS:
+    _WORD_FEATURES[ocr_skeleton(_w)] = ((NUMBER, _w),)
+for _w in _MONTHS:
+    _WORD_FEATURES[ocr_skeleton(_w)] = ((DATE, _w),)
+for _w, _v in _CURRENCY_WORDS.items():
+    _WORD_FEATURES[ocr_skeleton(_w)] = ((CURRENCY, _v),)
+_WORD_FEATURES[ocr_skeleton("percent")] = ((PERCENT, "%"),)
+_WORD_FEATURES[ocr_skeleton("cannot")] = ((NEGATION, "not"), (MODAL, "can"))
+
+# "can't" -> can + not; "won't" -> will + not; "don't" -> not.
+_CONTRACTED_MODALS = {
+    "ca": "can",
+    "wo": "will",
+    "sha": "shall",
+    "should": "should",
+    "would": "would",
+    "could": "could",
+    "must": "must",
+    "might": "might",
+}
+_SYMBOLS = {"%": (PERCENT, "%"), "$": (CURRENCY, "$"), "€": (CURRENCY, "€")}
+_SYMBOLS |= {"£": (CURRENCY, "£"), "¥": (CURRENCY, "¥"), "₹": (CURRENCY, "₹")}
+
+_NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
+
+# Word alignment thresholds (see module docstring).
+MAX_UNMATCHED_SHARE = 0.10
+TOKEN_SIMILARITY = 0.5
+
+
+@dataclass(frozen=True)
+class Feature:
+    kind: str
+    value: str  # normalized: "1000" for "1,000", "not" for "n't"
+    raw: str
+    context: str  # the neighbouring words, for reasons
+
+
+def _context(text: str, start: int, end: int) -> str:
+    left = text.rfind(" ", 0, max(0, start - 1))
+    right = text.find(" ", end + 1)
+    snippet = text[left + 1 : right if right != -1 else len(text)].strip()
+    return snippet if len(snippet) <= 48 else text[start:end]
+
+
+def _number_value(raw: str) -> str:
+    return raw.replace(",", "") if _THOUSANDS.fullmatch(raw) else raw
+
+
+def features(folded: str) -> list[Feature]:
+    """The meaning-bearing tokens of a folded string, in order."""
+    found: list[Feature] = []
+    previous_word = ""
+    for m in _TOKEN.finditer(folded):
+        kind = m.lastgroup
+        raw = m.group()
+        start, end = m.span()
+        if kind == "num":
+            found.append(Feature(NUMBER, _number_value(raw), raw, _context(folded, start, end)))
+            continue
+        if kind == "sym":
+            feature_kind, value = _SYMBOLS[raw]
+            found.append(Feature(feature_kind, value, raw, _context(folded, start, end)))
+            continue
+        word = raw
+        context = _context(folded, start, end)
+        if word.endswith("n't"):
+            found.append(Feature(NEGATION, "not", raw, context))
+            modal = _CONTRACTED_MODALS.get(word[:-3])
+            if modal:
+                found.append(Feature(MODAL, modal, raw, context))
+        elif word == "cent" and previous_word == "per":
+            found.append(Feature(PERCENT, "%", "per cent", context))
+        else:
+            known = _WORD_FEATURES.get(ocr_skeleton(word))
+            if known:
+                found.extend(Feature(k, v, raw, context) for k, v in known)
+            elif any(c.isdigit() for c in word):
+                # Digits inside a word ("usd100", "12b") still count as numbers.
+                for d in _DIGITS.finditer(word):
+                    found.append(Feature(NUMBER, d.group(), d.group(), context))
+        previous_word = word
+    return found
+
+
+def _describe(kind: str, a: list[Feature], b: list[Feature]) -> str:
+    va = [f.value for f in a]
+    vb = [f.value for f in b]
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, va, vb, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        quoted = ", ".join(f"'{f.raw}' ({f.context})" for f in a[i1:i2])
+        sourced = ", ".join(f"'{f.raw}' ({f.context})" for f in b[j1:j2])
+        if tag == "replace":
+            return f"{kind} differs: quote has {quoted}, source has {sourced}"
+        if tag == "delete":
+            return f"{kind} missing in source: quote has {quoted}"
+        return f"{kind} added in source: source has {sourced}"
+    return f"{kind} differs"
+
+
+def _by_kind(found: Iterable[Feature]) -> dict[str, list[Feature]]:
+    grouped: dict[str, list[Feature]] = {k: [] for k in KINDS}
+    for f in found:
+        grouped[f.kind].append(f)
+    return grouped
+
+
+def meaning_difference(quote: str, span: str) -> str | None:
+    """Why the span says something different from the quote, or None."""
+    q = _by_kind(features(quote))
+    s = _by_kind(features(span))
+    for kind in KINDS:
+        if [f.value for f in q[kind]] != [f.value for f in s[kind]]:
+            return _describe(kind, q[kind], s[kind])
+    return None
+
+
+def paraphrase_difference(quote: str, span: str) -> str | None:
+    """For a judged paraphrase: the quote's numbers, negations and modals must
+    appear in the span, and the span must not add a negation."""
+    q = _by_kind(features(quote))
+    s = _by_kind(features(span))
+    for kind in KINDS:
+        missing = Counter(f.value for f in q[kind]) - Counter(f.value for f in s[kind])
+        if missing:
+            shown = next(f for f in q[kind] if f.value in missing)
+            return f"{kind} missing in source: quote has '{shown.raw}' ({shown.context})"
+    extra = Counter(f.value for f in s[NEGATION]) - Counter(f.value for f in q[NEGATION])
+    if extra:
+        shown = next(f for f in s[NEGATION] if f.value in extra)
+        return f"negation added in source: source has '{shown.raw}' ({shown.context})"
+    return None
+
+
+def _negating_prefix(a: str, b: str) -> bool:
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return any(longer == p + shorter for p in _NEGATING_PREFIXES) and len(shorter) >= 3
+
+
+def wording_difference(quote: str, span: str) -> str | None:
+    """Word-level check of a fuzzy match (see module docstring)."""
+    qk = quote.translate(OCR_SAME_LENGTH)
+    sk = span.translate(OCR_SAME_LENGTH)
+    q_tokens = [(m.start(), m.end()) for m in _WORD.finditer(qk)]
+    s_tokens = [(m.start(), m.end()) for m in _WORD.finditer(sk)]
+    if not q_tokens:
+        return None
+    token_at = [-1] * len(sk)
+    for k, (a, b) in enumerate(s_tokens):
+        for i in range(a, b):
+            token_at[i] = k
+    to_span = [-1] * len(qk)
+    for tag, i1, i2, j1, j2 in Levenshtein.opcodes(qk, sk):
+        if tag in ("equal", "replace"):
+            for d in range(min(i2 - i1, j2 - j1)):
+                to_span[i1 + d] = j1 + d
+    used: set[int] = set()
+    unmatched: list[str] = []
+    for a, b in q_tokens:
+        mapped = sorted({token_at[to_span[i]] for i in range(a, b) if to_span[i] >= 0} - {-1})
+        word = ocr_skeleton(qk[a:b])
+        counterpart = ocr_skeleton("".join(sk[s_tokens[k][0] : s_tokens[k][1]] for k in mapped))
+        if not mapped or Indel.normalized_similarity(word, counterpart) < TOKEN_SIMILARITY:
+            unmatched.append(quote[a:b])
+            continue
+        used.update(mapped)
+        if len(mapped) == 1 and _negating_prefix(word, counterpart):
+            return (
+                f"negation differs: quote has '{quote[a:b]}', source has "
+                f"'{span[s_tokens[mapped[0]][0] : s_tokens[mapped[0]][1]]}'"
+            )
+    allowed = MAX_UNMATCHED_SHARE * len(q_tokens)
+    if len(unmatched) > allowed:
+        shown = ", ".join(f"'{w}'" for w in unmatched[:5])
+        return (
+            f"{len(unmatched)} of {len(q_tokens)} quoted words have no counterpart "
+            f"in the source: {shown}"
+        )
+    extra = [span[a:b] for k, (a, b) in enumerate(s_tokens) if k not in used]
+    if len(extra) > allowed:
+        shown = ", ".join(f"'{w}'" for w in extra[:5])
+        return f"source has {len(extra)} words the quote lacks: {shown}"
+    return None

@@ -1,0 +1,325 @@
+"""Stages 1 and 2: find a quote verbatim, after folding, or approximately.
+
+Approximate search never scans the whole document with an edit distance.
+Instead (the seed-and-extend shape of BLAST and minimap2):
+
+1. seed: word pairs of the quote's OCR skeleton are looked up in the
+   document's word-pair index (prepared.py), rarest first, within a hit budget;
+2. chain: hits are grouped by diagonal (document offset minus quote offset);
+   a dense band of hits is a candidate placement of the whole quote;
+3. extend: the candidate's start and end are placed exactly with bit-parallel
+   approximate matching of the quote's head and tail (align.py);
+4. judge: similarity >= 0.85 on OCR skeletons, then the guard (guards.py).
+
+Every offset here is in folded space until `_source_span` maps it back.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass
+
+from rapidfuzz.distance import Levenshtein
+
+from citations.cascade.align import place, place_in_window
+from citations.cascade.folding import IGNORABLE, OCR_SAME_LENGTH, fold, ocr_skeleton
+from citations.cascade.guards import meaning_difference, wording_difference
+from citations.cascade.prepared import PreparedText, word_bigrams
+
+SIMILARITY_THRESHOLD = 0.85
+# Fuzzy matching of a two-word quote would verify nearly anything: quotes this
+# short must match exactly or after folding.
+FUZZY_MIN_WORDS = 3
+FUZZY_MIN_CHARS = 15
+# Edit distance over a 20k-char quote is slow and such "quotes" are pages.
+FUZZY_MAX_CHARS = 20_000
+# Seed hits examined per quote; rarest word pairs first.
+HIT_BUDGET = 4_000
+CANDIDATES = 3
+# Windows this small are aligned whole when seeding finds nothing (a cited
+# chunk, a short document, the gap of an elided quote).
+DIRECT_WINDOW = 6_000
+DIRECT_MAX_PATTERN = 600
+
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Found:
+    start: int  # source offsets, trimmed of whitespace
+    end: int
+    match_type: str  # "exact" | "normalized" | "fuzzy"
+    similarity: float
+    in_region: bool
+
+
+@dataclass(frozen=True)
+class Near:
+    """The closest rejected placement, kept so the UI can show a diff."""
+
+    start: int
+    end: int
+    similarity: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class Search:
+    found: Found | None
+    near: Near | None
+    reason: str  # why nothing was found; empty when found
+
+
+@dataclass(frozen=True)
+class FoldedQuote:
+    folded: str
+    skeleton: str
+
+    @classmethod
+    def of(cls, quote: str) -> FoldedQuote:
+        folded = fold(quote).text.strip(" ")
+        return cls(folded=folded, skeleton=folded.translate(OCR_SAME_LENGTH))
+
+    @property
+    def words(self) -> int:
+        return len(_WORD.findall(self.folded))
+
+    @property
+    def fuzzy_eligible(self) -> bool:
+        return (
+            self.words >= FUZZY_MIN_WORDS
+            and FUZZY_MIN_CHARS <= len(self.folded) <= FUZZY_MAX_CHARS
+        )
+
+
+def find_exact(text: str, quote: str, region: tuple[int, int] | None) -> Found | None:
+    """Stage 1: the quote verbatim, in the region first, else anywhere."""
+    if region is not None:
+        at = text.find(quote, region[0], region[1])
+        if at >= 0:
+            return Found(at, at + len(quote), "exact", 1.0, True)
+    at = text.find(quote)
+    if at < 0:
+        return None
+    inside = region is not None and region[0] <= at and at + len(quote) <= region[1]
+    return Found(at, at + len(quote), "exact", 1.0, inside)
+
+
+def folded_region(prepared: PreparedText, region: tuple[int, int] | None) -> tuple[int, int] | None:
+    if region is None:
+        return None
+    folded = prepared.folded
+    return folded.folded_offset(region[0]), folded.folded_offset(region[1])
+
+
+def source_span(prepared: PreparedText, f_start: int, f_end: int) -> tuple[int, int] | None:
+    """Map a folded span to source offsets, trimmed of whitespace and
+    invisible characters at both ends; None when nothing is left."""
+    folded = prepared.folded.text
+    while f_start < f_end and folded[f_start] == " ":
+        f_start += 1
+    while f_end > f_start and folded[f_end - 1] == " ":
+        f_end -= 1
+    if f_start >= f_end:
+        return None
+    start, end = prepared.folded.source_span(f_start, f_end)
+    text = prepared.text
+    while start < end and (text[start].isspace() or text[start] in IGNORABLE):
+        start += 1
+    while end > start and (text[end - 1].isspace() or text[end - 1] in IGNORABLE):
+        end -= 1
+    return (start, end) if start < end else None
+
+
+def _interior_bigram(quote: FoldedQuote) -> tuple[int, str] | None:
+    # The first and last words of a quote may be partial words of the
+    # document ("nation of" inside "termination of"), so they are not keys.
+    pairs = word_bigrams(quote.skeleton)[1:-1]
+    return pairs[0] if pairs else None
+
+
+def _find_normalized(
+    prepared: PreparedText, quote: FoldedQuote, f_region: tuple[int, int] | None
+) -> tuple[int, bool] | None:
+    folded = prepared.folded.text
+    q = quote.folded
+    if f_region is not None:
+        at = folded.find(q, f_region[0], f_region[1])
+        if at >= 0:
+            return at, True
+    if prepared.indexed:
+        pairs = word_bigrams(quote.skeleton)[1:-1]
+        if pairs:
+            offset, key = min(pairs, key=lambda p: len(prepared.bigram_postings(p[1])))
+            for t in prepared.bigram_postings(key):
+                at = t - offset
+                if at >= 0 and folded.startswith(q, at):
+                    return at, _inside(at, at + len(q), f_region)
+            return None
+    at = folded.find(q)
+    if at < 0:
+        return None
+    return at, _inside(at, at + len(q), f_region)
+
+
+def _inside(a: int, b: int, region: tuple[int, int] | None) -> bool:
+    return region is not None and region[0] <= a and b <= region[1]
+
+
+def _seeds(
+    prepared: PreparedText, quote: FoldedQuote, f_region: tuple[int, int] | None
+) -> list[tuple[int, int, int]]:
+    """Candidate placements (start guess, end guess, anchor count), best first."""
+    m = len(quote.skeleton)
+    postings: list[tuple[int, int, list[int]]] = []
+    for offset, key in word_bigrams(quote.skeleton):
+        hits = prepared.bigram_postings(key)
+        if not hits:
+            continue
+        if f_region is not None:
+            lo = bisect_left(hits, f_region[0] - m)
+            hi = bisect_left(hits, f_region[1])
+            hits = hits[lo:hi]
+            if not hits:
+                continue
+        postings.append((len(hits), offset, hits))
+    if not postings:
+        return []
+    postings.sort(key=lambda p: p[0])
+    diagonals: list[tuple[int, int]] = []
+    for count, offset, hits in postings:
+        if diagonals and len(diagonals) + count > HIT_BUDGET:
+            break
+        diagonals.extend((t - offset, offset) for t in hits[:HIT_BUDGET])
+    diagonals.sort()
+    band = max(8, m // 10)
+    # Two pointers: the densest bands of diagonals are the candidates.
+    windows: list[tuple[int, int, int]] = []
+    j = 0
+    for i in range(len(diagonals)):
+        if j < i:
+            j = i
+        while j + 1 < len(diagonals) and diagonals[j + 1][0] - diagonals[i][0] <= band:
+            j += 1
+        windows.append((j - i + 1, i, j))
+    windows.sort(key=lambda w: (-w[0], w[1]))
+    chosen: list[tuple[int, int, int]] = []
+    taken: list[tuple[int, int]] = []
+    for count, i, j in windows:
+        d_lo, d_hi = diagonals[i][0], diagonals[j][0]
+        if any(d_lo <= b + m and a - m <= d_hi for a, b in taken):
+            continue
+        taken.append((d_lo, d_hi))
+        members = diagonals[i : j + 1]
+        first = min(members, key=lambda d: d[1])
+        last = max(members, key=lambda d: d[1])
+        chosen.append((first[0], last[0] + m, count))
+        if len(chosen) >= CANDIDATES:
+            break
+    return chosen
+
+
+def _judge_span(
+    prepared: PreparedText, quote: FoldedQuote, f_start: int, f_end: int, region
+) -> Found | Near | None:
+    folded = prepared.folded.text
+    while f_start < f_end and folded[f_start] == " ":
+        f_start += 1
+    while f_end > f_start and folded[f_end - 1] == " ":
+        f_end -= 1
+    span = source_span(prepared, f_start, f_end)
+    if span is None:
+        return None
+    candidate = folded[f_start:f_end]
+    similarity = Levenshtein.normalized_similarity(
+        ocr_skeleton(quote.folded), ocr_skeleton(candidate)
+    )
+    if similarity < SIMILARITY_THRESHOLD:
+        return Near(*span, similarity, f"closest passage is only {similarity:.2f} similar")
+    reason = meaning_difference(quote.folded, candidate) or wording_difference(
+        quote.folded, candidate
+    )
+    if reason:
+        return Near(*span, similarity, reason)
+    return Found(*span, "fuzzy", similarity, _inside(f_start, f_end, region))
+
+
+def _slack(m: int) -> int:
+    return min(96, 12 + m // 12)
+
+
+def find_fuzzy(
+    prepared: PreparedText,
+    quote: FoldedQuote,
+    f_region: tuple[int, int] | None,
+    *,
+    region_only: bool = False,
+) -> Search:
+    """Approximate placement (see module docstring)."""
+    k = prepared.skeleton
+    m = len(quote.skeleton)
+    near: Near | None = None
+    tried: set[tuple[int, int]] = set()
+
+    def consider(result: Found | Near | None) -> Found | None:
+        nonlocal near
+        if isinstance(result, Found):
+            return result
+        if isinstance(result, Near) and (near is None or result.similarity > near.similarity):
+            near = result
+        return None
+
+    scopes: list[tuple[int, int] | None] = [f_region] if f_region is not None else []
+    if not region_only:
+        scopes.append(None)
+    for scope in scopes:
+        seeds = _seeds(prepared, quote, scope)
+        for s0, e0, _count in seeds:
+            start, end = place(k, quote.skeleton, s0, e0, _slack(m))
+            if end - start < max(1, m // 2) or (start, end) in tried:
+                continue
+            tried.add((start, end))
+            found = consider(_judge_span(prepared, quote, start, end, f_region))
+            if found:
+                return Search(found, None, "")
+        lo, hi = scope if scope is not None else (0, len(k))
+        if not seeds and hi - lo <= DIRECT_WINDOW and m <= DIRECT_MAX_PATTERN:
+            start, end, _ = place_in_window(k, quote.skeleton, lo, hi)
+            if end - start >= max(1, m // 2) and (start, end) not in tried:
+                tried.add((start, end))
+                found = consider(_judge_span(prepared, quote, start, end, f_region))
+                if found:
+                    return Search(found, None, "")
+    if near is not None:
+        return Search(None, near, f"no match: {near.reason}")
+    return Search(None, None, "no similar passage found")
+
+
+def find_tolerant(
+    prepared: PreparedText,
+    quote: str,
+    region: tuple[int, int] | None,
+    *,
+    region_only: bool = False,
+    allow_fuzzy: bool = True,
+) -> Search:
+    """Stage 2: normalized match, then fuzzy match, each guarded."""
+    q = FoldedQuote.of(quote)
+    if not q.folded:
+        return Search(None, None, "quote is empty after normalization")
+    if len(q.folded) > len(prepared.folded.text):
+        return Search(None, None, "quote is longer than the source text")
+    f_region = folded_region(prepared, region)
+    at = _find_normalized(prepared, q, f_region)
+    if at is not None and (at[1] or not region_only):
+        span = source_span(prepared, at[0], at[0] + len(q.folded))
+        if span is not None:
+            return Search(Found(*span, "normalized", 1.0, at[1]), None, "")
+    if not allow_fuzzy:
+        return Search(None, None, "not found after normalization")
+    if not q.fuzzy_eligible:
+        if q.words < FUZZY_MIN_WORDS or len(q.folded) < FUZZY_MIN_CHARS:
+            return Search(None, None, "not found, and too short for an approximate match")
+        return Search(None, None, "not found, and too long for an approximate match")
+    return find_fuzzy(prepared, q, f_region, region_only=region_only)

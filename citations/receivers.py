@@ -1,0 +1,13 @@
+from __future__ import annotations
+
+from django.db import transaction
+
+
+def reverify_on_new_revision(sender, *, document, revision, previous_revision, **kwargs) -> None:
+    """A document changed: its citations are checked again against the new text."""
+    if previous_revision is None:
+        return
+    from citations.tasks import reverify_document_citations
+
+    doc_id = str(document.pk)
+    transaction.on_commit(lambda: reverify_document_citations.delay(doc_id))
