@@ -2,10 +2,12 @@
 
 :class:`OpenAIJudge` implements the cascade's ``Judge`` protocol: given a
 passage and a quoted claim, it asks the model (JSON-schema output) whether the
-passage supports the claim and to copy the supporting span. The verdict is
-only trusted as far as it can be checked: a "supported" verdict whose span
-cannot be found in the passage is turned into "not supported", so a
-hallucinating judge can never produce a verified citation without offsets.
+passage supports the claim and to copy the supporting span. The span is
+returned as the passage's own text when it can be found up to whitespace and
+case; the cascade (``citations.cascade.judging.vote``) then locates it, checks
+numbers, negations and modal verbs, and rejects a span that isn't there, so a
+hallucinating judge never yields a verified citation without offsets. A
+"supported" verdict with no span at all is returned as not supported.
 
 Failure contract, which ``citations.tasks`` relies on:
 
@@ -30,21 +32,8 @@ from chat.prompting import JUDGE_SCHEMA, build_judge_messages
 
 try:
     from citations.cascade import Judge, JudgeResult
-except ImportError:  # pragma: no cover - until citations.cascade exports them
-    from dataclasses import dataclass
-    from typing import Protocol
-
-    @dataclass(frozen=True)
-    class JudgeResult:  # type: ignore[no-redef]
-        supported: bool
-        span: str | None
-        confidence: float
-        explanation: str
-
-    class Judge(Protocol):  # type: ignore[no-redef]
-        name: str
-
-        def __call__(self, *, passage: str, quote: str) -> JudgeResult: ...
+except ImportError:  # the package __init__ may not re-export them (yet)
+    from citations.cascade.judging import Judge, JudgeResult
 
 
 __all__ = ["OpenAIJudge", "judges_from_config", "locate_span"]
@@ -110,16 +99,19 @@ class OpenAIJudge:
                 explanation=explanation or "The judge found the claim unsupported.",
             )
         span = locate_span(passage, data["span"])
+        if span is None and data["span"].strip():
+            # Not found verbatim or up to whitespace/case: hand the judge's words
+            # to the cascade, whose tolerant search (smart quotes, hyphenation,
+            # OCR confusions) finds them or rejects the vote.
+            span = data["span"].strip()
         if span is None:
-            # Fail closed: without a span in the passage there are no offsets,
-            # and an unanchored "supported" is exactly what we must not trust.
             return JudgeResult(
                 supported=False,
                 span=None,
                 confidence=0.0,
                 explanation=(
                     f"The judge model {self.name} said the claim is supported but "
-                    "named a span that is not in the passage."
+                    "named no supporting span."
                 ),
             )
         return JudgeResult(

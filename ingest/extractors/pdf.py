@@ -303,14 +303,17 @@ def _union(rects: list[Box]) -> Box:
 
 
 def _gap_groups(rects: list[Box]) -> list[Box]:
-    """Boxes of the line's parts separated by gaps wider than its text height."""
+    """Boxes of a line's parts: runs split by gaps wider than the text height, or
+    by not sharing the line's height at all (PDFium sometimes joins a footer in
+    tiny type to the last line of a column)."""
     height = median(r[3] - r[1] for r in rects)
     min_gap = max(6.0, height)
     groups: list[list[float]] = []
     for x0, y0, x1, y1 in sorted(rects):
-        if groups and x0 - groups[-1][2] <= min_gap:
-            g = groups[-1]
-            g[1], g[2], g[3] = min(g[1], y0), max(g[2], x1), max(g[3], y1)
+        for g in reversed(groups):
+            if x0 - g[2] <= min_gap and min(y1, g[3]) > max(y0, g[1]):
+                g[0], g[1], g[2], g[3] = min(g[0], x0), min(g[1], y0), max(g[2], x1), max(g[3], y1)
+                break
         else:
             groups.append([x0, y0, x1, y1])
     return [(g[0], g[1], g[2], g[3]) for g in groups]
@@ -319,12 +322,15 @@ def _gap_groups(rects: list[Box]) -> list[Box]:
 def _split_line(
     textpage: pdfium.PdfTextPage, chars: str, start: int, stop: int, groups: list[Box]
 ) -> list[Segment]:
-    """Cut one PDFium line into one segment per gap-separated group of glyphs.
+    """Cut one PDFium line into one segment per group of glyphs.
 
-    Usually the line's characters run left to right, so each cut is found by
-    bisection over glyph positions (a few box lookups); otherwise every glyph is
-    placed by its own box.
+    Usually the groups sit side by side and the line's characters run left to
+    right, so each cut is found by bisection over glyph positions (a few box
+    lookups); otherwise every glyph is placed by its own box.
     """
+    side_by_side = all(a[2] < b[0] for a, b in zip(groups, groups[1:], strict=False))
+    if not side_by_side:
+        return _split_line_per_glyph(textpage, chars, start, stop, groups)
     raw = textpage.raw
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
 
@@ -344,13 +350,13 @@ def _split_line(
         and x_mid(glyphs[cuts[g] - 1]) < (groups[g - 1][2] + groups[g][0]) / 2 <= x_mid(glyphs[cuts[g]])
         for g in range(1, len(groups))
     ) and x_mid(glyphs[0]) <= groups[0][2] and x_mid(glyphs[-1]) >= groups[-1][0]
-    if ordered:
-        out = []
-        for g, box in enumerate(groups):
-            first, last = glyphs[cuts[g]], glyphs[cuts[g + 1] - 1]
-            out.append(Segment(first, last + 1, *box))
-        return out
-    return _split_line_per_glyph(textpage, chars, start, stop, groups)
+    if not ordered:
+        return _split_line_per_glyph(textpage, chars, start, stop, groups)
+    out = []
+    for g, box in enumerate(groups):
+        first, last = glyphs[cuts[g]], glyphs[cuts[g + 1] - 1]
+        out.append(Segment(first, last + 1, *box))
+    return out
 
 
 def _split_line_per_glyph(
@@ -366,7 +372,8 @@ def _split_line_per_glyph(
                 current[2] = i + 1
             continue
         x_mid = (left.value + right.value) / 2
-        group = min(range(len(groups)), key=lambda g: _distance(x_mid, groups[g]))
+        y_mid = (bottom.value + top.value) / 2
+        group = min(range(len(groups)), key=lambda g: _distance(x_mid, y_mid, groups[g]))
         if current is not None and current[0] == group:
             current[2] = i + 1
             current[3] = min(current[3], left.value)
@@ -387,8 +394,10 @@ def _finish_segment(chars: str, item: list[Any]) -> Segment:
     return Segment(start, end, item[3], item[4], item[5], item[6])
 
 
-def _distance(x: float, group: Box) -> float:
-    return 0.0 if group[0] <= x <= group[2] else min(abs(x - group[0]), abs(x - group[2]))
+def _distance(x: float, y: float, box: Box) -> float:
+    dx = max(box[0] - x, 0.0, x - box[2])
+    dy = max(box[1] - y, 0.0, y - box[3])
+    return math.hypot(dx, dy)
 
 
 def _raw_boxes(

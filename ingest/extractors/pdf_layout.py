@@ -74,11 +74,17 @@ def reading_order(segments: list[Segment]) -> list[list[Segment]] | None:
     segs = [s for s in segments if s.x1 > s.x0 and s.y1 > s.y0]
     if len(segs) < _MIN_SEGMENTS:
         return None
+    # Vertical text (margin notes, "printed on" stamps) is read after the page.
+    line_height = median(s.height for s in segs)
+    vertical = [s for s in segs if s.height > 3 * line_height and s.height > 2 * (s.x1 - s.x0)]
+    segs = [s for s in segs if s not in vertical]
+    if len(segs) < _MIN_SEGMENTS:
+        return None
     gutters = _find_gutters(segs)
     while gutters:
         columns = _split(segs, gutters)
         if columns is not None:
-            return _order(columns, gutters)
+            return _order(columns, gutters) + [[s] for s in vertical]
         # Drop the narrowest gutter and try again: a three-column guess may be a
         # two-column page with a table inside one column.
         gutters.remove(min(gutters, key=lambda g: g[1] - g[0]))
@@ -199,7 +205,8 @@ def _lines(segs: list[Segment]) -> list[list[Segment]]:
     for s in sorted(segs, key=lambda s: (-s.y1, s.x0)):
         if lines:
             first = lines[-1][0]
-            if first.y0 <= s.y_mid <= first.y1:
+            # Both ways, so one tall segment cannot swallow several lines.
+            if first.y0 <= s.y_mid <= first.y1 and s.y0 <= first.y_mid <= s.y1:
                 lines[-1].append(s)
                 continue
         lines.append([s])
