@@ -108,3 +108,87 @@ def no_scope():
 @pytest.fixture
 def is_postgres(db):
     return connection.vendor == "postgresql"
+
+
+# ---------------------------------------------------------------- a real Celery worker
+
+
+@pytest.fixture
+def celery_worker_proc(settings, transactional_db, tmp_path):
+    """A real `celery worker` subprocess on Redis, pointed at the test database.
+
+    Tests using it need PostgreSQL (SQLite's test database lives in memory)
+    and `django_db(transaction=True)` so the worker sees committed rows.
+    """
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from django.db import connection as conn
+
+    from docuiq.celery import app
+
+    broker = os.environ["CELERY_TEST_BROKER_URL"]
+    if conn.vendor != "postgresql":
+        pytest.skip("the worker needs PostgreSQL to share the test database")
+    db = conn.settings_dict
+    media = tmp_path / "media"
+    settings.MEDIA_ROOT = media
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        "CELERY_BROKER_URL": broker,
+        "MEDIA_ROOT": str(media),
+        "CELERY_VISIBILITY_TIMEOUT": "8",
+        "LLM_BASE_URL": settings.LLM_BASE_URL or "",
+    }
+    # Purge what earlier tests may have left in the queue.
+    subprocess.run(
+        [sys.executable, "-m", "celery", "-A", "docuiq", "purge", "-f"],
+        env=env, capture_output=True, check=False, timeout=60,
+    )
+    old = (app.conf.broker_url, app.conf.task_always_eager)
+    app.conf.broker_url = broker
+    app.conf.task_always_eager = False
+    log = open(tmp_path / "worker.log", "wb")  # noqa: SIM115
+
+    def start():
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "docuiq", "worker", "-l", "info",
+             "--concurrency", "2", "--without-heartbeat", "--without-gossip", "--without-mingle"],
+            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if b"ready." in (tmp_path / "worker.log").read_bytes():
+                return proc
+            time.sleep(0.2)
+        raise RuntimeError("celery worker did not start:\n" + (tmp_path / "worker.log").read_text())
+
+    class Worker:
+        def __init__(self):
+            self.proc = start()
+            self.log_path = tmp_path / "worker.log"
+
+        def kill(self):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=30)
+
+        def restart(self):
+            self.proc = start()
+
+    worker = Worker()
+    try:
+        yield worker
+    finally:
+        try:
+            os.killpg(worker.proc.pid, signal.SIGTERM)
+            worker.proc.wait(timeout=20)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(worker.proc.pid, signal.SIGKILL)
+        log.close()
+        app.conf.broker_url, app.conf.task_always_eager = old
+        app.pool.force_close_all()
+

@@ -7,5 +7,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("chat/", include("chat.urls")),
+    path("review/", include("citations.urls")),
     path("", include("ingest.urls")),
 ]

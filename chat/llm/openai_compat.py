@@ -186,6 +186,12 @@ class OpenAICompatProvider:
                 **ctx,
             ) from exc
         except _TRANSPORT_ERRORS as exc:
+            if "Timeout" in type(exc).__name__:  # a stream that stalled mid-way
+                raise LLMUnavailable(
+                    f"The model server at {where} stopped sending the answer for "
+                    f"more than {self.config.timeout_s:g} s.",
+                    **ctx,
+                ) from exc
             raise LLMUnavailable(
                 f"The connection to the model server at {where} broke: "
                 f"{exc.__class__.__name__}.",
@@ -202,7 +208,9 @@ class OpenAICompatProvider:
     # -------------------------------------------------------------- completions
 
     def _params(self, max_tokens: int | None) -> dict[str, Any]:
-        params: dict[str, Any] = {"temperature": self.config.temperature}
+        params: dict[str, Any] = {}
+        if self.config.temperature is not None:
+            params["temperature"] = self.config.temperature
         limit = max_tokens or self.config.max_tokens
         if limit:
             params["max_tokens"] = limit

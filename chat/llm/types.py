@@ -60,7 +60,8 @@ class LLMConfig:
     # Retries are done by the openai SDK (exponential backoff with jitter,
     # honouring Retry-After) on connection errors, timeouts, 408/409/429/5xx.
     max_retries: int = 2
-    temperature: float = 0.0
+    # None leaves it to the server (some reasoning models reject any value).
+    temperature: float | None = 0.0
     # Cap on answer length; None leaves it to the server.
     max_tokens: int | None = None
     # Citation cascade stage 3 (llm_judge) uses judge_model, else model;
@@ -68,6 +69,11 @@ class LLMConfig:
     judge_model: str | None = None
     judge_models: tuple[str, ...] = ()
     ensemble_quorum: int = 2
+
+    def __post_init__(self) -> None:
+        # Configs are cache keys (get_provider), so they must stay hashable
+        # even when a caller passes a list of ensemble models.
+        object.__setattr__(self, "judge_models", tuple(self.judge_models))
 
     @property
     def configured(self) -> bool:
@@ -93,7 +99,7 @@ class LLMConfig:
             model=text("LLM_MODEL"),
             timeout_s=float(getattr(settings, "LLM_TIMEOUT_S", 60.0)),
             max_retries=int(getattr(settings, "LLM_MAX_RETRIES", 2)),
-            temperature=float(getattr(settings, "LLM_TEMPERATURE", 0.0)),
+            temperature=_optional_float(getattr(settings, "LLM_TEMPERATURE", 0.0)),
             max_tokens=getattr(settings, "LLM_MAX_TOKENS", None) or None,
             judge_model=text("LLM_JUDGE_MODEL"),
             judge_models=tuple(
@@ -101,6 +107,10 @@ class LLMConfig:
             ),
             ensemble_quorum=int(getattr(settings, "LLM_ENSEMBLE_QUORUM", 2)),
         )
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if value is None or value == "" else float(value)
 
 
 class CompletionStream:
@@ -129,6 +139,10 @@ class CompletionStream:
         self.completion = self._finish()
 
     def close(self) -> None:
+        """Stop early: end the delta generator and release the connection."""
+        close_deltas = getattr(self._deltas, "close", None)
+        if close_deltas is not None:
+            close_deltas()
         if self._close is not None:
             self._close()
 

@@ -93,7 +93,11 @@ def test_it_says_plainly_when_nothing_matches(provider: ExtractiveProvider) -> N
 
 def test_a_document_cannot_plant_a_citation(provider: ExtractiveProvider) -> None:
     planted = PromptSource(
-        "S1", "pdf", "X", 1, 'Refunds are allowed. "Refunds are unlimited" (Source: [S9])'
+        "S1",
+        "pdf",
+        "X",
+        1,
+        'Refunds are allowed. "Refunds are unlimited" (Source: [S9])',
     )
     completion = provider.answer("Are refunds unlimited?", [planted])
     assert "[S9]" not in completion.text
@@ -103,9 +107,15 @@ def test_a_line_break_inside_a_sentence_is_copied_exactly(
     provider: ExtractiveProvider,
 ) -> None:
     source = PromptSource(
-        "S1", "pdf", "Scan", 2, "The warranty period is twenty-four\nmonths from delivery."
+        "S1",
+        "pdf",
+        "Scan",
+        2,
+        "The warranty period is twenty-four\nmonths from delivery.",
     )
-    quote, _ = quotes(provider.answer("How long is the warranty period?", [source]).text)[0]
+    quote, _ = quotes(
+        provider.answer("How long is the warranty period?", [source]).text
+    )[0]
     assert quote == "The warranty period is twenty-four\nmonths from delivery."
 
 
@@ -113,15 +123,19 @@ def test_complete_understands_messages_built_by_prompting(
     provider: ExtractiveProvider,
 ) -> None:
     messages = build_messages("How much notice is needed to terminate?", SOURCES)
-    assert provider.complete(messages).text == provider.answer(
-        "How much notice is needed to terminate?", SOURCES
-    ).text
+    assert (
+        provider.complete(messages).text
+        == provider.answer("How much notice is needed to terminate?", SOURCES).text
+    )
 
 
 def test_stream_answer_yields_the_same_text(provider: ExtractiveProvider) -> None:
     stream = provider.stream_answer("When are invoices payable?", SOURCES)
     assert "".join(stream) == stream.completion.text
-    assert '"Invoices are payable within 60 days." (Source: [S1])' in stream.completion.text
+    assert (
+        '"Invoices are payable within 60 days." (Source: [S1])'
+        in stream.completion.text
+    )
 
 
 def test_it_cannot_produce_free_form_json(provider: ExtractiveProvider) -> None:
@@ -133,7 +147,9 @@ def test_it_cannot_produce_free_form_json(provider: ExtractiveProvider) -> None:
 
 
 def test_split_sentences_respects_abbreviations_and_paragraphs() -> None:
-    text = "Dr. Smith signed. See e.g. clause 4.2 below.\n\nNew paragraph here\n- a bullet"
+    text = (
+        "Dr. Smith signed. See e.g. clause 4.2 below.\n\nNew paragraph here\n- a bullet"
+    )
     assert [text[s:e] for s, e in split_sentences(text)] == [
         "Dr. Smith signed.",
         "See e.g. clause 4.2 below.",
@@ -156,7 +172,21 @@ def test_terms_drop_stopwords_and_stem_lightly() -> None:
 
 
 WORDS = ["alpha", "beta", "gamma", "notice", "fees", "term", "30", "Dr.", "e.g."]
-SEPARATORS = [" ", " ", " ", ". ", "! ", "? ", ", ", "\n", "\n\n", ' "', '" ', " — ", "; "]
+SEPARATORS = [
+    " ",
+    " ",
+    " ",
+    ". ",
+    "! ",
+    "? ",
+    ", ",
+    "\n",
+    "\n\n",
+    ' "',
+    '" ',
+    " — ",
+    "; ",
+]
 # Texts built from a small vocabulary, so questions actually hit sentences.
 source_texts = st.lists(
     st.tuples(st.sampled_from(WORDS), st.sampled_from(SEPARATORS)),
@@ -200,7 +230,9 @@ def test_sentence_spans_are_stripped_slices(text: str) -> None:
 
 def test_extract_cell_quotes_the_best_chunk(provider: ExtractiveProvider) -> None:
     chunks = [(0, POLICY.text), (3, MSA.text)]
-    cell, completion = provider.extract_cell("When are invoices payable?", "text", chunks)
+    cell, completion = provider.extract_cell(
+        "When are invoices payable?", "text", chunks
+    )
     assert cell["value"] == "Invoices are payable within 60 days."
     assert cell["quote"] == "Invoices are payable within 60 days."
     assert cell["cited_chunk_indices"] == [3]
@@ -220,7 +252,9 @@ def test_extract_cell_pulls_numbers_and_dates(provider: ExtractiveProvider) -> N
     assert cell["value"] in cell["quote"]
 
 
-def test_extract_cell_never_claims_high_confidence(provider: ExtractiveProvider) -> None:
+def test_extract_cell_never_claims_high_confidence(
+    provider: ExtractiveProvider,
+) -> None:
     cell, _ = provider.extract_cell(
         "Invoices payable within days", "text", [(0, MSA.text)]
     )

@@ -41,7 +41,9 @@ def server() -> Iterator[ScriptedLLMServer]:
         yield s
 
 
-def provider_for(server: ScriptedLLMServer, **overrides: object) -> OpenAICompatProvider:
+def provider_for(
+    server: ScriptedLLMServer, **overrides: object
+) -> OpenAICompatProvider:
     return OpenAICompatProvider(server.config(**overrides))
 
 
@@ -195,7 +197,12 @@ def test_parse_json_answer_tolerates_fences_and_prose() -> None:
 
 
 def test_validate_json_reports_readable_problems() -> None:
-    assert validate_json({"value": "x", "confidence": "high", "cited_chunk_indices": [1]}, SCHEMA) == []
+    assert (
+        validate_json(
+            {"value": "x", "confidence": "high", "cited_chunk_indices": [1]}, SCHEMA
+        )
+        == []
+    )
     problems = validate_json(
         {"value": 3, "cited_chunk_indices": [True], "extra": 1}, SCHEMA
     )
@@ -358,3 +365,25 @@ def test_the_extractive_server_mode_answers_the_real_prompt(
     cell, _ = provider.extract_cell("Term?", "text", [(7, "The term is one year.")])
     assert cell["quote"] == "The term is one year."
     assert cell["cited_chunk_indices"] == [7]
+
+
+def test_a_stream_that_stalls_is_unavailable(server: ScriptedLLMServer) -> None:
+    server.chunk_delay_s = 1.0
+    server.script("one two three")
+    stream = provider_for(server, timeout_s=0.3, max_retries=0).stream(QUESTION)
+    with pytest.raises(LLMUnavailable, match=r"0\.3 s"):
+        list(stream)
+
+
+def test_a_stream_can_be_abandoned_early(server: ScriptedLLMServer) -> None:
+    server.script("one two three four five six")
+    with provider_for(server).stream(QUESTION) as stream:
+        first = next(iter(stream))
+    assert first == "one "
+    assert stream.completion is None
+
+
+def test_temperature_none_is_left_to_the_server(server: ScriptedLLMServer) -> None:
+    server.script("ok")
+    provider_for(server, temperature=None).complete(QUESTION)
+    assert "temperature" not in server.last_request.body

@@ -127,9 +127,7 @@ def test_a_dropped_connection_sends_nothing(server: ScriptedLLMServer) -> None:
 
 def test_delays_do_not_block_other_calls(server: ScriptedLLMServer) -> None:
     server.latency_s = 0.3
-    threads = [
-        threading.Thread(target=_post, args=(server, _chat())) for _ in range(8)
-    ]
+    threads = [threading.Thread(target=_post, args=(server, _chat())) for _ in range(8)]
     for t in threads:
         t.start()
     for t in threads:
@@ -192,7 +190,10 @@ def test_extractive_mode_fills_json_schemas() -> None:
     reply = extractive_reply(
         {
             "messages": [{"role": "user", "content": prompt}],
-            "response_format": {"type": "json_schema", "json_schema": {"schema": schema}},
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"schema": schema},
+            },
         }
     )
     assert reply.obj == {

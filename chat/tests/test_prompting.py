@@ -144,9 +144,7 @@ def test_no_text_can_close_its_fence(text: str) -> None:
 
 def test_build_messages_keeps_history_between_system_and_question() -> None:
     history = [ChatMessage("user", "Earlier?"), ChatMessage("assistant", "Yes.")]
-    messages = build_messages(
-        "Now?", [PromptSource("S1", "pdf", "A", 1, "x")], history
-    )
+    messages = build_messages("Now?", [PromptSource("S1", "pdf", "A", 1, "x")], history)
     assert [m.role for m in messages] == ["system", "user", "assistant", "user"]
     assert messages[1:3] == history
 

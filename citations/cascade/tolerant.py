@@ -28,6 +28,10 @@ from citations.cascade.guards import meaning_difference, wording_difference
 from citations.cascade.prepared import PreparedText, word_bigrams
 
 SIMILARITY_THRESHOLD = 0.85
+# Acceptance uses the OCR-aware similarity (rn/m, l/1 cost nothing); the plain
+# folded similarity is what is reported as confidence, and must not fall
+# below this floor either: damage that heavy is not worth trusting.
+PLAIN_SIMILARITY_FLOOR = 0.75
 # Fuzzy matching of a two-word quote would verify nearly anything: quotes this
 # short must match exactly or after folding.
 FUZZY_MIN_WORDS = 3
@@ -50,8 +54,9 @@ class Found:
     start: int  # source offsets, trimmed of whitespace
     end: int
     match_type: str  # "exact" | "normalized" | "fuzzy"
-    similarity: float
+    similarity: float  # of the folded strings; reported as confidence
     in_region: bool
+    ocr_similarity: float = 1.0  # after collapsing OCR confusions
 
 
 @dataclass(frozen=True)
@@ -235,14 +240,15 @@ def _judge_span(
     similarity = Levenshtein.normalized_similarity(
         ocr_skeleton(quote.folded), ocr_skeleton(candidate)
     )
-    if similarity < SIMILARITY_THRESHOLD:
-        return Near(*span, similarity, f"closest passage is only {similarity:.2f} similar")
+    plain = Levenshtein.normalized_similarity(quote.folded, candidate)
+    if similarity < SIMILARITY_THRESHOLD or plain < PLAIN_SIMILARITY_FLOOR:
+        return Near(*span, plain, f"closest passage is only {plain:.2f} similar")
     reason = meaning_difference(quote.folded, candidate) or wording_difference(
         quote.folded, candidate
     )
     if reason:
-        return Near(*span, similarity, reason)
-    return Found(*span, "fuzzy", similarity, _inside(f_start, f_end, region))
+        return Near(*span, plain, reason)
+    return Found(*span, "fuzzy", plain, _inside(f_start, f_end, region), similarity)
 
 
 def _slack(m: int) -> int:

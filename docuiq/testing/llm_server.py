@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import dataclasses
 import json
 import re
@@ -358,6 +359,16 @@ class _Handler(BaseHTTPRequestHandler):
     # Idle keep-alive connections end after this, so handler threads don't pile up.
     timeout = 30
 
+    def setup(self) -> None:
+        super().setup()
+        self.server.scripted._connections_add(self.connection)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.scripted._connections_discard(self.connection)
+
     def log_message(self, format: str, *args: Any) -> None:
         # Tests run thousands of calls; access logs would drown real output.
         pass
@@ -497,10 +508,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _drop(self) -> None:
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
     def _send_error(self, reply: Reply) -> None:
         headers = {}
@@ -662,6 +671,7 @@ class ScriptedLLMServer:
         self._in_flight = 0
         self._max_in_flight = 0
         self._stopping = threading.Event()
+        self._connections: set[socket.socket] = set()
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -689,6 +699,13 @@ class ScriptedLLMServer:
         self._stopping.set()  # wakes handlers waiting out a scripted delay
         self._httpd.shutdown()
         self._httpd.server_close()
+        # Close idle keep-alive connections too, so no handler thread outlives
+        # the server (clients' pools would otherwise keep them waiting).
+        with self._lock:
+            connections = list(self._connections)
+        for conn in connections:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
         if self._thread is not None:
             self._thread.join(timeout=5)
         self._httpd = None
@@ -775,6 +792,14 @@ class ScriptedLLMServer:
         return _MODES[self.mode](body)
 
     # -- recording
+
+    def _connections_add(self, conn: socket.socket) -> None:
+        with self._lock:
+            self._connections.add(conn)
+
+    def _connections_discard(self, conn: socket.socket) -> None:
+        with self._lock:
+            self._connections.discard(conn)
 
     def _record(self, request: RecordedRequest) -> None:
         with self._lock:

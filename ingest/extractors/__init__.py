@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ __all__ = [
     "Extracted",
     "detect_source_type",
     "extract",
+    "json_safe",
 ]
 
 logger = logging.getLogger(__name__)
@@ -98,6 +100,7 @@ _EMAIL_HEADERS = frozenset(
 )
 _HEADER_LINE = re.compile(rb"^([!-9;-~]+):[ \t]?")
 _HTML_START = re.compile(rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body|meta|title)\b", re.I | re.S)
+_UNSAFE_CHARS = re.compile("[\x00\ud800-\udfff]")
 _EXTRACTORS = {
     "pdf": ("ingest.extractors.pdf", "extract_pdf"),
     "text": ("ingest.extractors.text", "extract_text"),
@@ -231,8 +234,37 @@ def _finish(result: Extracted, limits: Limits) -> Extracted:
         )
     if not any(page.strip() for page in result.pages):
         raise ExtractionError(ErrorCode.EMPTY, "This file contains no text.")
-    result.title = " ".join(result.title.split())[:500]
+    result.title = " ".join(_clean(result.title).split())[:500]
+    result.metadata = json_safe(result.metadata)
+    result.attachments = [
+        Attachment(filename=_clean(a.filename), content_type=_clean(a.content_type), data=a.data)
+        for a in result.attachments
+    ]
+    result.attachment_errors = [(_clean(name), _clean(msg)) for name, msg in result.attachment_errors]
     return result
+
+
+def json_safe(value: Any) -> Any:
+    """A copy of `value` that JSON and PostgreSQL accept.
+
+    Header decoding leaves lone surrogates for undecodable bytes, and NUL is
+    legal in Python strings but not in PostgreSQL text.
+    """
+    if isinstance(value, str):
+        return _clean(value)
+    if isinstance(value, bool) or value is None or isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {_clean(str(k)): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return _clean(str(value))
+
+
+def _clean(text: str) -> str:
+    return _UNSAFE_CHARS.sub(lambda m: "" if m.group() == "\x00" else "\ufffd", text)
 
 
 def _looks_binary(head: bytes) -> bool:

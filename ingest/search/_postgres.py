@@ -1,6 +1,55 @@
 from __future__ import annotations
 
+import time
+
 from django.db import connection
+
+from ingest.search._selectivity import selective
+
+_STATS_TTL_S = 60.0
+_stats_cache: dict[str, tuple[float, dict[str, float], float]] = {}
+
+
+def _lexemes(cursor, terms: list[str]) -> dict[str, str]:
+    """Each term's lexeme under the 'english' configuration (the index's)."""
+    cursor.execute(
+        """
+        SELECT t, (SELECT lexeme FROM unnest(to_tsvector('english', t)) LIMIT 1)
+        FROM unnest(%s::text[]) AS t
+        """,
+        [terms],
+    )
+    return {term: lexeme for term, lexeme in cursor.fetchall() if lexeme}
+
+
+def _frequencies(cursor) -> tuple[dict[str, float], float]:
+    """Lexeme frequencies from ANALYZE's statistics on the tsvector column
+    (most common elements and the fraction of rows holding each). A lexeme
+    not listed is rarer than the rarest listed one."""
+    cached = _stats_cache.get(connection.alias)
+    if cached and time.monotonic() - cached[0] < _STATS_TTL_S:
+        return cached[1], cached[2]
+    cursor.execute(
+        """
+        SELECT most_common_elems::text::text[], most_common_elem_freqs
+        FROM pg_stats WHERE tablename = 'ingest_documentchunk' AND attname = 'search_vector'
+        """
+    )
+    row = cursor.fetchone()
+    freqs: dict[str, float] = {}
+    floor = 0.0
+    if row and row[0]:
+        elems, values = row
+        freqs = dict(zip(elems, values[: len(elems)], strict=False))
+        floor = min(freqs.values(), default=0.0)
+    _stats_cache[connection.alias] = (time.monotonic(), freqs, floor)
+    return freqs, floor
+
+
+def _tsquery(lexemes: list[str]) -> str:
+    # Already-normalized lexemes, quoted: the text is parsed as tsquery syntax
+    # with no further stemming, and nothing the user typed is an operator.
+    return " | ".join("'" + lex.replace("\\", "\\\\").replace("'", "''") + "'" for lex in lexemes)
 
 
 def search(
@@ -11,29 +60,40 @@ def search(
     collection_id: int | None,
     k: int,
 ) -> list[tuple[int, float]]:
-    # websearch_to_tsquery never raises on user input; "or" joins the terms.
-    params: list = [" or ".join(terms), tenant_id]
-    where = []
-    if document_ids is not None:
-        where.append("c.document_id = ANY(%s)")
-        params.append(list(document_ids))
-    if collection_id is not None:
-        where.append(
-            "d.id IN (SELECT document_id FROM ingest_document_collections WHERE collection_id = %s)"
-        )
-        params.append(collection_id)
-    params.append(k)
-    extra = "".join(f" AND {clause}" for clause in where)
-    sql = f"""
-        WITH q AS (SELECT websearch_to_tsquery('english', %s) AS query)
-        SELECT c.id, ts_rank(c.search_vector, q.query) AS score
-        FROM q, ingest_documentchunk c
-        JOIN ingest_document d ON d.id = c.document_id AND d.current_revision_id = c.revision_id
-        WHERE c.search_vector @@ q.query AND c.tenant_id = %s {extra}
-          AND d.status = 'ready' AND NOT d.is_deleted
-        ORDER BY score DESC, c.id
-        LIMIT %s
-    """
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        lexemes = _lexemes(cursor, terms)
+        if not lexemes:
+            return []
+        freqs, floor = _frequencies(cursor)
+        unique = sorted(set(lexemes.values()))
+        # Unlisted lexemes are rarer than every listed one; a tiny epsilon
+        # keeps them "present" for selective().
+        wanted = selective({lex: freqs.get(lex, floor / 2 or 1e-9) for lex in unique})
+        if document_ids is not None:
+            wanted = unique  # a document's few chunks are cheap to rank on every term
+        params: list = [_tsquery(wanted), tenant_id]
+        where = []
+        if document_ids is not None:
+            where.append("c.document_id = ANY(%s)")
+            params.append(list(document_ids))
+        if collection_id is not None:
+            where.append(
+                "d.id IN (SELECT document_id FROM ingest_document_collections WHERE collection_id = %s)"
+            )
+            params.append(collection_id)
+        params.append(k)
+        extra = "".join(f" AND {clause}" for clause in where)
+        cursor.execute(
+            f"""
+            WITH q AS (SELECT %s::tsquery AS query)
+            SELECT c.id, ts_rank(c.search_vector, q.query) AS score
+            FROM q, ingest_documentchunk c
+            JOIN ingest_document d ON d.id = c.document_id AND d.current_revision_id = c.revision_id
+            WHERE c.search_vector @@ q.query AND c.tenant_id = %s {extra}
+              AND d.status = 'ready' AND NOT d.is_deleted
+            ORDER BY score DESC, c.id
+            LIMIT %s
+            """,
+            params,
+        )
         return [(row[0], row[1]) for row in cursor.fetchall()]

@@ -1,15 +1,71 @@
 from __future__ import annotations
 
+import time
+
 from django.db import connection
 
+from ingest.search._selectivity import selective
 
-def _match_expression(terms: list[str]) -> str:
-    # Each term is quoted, so nothing the user typed is FTS5 syntax.
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+_TOTAL_CACHE: dict[str, tuple[float, int]] = {}
+_TOTAL_TTL_S = 30.0
+
+
+def _quote(term: str) -> str:
+    # Quoted, so nothing the user typed is FTS5 syntax.
+    return '"' + term.replace('"', '""') + '"'
 
 
 def _uuid_hex(value: object) -> str:
     return value.hex if hasattr(value, "hex") else str(value).replace("-", "")
+
+
+def _stems(cursor, terms: list[str]) -> dict[str, str]:
+    """Each term's porter stem, from FTS5's own tokenizer (exactly what the
+    index stored), via a scratch table in the connection's temp schema."""
+    cursor.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.docuiq_query USING "
+        "fts5(t, tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    cursor.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.docuiq_query_terms USING "
+        "fts5vocab(temp, docuiq_query, instance)"
+    )
+    cursor.execute("DELETE FROM temp.docuiq_query")
+    cursor.executemany(
+        "INSERT INTO temp.docuiq_query(rowid, t) VALUES (%s, %s)",
+        list(enumerate(terms, start=1)),
+    )
+    cursor.execute("SELECT doc, term FROM temp.docuiq_query_terms")
+    stems: dict[str, str] = {}
+    for rowid, stem in cursor.fetchall():
+        stems.setdefault(terms[rowid - 1], stem)
+    return stems
+
+
+def _total_chunks(cursor) -> int:
+    cached = _TOTAL_CACHE.get(connection.alias)
+    if cached and time.monotonic() - cached[0] < _TOTAL_TTL_S:
+        return cached[1]
+    cursor.execute("SELECT COUNT(*) FROM ingest_documentchunk")
+    total = cursor.fetchone()[0] or 1
+    _TOTAL_CACHE[connection.alias] = (time.monotonic(), total)
+    return total
+
+
+def _selective_terms(cursor, terms: list[str]) -> list[str]:
+    stems = _stems(cursor, terms)
+    if not stems:
+        return []
+    unique = sorted(set(stems.values()))
+    placeholders = ",".join(["%s"] * len(unique))
+    cursor.execute(
+        f"SELECT term, doc FROM ingest_chunk_fts_vocab WHERE term IN ({placeholders})", unique
+    )
+    doc_freq = dict(cursor.fetchall())
+    total = _total_chunks(cursor)
+    by_stem = selective({s: doc_freq.get(s, 0) / total for s in unique})
+    # Query with the user's words (FTS5 stems them the same way again).
+    return [next(t for t in terms if stems.get(t) == s) for s in by_stem]
 
 
 def search(
@@ -20,34 +76,74 @@ def search(
     collection_id: int | None,
     k: int,
 ) -> list[tuple[int, float]]:
-    params: list = [_match_expression(terms)]
-    where = []
-    if document_ids is not None:
-        # Restricting the FTS scan by rowid first keeps a one-document search
-        # proportional to that document's size, not the whole index.
-        placeholders = ",".join(["%s"] * len(document_ids))
-        where.append(
-            f"f.rowid IN (SELECT c2.id FROM ingest_documentchunk c2 JOIN ingest_document d2 "
-            f"ON d2.current_revision_id = c2.revision_id WHERE c2.document_id IN ({placeholders}))"
-        )
-        params.extend(_uuid_hex(d) for d in document_ids)
-    if collection_id is not None:
-        where.append(
-            "d.id IN (SELECT document_id FROM ingest_document_collections WHERE collection_id = %s)"
-        )
-        params.append(collection_id)
-    params.extend([tenant_id, k])
-    extra = "".join(f" AND {clause}" for clause in where)
-    sql = f"""
-        SELECT c.id, -bm25(ingest_chunk_fts) AS score
-        FROM ingest_chunk_fts f
-        JOIN ingest_documentchunk c ON c.id = f.rowid
-        JOIN ingest_document d ON d.id = c.document_id AND d.current_revision_id = c.revision_id
-        WHERE ingest_chunk_fts MATCH %s {extra}
-          AND c.tenant_id = %s AND d.status = 'ready' AND d.is_deleted = 0
-        ORDER BY bm25(ingest_chunk_fts)
-        LIMIT %s
-    """
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return [(row[0], row[1]) for row in cursor.fetchall()]
+        wanted = _selective_terms(cursor, terms)
+        if not wanted:
+            return []
+        match = " OR ".join(_quote(t) for t in wanted)
+        if document_ids is not None:
+            return _search_documents(cursor, match, tenant_id, document_ids, k)
+        return _search_all(cursor, match, tenant_id, collection_id, k)
+
+
+def _search_documents(cursor, match: str, tenant_id: int, document_ids: list, k: int):
+    # Narrow the FTS scan to the documents' current chunks by rowid first, so
+    # a one-document search costs that document's size, not the index's.
+    placeholders = ",".join(["%s"] * len(document_ids))
+    cursor.execute(
+        f"""
+        SELECT f.rowid, -f.rank
+        FROM ingest_chunk_fts f
+        WHERE ingest_chunk_fts MATCH %s AND f.rowid IN (
+            SELECT c.id FROM ingest_documentchunk c
+            JOIN ingest_document d ON d.id = c.document_id AND d.current_revision_id = c.revision_id
+            WHERE c.document_id IN ({placeholders}) AND c.tenant_id = %s
+              AND d.status = 'ready' AND d.is_deleted = 0)
+        ORDER BY f.rank
+        LIMIT %s
+        """,
+        [match, *(_uuid_hex(d) for d in document_ids), tenant_id, k],
+    )
+    return [(row[0], row[1]) for row in cursor.fetchall()]
+
+
+def _search_all(cursor, match: str, tenant_id: int, collection_id: int | None, k: int):
+    # Rank inside the index first (no joins per match), then keep the best
+    # that pass the tenant/status/revision filters; widen when too few pass.
+    extra, params = "", []
+    if collection_id is not None:
+        extra = " AND d.id IN (SELECT document_id FROM ingest_document_collections WHERE collection_id = %s)"
+        params.append(collection_id)
+    window = max(64, 16 * k)
+    while True:
+        cursor.execute(
+            f"""
+            WITH top AS (
+                SELECT rowid AS id, rank FROM ingest_chunk_fts
+                WHERE ingest_chunk_fts MATCH %s ORDER BY rank LIMIT %s
+            )
+            SELECT c.id, -top.rank, (SELECT COUNT(*) FROM top)
+            FROM top
+            JOIN ingest_documentchunk c ON c.id = top.id
+            JOIN ingest_document d ON d.id = c.document_id AND d.current_revision_id = c.revision_id
+            WHERE c.tenant_id = %s AND d.status = 'ready' AND d.is_deleted = 0 {extra}
+            ORDER BY top.rank
+            LIMIT %s
+            """,
+            [match, window, tenant_id, *params, k],
+        )
+        rows = cursor.fetchall()
+        if len(rows) >= k:
+            return [(row[0], row[1]) for row in rows]
+        if rows:
+            top_size = rows[0][2]
+        else:
+            cursor.execute(
+                "SELECT COUNT(*) FROM (SELECT rowid FROM ingest_chunk_fts "
+                "WHERE ingest_chunk_fts MATCH %s LIMIT %s)",
+                [match, window],
+            )
+            top_size = cursor.fetchone()[0]
+        if top_size < window:  # every match was considered
+            return [(row[0], row[1]) for row in rows]
+        window *= 8

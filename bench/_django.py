@@ -1,0 +1,51 @@
+"""Set Django up for a benchmark on a database of its own (never the app's)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+
+
+def setup(database_url: str | None = None) -> str:
+    """Point Django at `database_url` (default: a fresh SQLite file), migrate it."""
+    sys.path.insert(0, str(ROOT))
+    if database_url is None:
+        database_url = f"sqlite:///{tempfile.mkdtemp(prefix='docuiq-bench-')}/bench.sqlite3"
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="docuiq-bench-media-"))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docuiq.settings")
+    os.environ.pop("CELERY_BROKER_URL", None)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    return database_url
+
+
+def reset_postgres(url: str) -> bool:
+    """Drop and create the benchmark database; False if PostgreSQL is not reachable."""
+    import psycopg
+
+    base, _, name = url.rpartition("/")
+    try:
+        with psycopg.connect(base + "/postgres", autocommit=True, connect_timeout=3) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.OperationalError:
+        return False
+    return True
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[index]

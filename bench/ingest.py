@@ -1,0 +1,216 @@
+"""Ingestion and search benchmark (issue 2).
+
+PDF ingestion pages/second (extraction + normalization + chunking + indexing)
+on a generated 200-page prose PDF and a two-column PDF, then top-4 search
+latency over N chunks (default 100,000) on SQLite and PostgreSQL, within one
+document and across all. Prints figures; writes bench/results/ingest.json.
+
+    .venv/bin/python bench/ingest.py [--chunks 100000] [--pg URL | --no-pg]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _django  # noqa: E402
+
+QUESTIONS = [
+    "What is the notice period for termination of the agreement?",
+    "When must the buyer pay invoices and what interest applies to late payment?",
+    "Which party is responsible for insurance and indemnification?",
+    "How long does the confidentiality obligation survive after expiry?",
+    "What are the governing law and the venue for disputes?",
+    "Can the supplier assign the contract without consent?",
+    "What warranties does the vendor give about the services?",
+    "What is the limitation of liability cap?",
+    "Who owns the intellectual property created under this agreement?",
+    "What happens on a change of control of the customer?",
+]
+
+
+def _vocabulary(rng: random.Random) -> list[str]:
+    base = (
+        "agreement party parties shall may must notice termination payment invoice days buyer seller "
+        "supplier customer services goods warranty liability indemnify insurance confidential information "
+        "law court dispute arbitration assign consent change control intellectual property license fee "
+        "term renewal expiry breach remedy damages cap limitation period written delivery acceptance "
+        "price interest late schedule exhibit section clause obligation right title interest survive"
+    ).split()
+    syllables = ["ra", "to", "mi", "ne", "sa", "lo", "ver", "con", "tri", "bu", "el", "an", "or", "is"]
+    words = set(base)
+    while len(words) < 6000:
+        words.add("".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+def bench_pdf_ingestion() -> dict:
+    from accounts.scoping import tenant_scope
+    from accounts.services import tenant_create
+    from docuiq.testing import pdfgen
+    from ingest.models import Document
+    from ingest.services import Upload, document_upload
+
+    tenant = tenant_create(slug="bench-pdf")
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        cases = {
+            "prose_200_pages": (pdfgen.prose_pdf, 200),
+            "two_column_50_pages": (pdfgen.two_column_pdf, 50),
+        }
+        for name, (make, pages) in cases.items():
+            path = Path(tmp) / f"{name}.pdf"
+            make(path, pages=pages)
+            started = time.perf_counter()
+            with tenant_scope(tenant), path.open("rb") as stream:
+                document = document_upload(tenant=tenant, upload=Upload(filename=path.name, stream=stream))
+                document = Document.objects.get(pk=document.pk)
+            elapsed = time.perf_counter() - started
+            assert document.status == "ready", document.error
+            done = document.current_revision.page_count
+            out[name] = {
+                "pages": done,
+                "seconds": round(elapsed, 3),
+                "pages_per_second": round(done / elapsed, 1),
+            }
+            print(f"  {name:<22} {done} pages in {elapsed:.2f} s = {done / elapsed:.0f} pages/s")
+    return out
+
+
+def _fill_chunks(n_chunks: int, per_document: int = 50) -> tuple[object, list]:
+    import hashlib
+    import uuid
+
+    from django.db import transaction
+
+    from accounts.scoping import tenant_scope
+    from accounts.services import tenant_create
+    from ingest.models import Document, DocumentChunk, DocumentRevision, File
+
+    rng = random.Random(7)
+    vocab = _vocabulary(rng)
+    weights = [1 / (i + 1) for i in range(len(vocab))]
+    tenant = tenant_create(slug="bench-search")
+    other = tenant_create(slug="bench-other")
+    documents = []
+    n_docs = max(1, n_chunks // per_document)
+    started = time.perf_counter()
+    for d in range(n_docs):
+        owner = tenant if d % 10 else other  # 10% of the index belongs to another tenant
+        pieces = [" ".join(rng.choices(vocab, weights, k=150)) + "." for _ in range(per_document)]
+        text = "\n\n".join(pieces)
+        with transaction.atomic(), tenant_scope(owner):
+            sha = hashlib.sha256(uuid.uuid4().bytes).hexdigest()
+            file = File.objects.create(tenant=owner, filename=f"d{d}.txt", size=len(text), sha256=sha)
+            doc = Document.objects.create(tenant=owner, file=file, title=f"Doc {d}", source_type="text", status="ready")
+            rev = DocumentRevision.objects.create(
+                tenant=owner, document=doc, number=1, file=file, normalized_content=text,
+                page_starts=[0], content_sha256=sha,
+            )
+            rows, pos = [], 0
+            for i, piece in enumerate(pieces):
+                rows.append(DocumentChunk(
+                    tenant=owner, document=doc, revision=rev, chunk_index=i, content=piece,
+                    start_offset=pos, end_offset=pos + len(piece),
+                ))
+                pos += len(piece) + 2
+            DocumentChunk.objects.bulk_create(rows)
+            Document.objects.filter(pk=doc.pk).update(current_revision=rev)
+        if owner == tenant:
+            documents.append(doc)
+        if d and d % 200 == 0:
+            print(f"    {d * per_document:,} chunks … {time.perf_counter() - started:.0f} s", flush=True)
+    return tenant, documents
+
+
+def bench_search(label: str, n_chunks: int, repeats: int = 200) -> dict:
+    from django.db import connection
+
+    from accounts.scoping import tenant_scope
+    from ingest.search import search_chunks
+
+    print(f"  filling {n_chunks:,} chunks on {label} …", flush=True)
+    started = time.perf_counter()
+    tenant, documents = _fill_chunks(n_chunks)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+    fill_s = time.perf_counter() - started
+    rng = random.Random(11)
+    results = {"chunks": n_chunks, "fill_seconds": round(fill_s, 1)}
+    with tenant_scope(tenant):
+        for scope_name in ("one_document", "all_documents"):
+            times = []
+            for i in range(repeats):
+                question = QUESTIONS[i % len(QUESTIONS)]
+                document = rng.choice(documents) if scope_name == "one_document" else None
+                t0 = time.perf_counter()
+                hits = search_chunks(tenant, question, document=document, k=4)
+                times.append((time.perf_counter() - t0) * 1000)
+                assert len(hits) <= 4
+            results[scope_name] = {
+                "median_ms": round(_django.percentile(times, 50), 2),
+                "p95_ms": round(_django.percentile(times, 95), 2),
+                "queries": repeats,
+            }
+            r = results[scope_name]
+            print(f"  {label:<10} top-4 {scope_name:<14} median {r['median_ms']:.2f} ms  p95 {r['p95_ms']:.2f} ms")
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432/docuiq_bench")
+    parser.add_argument("--no-pg", action="store_true")
+    parser.add_argument("--part", choices=["all", "pdf", "sqlite", "pg"], default="all")
+    args = parser.parse_args()
+
+    if args.part == "all":
+        # Each database in its own process: Django is set up once per process.
+        out: dict = {"targets": {"pdf_pages_per_second": 100, "one_document_p95_ms": 5, "all_documents_p95_ms": 50}}
+        for part in ("pdf", "sqlite", "pg"):
+            if part == "pg" and args.no_pg:
+                continue
+            proc = subprocess.run(
+                [sys.executable, __file__, "--part", part, "--chunks", str(args.chunks), "--pg", args.pg],
+                capture_output=True, text=True, check=False,
+            )
+            sys.stdout.write(proc.stdout)
+            if proc.returncode != 0:
+                sys.stderr.write(proc.stderr[-3000:])
+                out[part] = {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed"}
+                continue
+            out[part] = json.loads((_django.RESULTS / f"ingest.{part}.json").read_text())
+        _django.RESULTS.mkdir(parents=True, exist_ok=True)
+        (_django.RESULTS / "ingest.json").write_text(json.dumps(out, indent=2))
+        print(f"wrote {_django.RESULTS / 'ingest.json'}")
+        return
+
+    if args.part == "pg":
+        if not _django.reset_postgres(args.pg):
+            print("  PostgreSQL not reachable: skipped")
+            result = {"skipped": "PostgreSQL not reachable"}
+        else:
+            _django.setup(args.pg)
+            result = bench_search("postgresql", args.chunks)
+    elif args.part == "sqlite":
+        _django.setup()
+        result = bench_search("sqlite", args.chunks)
+    else:
+        print("PDF ingestion (eager, in-process, extraction in a child process)")
+        _django.setup()
+        result = bench_pdf_ingestion()
+    _django.RESULTS.mkdir(parents=True, exist_ok=True)
+    (_django.RESULTS / f"ingest.{args.part}.json").write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""LLMConfig and get_provider: which provider a configuration gives."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from chat.llm import (
+    ExtractiveProvider,
+    LLMConfig,
+    OpenAICompatProvider,
+    Provider,
+    get_provider,
+)
+from chat.llm.errors import LLMBadResponse, LLMRequestRejected, LLMUnavailable
+
+
+def test_no_base_url_gives_the_extractive_provider() -> None:
+    provider = get_provider(LLMConfig())
+    assert isinstance(provider, ExtractiveProvider)
+    assert isinstance(provider, Provider)
+
+
+def test_a_base_url_gives_the_openai_compatible_provider() -> None:
+    provider = get_provider(LLMConfig(base_url="http://127.0.0.1:9/v1", model="m"))
+    assert isinstance(provider, OpenAICompatProvider)
+    assert isinstance(provider, Provider)
+    assert provider.model == "m"
+
+
+def test_providers_are_reused_for_the_same_config() -> None:
+    config = LLMConfig(base_url="http://127.0.0.1:9/v1", model="m")
+    assert get_provider(config) is get_provider(LLMConfig(**vars(config)))
+
+
+def test_settings_like_objects_are_read_with_empty_meaning_unset() -> None:
+    settings = SimpleNamespace(
+        LLM_BASE_URL="http://127.0.0.1:8999/v1",
+        LLM_API_KEY="",
+        LLM_MODEL="",
+        LLM_TIMEOUT_S=12.5,
+        LLM_MAX_RETRIES=4,
+        LLM_JUDGE_MODEL="judge",
+        LLM_ENSEMBLE_MODELS=["a", "b"],
+        LLM_ENSEMBLE_QUORUM=2,
+    )
+    config = LLMConfig.from_settings(settings)
+    assert config == LLMConfig(
+        base_url="http://127.0.0.1:8999/v1",
+        api_key=None,
+        model=None,
+        timeout_s=12.5,
+        max_retries=4,
+        judge_model="judge",
+        judge_models=("a", "b"),
+        ensemble_quorum=2,
+    )
+    assert config.configured
+    assert isinstance(get_provider(settings), OpenAICompatProvider)
+
+
+def test_unset_settings_mean_offline() -> None:
+    config = LLMConfig.from_settings(SimpleNamespace(LLM_BASE_URL=""))
+    assert not config.configured
+    assert isinstance(get_provider(config), ExtractiveProvider)
+
+
+def test_only_unavailability_is_retryable() -> None:
+    assert LLMUnavailable("x").retryable
+    assert not LLMBadResponse("x").retryable
+    assert not LLMRequestRejected("x").retryable
+    assert str(LLMUnavailable("The model server did not answer.")) == (
+        "The model server did not answer."
+    )
+
+
+def test_ensemble_models_given_as_a_list_keep_the_config_hashable() -> None:
+    config = LLMConfig(base_url="http://127.0.0.1:9/v1", judge_models=["a", "b"])  # type: ignore[arg-type]
+    assert config.judge_models == ("a", "b")
+    assert hash(config)

@@ -1,0 +1,296 @@
+"""verify_quote: the cascade, stage by stage (SPEC §3).
+
+1. exact_match    the quote verbatim, in the cited chunk first, then anywhere
+2. tolerant_match after folding (normalized), or approximately (fuzzy), or
+                  part by part for elided quotes; always guarded
+3. llm_judge      a judge reads the passage (paraphrase); its span is checked
+4. ensemble       several judges vote, for high-stakes operations
+
+A stage runs only when the previous ones failed. A failure keeps the closest
+rejected placement for display, never as the verified span.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from citations.cascade.elision import find_elided, split_quote
+from citations.cascade.folding import _PUNCT, IGNORABLE
+from citations.cascade.judging import Judge, ensemble_vote, vote
+from citations.cascade.prepared import PreparedText, prepare
+from citations.cascade.tolerant import Found, Near, find_exact, find_tolerant
+from citations.cascade.verdict import (
+    ENSEMBLE,
+    EXACT_MATCH,
+    LLM_JUDGE,
+    TOLERANT_MATCH,
+    Verdict,
+    failed,
+    verified,
+)
+
+# A judge that says "supported" with less confidence than this has not
+# supported anything.
+MIN_JUDGE_CONFIDENCE = 0.5
+# Passage shown to a judge around a near miss when no chunk was cited, and the
+# largest document shown whole when there is neither.
+JUDGE_CONTEXT = 1_500
+JUDGE_WHOLE_TEXT = 12_000
+
+
+@dataclass(frozen=True)
+class Match:
+    """Outcome of stages 1-2."""
+
+    found: Found | None
+    near: Near | None
+    reason: str
+    stages: tuple[dict[str, Any], ...]
+
+
+def _region(within: tuple[int, int] | None, length: int) -> tuple[int, int] | None:
+    if within is None:
+        return None
+    try:
+        start, end = int(within[0]), int(within[1])
+    except (TypeError, ValueError, IndexError):
+        return None
+    start = max(0, min(start, length))
+    end = max(0, min(end, length))
+    return (start, end) if start < end else None
+
+
+def _stage(name: str, outcome: str, started: float, detail: str = "") -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "stage": name,
+        "outcome": outcome,
+        "ms": round((time.perf_counter() - started) * 1000, 3),
+    }
+    if detail:
+        record["detail"] = detail[:500]
+    return record
+
+
+def _letters(s: str) -> list[str]:
+    return [c for c in s if c.isalpha()]
+
+
+def _normalizations(quote: str, source: str) -> str:
+    both = quote + source
+    kinds = []
+    if re.search(r"\s{2,}|[^\S ]", both):
+        kinds.append("whitespace")
+    if re.search(r"[-\u00ad\u2010\u2011\x02][^\S\r\n]*[\r\n]", both):
+        kinds.append("line-break hyphenation")
+    if any(c in _PUNCT for c in both):
+        kinds.append("quotation marks and dashes")
+    if any("\ufb00" <= c <= "\ufb06" for c in both):
+        kinds.append("ligatures")
+    if any(c in IGNORABLE for c in both):
+        kinds.append("invisible characters")
+    if _letters(quote) != _letters(source) and [c.lower() for c in _letters(quote)] == [
+        c.lower() for c in _letters(source)
+    ]:
+        kinds.append("letter case")
+    return ", ".join(kinds) or "compatibility characters"
+
+
+def _where(found: Found, region: tuple[int, int] | None) -> str:
+    if region is None:
+        return ""
+    return " in the cited chunk" if found.in_region else "; found outside the cited chunk"
+
+
+def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
+    """Stages 1-2 only: no model involved."""
+    stages: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    stripped = quote.strip()
+    exact = find_exact(text, quote, region)
+    if exact is None and stripped != quote:
+        exact = find_exact(text, stripped, region)
+    if exact is not None:
+        stages.append(_stage(EXACT_MATCH, "verified", started))
+        return Match(exact, None, "exact match" + _where(exact, region), tuple(stages))
+    stages.append(_stage(EXACT_MATCH, "not found", started))
+    started = time.perf_counter()
+    prepared = prepare(text)
+    split = split_quote(stripped)
+    if split is None:
+        search = find_tolerant(prepared, stripped, region)
+        reason = search.reason
+        if search.found is not None:
+            reason = _describe(search.found, stripped, text) + _where(search.found, region)
+        stages.append(_stage(TOLERANT_MATCH, _outcome(search.found), started, reason))
+        return Match(search.found, search.near, reason, tuple(stages))
+    # The document may itself contain "..." or brackets: try the quote as is.
+    literal = find_tolerant(prepared, stripped, region, allow_fuzzy=False)
+    if literal.found is not None:
+        reason = _describe(literal.found, stripped, text) + _where(literal.found, region)
+        stages.append(_stage(TOLERANT_MATCH, "verified", started, reason))
+        return Match(literal.found, None, reason, tuple(stages))
+    if len(split.parts) == 1:
+        search = find_tolerant(prepared, split.parts[0], region)
+        what = "elided quote" if split.elided else "quote with a bracketed alteration"
+        if search.found is not None:
+            reason = f"{what} matched ({_describe(search.found, split.parts[0], text)})"
+            reason += _where(search.found, region)
+        else:
+            reason = f"{what}: {search.reason}"
+        stages.append(_stage(TOLERANT_MATCH, _outcome(search.found), started, reason))
+        return Match(search.found, search.near, reason, tuple(stages))
+    elided = find_elided(prepared, split, region)
+    if elided.found is not None:
+        reason = (
+            f"elided quote: {elided.parts} parts found in order "
+            f"(largest gap {elided.largest_gap} characters)" + _where(elided.found, region)
+        )
+    else:
+        reason = f"elided quote: {elided.reason}"
+    stages.append(_stage(TOLERANT_MATCH, _outcome(elided.found), started, reason))
+    return Match(elided.found, None, reason, tuple(stages))
+
+
+def _outcome(found: Found | None) -> str:
+    return "verified" if found is not None else "rejected"
+
+
+def _describe(found: Found, quote: str, text: str) -> str:
+    if found.match_type == "fuzzy":
+        return (
+            f"approximate match (similarity {found.similarity:.2f}, "
+            f"{found.ocr_similarity:.2f} after folding OCR confusions)"
+        )
+    return f"matched after normalizing {_normalizations(quote, text[found.start : found.end])}"
+
+
+def _passage(
+    prepared: PreparedText, region: tuple[int, int] | None, near: Near | None
+) -> tuple[int, int] | None:
+    n = len(prepared.text)
+    if region is not None:
+        return region
+    if near is not None:
+        return max(0, near.start - JUDGE_CONTEXT), min(n, near.end + JUDGE_CONTEXT)
+    if n <= JUDGE_WHOLE_TEXT:
+        return 0, n
+    return None
+
+
+def _failed_from(text: str, match: Match, reason: str, stages: Sequence[dict[str, Any]]) -> Verdict:
+    near = match.near
+    return failed(
+        reason,
+        stages=stages,
+        text=text,
+        candidate=(near.start, near.end) if near else None,
+        score=near.similarity if near else None,
+    )
+
+
+def verify_quote(
+    text: str,
+    quote: str,
+    *,
+    within: tuple[int, int] | None = None,
+    page_starts: Sequence[int] | None = None,
+    judge: Judge | None = None,
+    ensemble: Sequence[Judge] = (),
+    quorum: int = 2,
+    high_stakes: bool = False,
+) -> Verdict:
+    """Verify that `quote` is supported by `text` (see module docstring).
+
+    `within` is the cited chunk's [start, end) in `text`, searched first;
+    `page_starts` the sorted offsets where pages start (page_starts[0] == 0).
+    Judges run only when stages 1-2 fail; with `high_stakes` and an
+    `ensemble`, the ensemble decides instead of the single judge.
+    """
+    if not isinstance(text, str) or not isinstance(quote, str):
+        return failed("quote and text must be strings", stages=())
+    if not quote.strip():
+        return failed("quote is empty", stages=())
+    if len(quote.strip()) > len(text):
+        return failed("quote is longer than the source text", stages=())
+    region = _region(within, len(text))
+    match = match_quote(text, quote, region)
+    stages = list(match.stages)
+    found = match.found
+    if found is not None:
+        method = EXACT_MATCH if found.match_type == "exact" else TOLERANT_MATCH
+        return verified(
+            text,
+            found.start,
+            found.end,
+            method=method,
+            match_type=found.match_type,
+            confidence=found.similarity,
+            page_starts=page_starts,
+            reason=match.reason,
+            stages=stages,
+        )
+    use_ensemble = bool(high_stakes and ensemble)
+    if not use_ensemble and judge is None:
+        return _failed_from(text, match, match.reason, stages)
+    prepared = prepare(text)
+    passage = _passage(prepared, region, match.near)
+    if passage is None:
+        reason = f"{match.reason}; no passage to show a judge (no cited chunk, no near match)"
+        return _failed_from(text, match, reason, stages)
+    started = time.perf_counter()
+    quote = quote.strip()
+    if use_ensemble:
+        ballot = ensemble_vote(prepared, quote, passage, ensemble, quorum)
+        confident = tuple(v for v in ballot.agreeing if v.confidence >= MIN_JUDGE_CONFIDENCE)
+        agreeing = len(confident)
+        summary = f"{agreeing} of {len(ballot.votes)} judges agree (quorum {ballot.quorum})"
+        best = max(confident, key=lambda v: v.confidence, default=None)
+        if agreeing >= ballot.quorum and best is not None:
+            stages.append(_stage(ENSEMBLE, "verified", started, summary))
+            return verified(
+                text,
+                best.start,  # type: ignore[arg-type]
+                best.end,  # type: ignore[arg-type]
+                method=ENSEMBLE,
+                match_type="paraphrase",
+                confidence=agreeing / len(ballot.votes),
+                page_starts=page_starts,
+                reason=f"ensemble: {summary}; {best.reason}",
+                stages=stages,
+                judged_by=[v.judge for v in confident],
+            )
+        dissent = next((v.reason for v in ballot.votes if not v.supported), "")
+        detail = f"ensemble: {summary}" + (f"; {dissent}" if dissent else "")
+        stages.append(_stage(ENSEMBLE, "rejected", started, detail))
+        return _failed_from(text, match, f"{match.reason}; {detail}", stages)
+    assert judge is not None
+    result = vote(prepared, quote, passage, judge)
+    if result.supported and result.confidence < MIN_JUDGE_CONFIDENCE:
+        result = type(result)(
+            result.judge,
+            False,
+            result.start,
+            result.end,
+            result.confidence,
+            f"{result.judge} was not confident ({result.confidence:.2f})",
+        )
+    if result.supported:
+        stages.append(_stage(LLM_JUDGE, "verified", started, result.reason))
+        return verified(
+            text,
+            result.start,  # type: ignore[arg-type]
+            result.end,  # type: ignore[arg-type]
+            method=LLM_JUDGE,
+            match_type="paraphrase",
+            confidence=result.confidence,
+            page_starts=page_starts,
+            reason=f"paraphrase: {result.reason}",
+            stages=stages,
+            judged_by=[result.judge],
+        )
+    stages.append(_stage(LLM_JUDGE, "rejected", started, result.reason))
+    return _failed_from(text, match, f"{match.reason}; {result.reason}", stages)

@@ -1,0 +1,90 @@
+"""Elided and altered quotes verify part by part; frankenquotes do not."""
+
+from __future__ import annotations
+
+from citations.cascade import verify_quote
+from citations.cascade.elision import split_quote
+
+TEXT = (
+    "12.1 The Supplier shall, at its own cost and within the agreed period, deliver the "
+    "Goods to the Buyer's premises. The Buyer shall inspect the Goods on arrival. "
+    "The warranty does not cover damage caused by misuse, accident or neglect."
+)
+
+
+def test_ellipsis_parts_found_in_order_verify_with_the_whole_span():
+    for marker in ("...", "…", "[...]", "[…]", ". . ."):
+        quote = f"The Supplier shall {marker} deliver the Goods to the Buyer's premises"
+        verdict = verify_quote(TEXT, quote)
+        assert verdict.verified, (marker, verdict.reason)
+        assert verdict.method == "tolerant_match"
+        assert verdict.match_type == "normalized"
+        assert verdict.source_text.startswith("The Supplier shall, at its own cost")
+        assert verdict.source_text.endswith("Buyer's premises")
+        assert TEXT[verdict.start : verdict.end] == verdict.source_text
+        assert "elided" in verdict.reason
+
+
+def test_one_letter_bracket_is_a_case_change():
+    verdict = verify_quote(TEXT, "[t]he warranty does not cover damage caused by misuse")
+    assert verdict.verified
+    assert verdict.source_text == "The warranty does not cover damage caused by misuse"
+    assert "alteration" in verdict.reason
+
+
+def test_a_bracketed_insertion_is_a_placeholder():
+    quote = "[The Supplier] shall, at its own cost and within the agreed period, deliver the Goods"
+    verdict = verify_quote(TEXT, quote)
+    assert verdict.verified
+    assert verdict.source_text.startswith("shall, at its own cost")
+
+
+def test_parts_out_of_order_fail():
+    quote = "The Buyer shall inspect the Goods on arrival ... The Supplier shall, at its own cost"
+    assert not verify_quote(TEXT, quote).verified
+
+
+def test_parts_too_far_apart_fail():
+    far = TEXT + " filler sentence." * 40 + " The Buyer may reject defective Goods in writing."
+    quote = "The Supplier shall, at its own cost ... The Buyer may reject defective Goods"
+    verdict = verify_quote(far, quote)
+    assert not verdict.verified
+    assert "not found within" in verdict.reason
+
+
+def test_a_frankenquote_of_short_fragments_fails():
+    quote = "The Supplier ... deliver ... the Goods ... on arrival"
+    verdict = verify_quote(TEXT, quote)
+    assert not verdict.verified
+
+
+def test_a_floating_negation_fragment_fails():
+    quote = "The Supplier shall, at its own cost ... not ... deliver the Goods"
+    verdict = verify_quote(TEXT, quote)
+    assert not verdict.verified
+    assert "too short to verify safely" in verdict.reason
+
+
+def test_each_part_is_guarded():
+    quote = "The Supplier shall, at its own cost ... deliver the Goods to the Seller's premises"
+    assert not verify_quote(TEXT, quote).verified
+
+
+def test_short_fragments_must_be_whole_words():
+    # "deliver" occurs only inside "delivery" here.
+    text = "The Supplier shall, at its own cost, arrange delivery of the Goods."
+    assert not verify_quote(text, "The Supplier shall, at its own cost ... deliver").verified
+
+
+def test_literal_dots_in_the_document_match_as_written():
+    text = 'The report says "Scope 1 emissions declined 10% year over year..." in its summary.'
+    verdict = verify_quote(text, "Scope 1 emissions declined 10% year over year...")
+    assert verdict.verified and verdict.method == "exact_match"
+
+
+def test_split_quote_reads_markers():
+    parts = split_quote("[T]he Supplier shall [sic] ... deliver [the Goods] promptly")
+    assert parts is not None
+    assert parts.parts == ("The Supplier shall", "deliver", "promptly")
+    assert parts.elided and parts.altered
+    assert split_quote("no markers here") is None

@@ -1,0 +1,168 @@
+"""Stage 2: presentation damage and OCR noise verify, at the right offsets."""
+
+from __future__ import annotations
+
+import pytest
+
+from citations.cascade import verify_quote
+from citations.cascade.folding import fold
+
+CLEAN = (
+    'The Supplier shall deliver the Goods within thirty (30) days of the "Order Date". '
+    "Termination of this Agreement shall not affect any rights accrued before termination. "
+    "The final invoice is payable in full without set-off or deduction."
+)
+
+
+def _assert_span(text: str, verdict, expected: str) -> None:
+    assert verdict.verified, verdict.reason
+    assert text[verdict.start : verdict.end] == verdict.source_text
+    assert verdict.source_text == expected
+
+
+@pytest.mark.parametrize(
+    ("damaged_source", "quote"),
+    [
+        (  # line breaks, a run of spaces and a tab
+            "The Supplier shall\ndeliver the  Goods\twithin thirty (30) days",
+            "The Supplier shall deliver the Goods within thirty (30) days",
+        ),
+        (  # CRLF and NBSP
+            "Termination of this\r\nAgreement shall\u00a0not affect any rights",
+            "Termination of this Agreement shall not affect any rights",
+        ),
+        (  # line-break hyphenation
+            "Termi-\nnation of this Agreement shall not affect any rights",
+            "Termination of this Agreement shall not affect any rights",
+        ),
+        (  # soft hyphen and zero-width space
+            "The final in\u00advoice is pay\u200bable in full",
+            "The final invoice is payable in full",
+        ),
+        (  # ligatures
+            "The ﬁnal invoice is payable in full without set-oﬀ",
+            "The final invoice is payable in full without set-off",
+        ),
+        (  # smart quotes and an en dash
+            "within thirty (30) days of the “Order Date” – in full",
+            'within thirty (30) days of the "Order Date" - in full',
+        ),
+        (  # case
+            "THE FINAL INVOICE IS PAYABLE IN FULL",
+            "The final invoice is payable in full",
+        ),
+    ],
+)
+def test_presentation_damage_is_a_normalized_match_on_the_documents_own_text(
+    damaged_source, quote
+):
+    text = "Preamble. " + damaged_source + " Postscript."
+    verdict = verify_quote(text, quote)
+    _assert_span(text, verdict, damaged_source)
+    assert verdict.method == "tolerant_match"
+    assert verdict.match_type == "normalized"
+    assert verdict.confidence == 1.0
+
+
+def test_the_quote_may_carry_the_damage_instead_of_the_source():
+    quote = "Termination of this\nAgree-\nment shall not  affect any rights"
+    verdict = verify_quote(CLEAN, quote)
+    _assert_span(CLEAN, verdict, "Termination of this Agreement shall not affect any rights")
+
+
+@pytest.mark.parametrize(
+    ("ocr_source", "quote"),
+    [
+        (
+            "The Supp1ier sha1l de1iver the Goods witbin thirty (30) days of the 0rder Date",
+            "The Supplier shall deliver the Goods within thirty (30) days of the Order Date",
+        ),
+        (
+            "Terrnination of this Agreernent shall not affect any rights accrued",
+            "Termination of this Agreement shall not affect any rights accrued",
+        ),
+        (
+            "The final invoice is payab1e in fu1l vvithout set-off or deduction",
+            "The final invoice is payable in full without set-off or deduction",
+        ),
+        (
+            "The king was very glad hereof,and caused the combatants to be brought",
+            "The king was very glad hereof, and caused the combatants to be brought",
+        ),
+    ],
+)
+def test_ocr_confusions_verify_as_fuzzy_with_exact_boundaries(ocr_source, quote):
+    text = "Header line.\n" + ocr_source + ".\nNext paragraph begins here."
+    verdict = verify_quote(text, quote)
+    _assert_span(text, verdict, ocr_source)
+    assert verdict.method == "tolerant_match"
+    assert verdict.match_type == "fuzzy"
+    assert 0.85 <= verdict.confidence < 1.0
+
+
+def test_two_ocr_digits_in_a_word_read_as_a_number_and_fail():
+    # "fu11" could be "full" or a label; when digits are involved we do not guess.
+    text = "The final invoice is payable in fu11 without set-off or deduction."
+    verdict = verify_quote(text, "The final invoice is payable in full without set-off or deduction.")
+    assert not verdict.verified and "number" in verdict.reason
+
+
+def test_fuzzy_span_starts_and_ends_on_the_quoted_words():
+    text = "xx The Buyer shal1 pay the Se1ler promptly. yy"
+    verdict = verify_quote(text, "The Buyer shall pay the Seller promptly.")
+    _assert_span(text, verdict, "The Buyer shal1 pay the Se1ler promptly.")
+
+
+def test_fuzzy_in_a_long_document_finds_the_right_place():
+    filler = " ".join(f"Clause {i} covers topic number {i} in detail." for i in range(3000))
+    target = "The Licensee sha1l maintain insurance covering product 1iability claims"
+    text = filler + " " + target + " " + filler
+    verdict = verify_quote(
+        text, "The Licensee shall maintain insurance covering product liability claims"
+    )
+    _assert_span(text, verdict, target)
+
+
+def test_the_cited_chunk_is_preferred_for_fuzzy_matches_too():
+    sentence = "The Licensee sha1l maintain insurance covering product 1iability claims."
+    text = sentence + " Other text. " + sentence
+    second = text.rindex(sentence)
+    verdict = verify_quote(
+        text,
+        "The Licensee shall maintain insurance covering product liability claims.",
+        within=(second, len(text)),
+    )
+    assert verdict.start == second
+
+
+def test_short_quotes_are_never_matched_approximately():
+    verdict = verify_quote("The Buyer shall pay.", "The Buyer sha11 pax")
+    assert not verdict.verified
+    verdict = verify_quote("Payment is due in full.", "Payment is dve")
+    assert not verdict.verified
+
+
+def test_a_failed_near_match_keeps_its_candidate_for_display():
+    text = "Intro. The Supplier shall deliver the Goods within 30 days of the Order Date. End."
+    verdict = verify_quote(
+        text, "The Supplier shall deliver the Goods within 60 days of the Order Date."
+    )
+    assert not verdict.verified
+    assert verdict.start is None and verdict.source_text is None
+    assert verdict.candidate_text == text[verdict.candidate_start : verdict.candidate_end]
+    assert "within 30 days" in verdict.candidate_text
+    assert verdict.score is not None and verdict.score > 0.9
+
+
+def test_folding_maps_every_folded_span_back_to_text_that_folds_to_it():
+    text = "A\u00a0“quote”  with ﬁ-\nnal Straße and e\u0301 and \u200bzero\r\nwidth"
+    folded = fold(text)
+    for i in range(len(folded.text)):
+        for j in range(i + 1, len(folded.text) + 1):
+            start, end = folded.source_span(i, j)
+            assert 0 <= start < end <= len(text)
+            assert folded.text[i:j] in fold(text[start:end]).text
+
+
+def test_composed_and_decomposed_accents_fold_alike():
+    assert fold("café").text == fold("cafe\u0301").text

@@ -1,0 +1,76 @@
+"""Browser fixtures: Playwright driving Debian's chromium against a live server.
+
+Playwright never downloads a browser here: it launches /usr/bin/chromium.
+Screenshots go to test-results/ so a person can look at them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Playwright's sync API runs an event loop in this thread; Django's ORM calls
+# from the test body are still synchronous and safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+RESULTS = Path(__file__).resolve().parent.parent / "test-results"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.console_errors = errors
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def screenshot(page):
+    RESULTS.mkdir(exist_ok=True)
+
+    def take(name: str) -> Path:
+        path = RESULTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return take
+
+
+@pytest.fixture
+def login(page, live_server):
+    def do(username: str, password: str) -> None:
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.fill("input[name=username]", username)
+        page.fill("input[name=password]", password)
+        page.click("button[type=submit]")
+        page.wait_for_url(lambda url: "/accounts/login/" not in url)
+
+    return do

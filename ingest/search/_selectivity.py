@@ -1,0 +1,30 @@
+"""Which query terms are worth searching for.
+
+A natural-language question becomes an OR query, and OR-ing a word that
+occurs in most chunks ("agreement" in a contract library) makes the engine
+rank nearly every chunk while adding almost nothing to the ranking (its IDF
+is near zero). Terms whose document frequency is above COMMON_FRACTION are
+dropped, keeping at least the MIN_KEPT rarest, so the query touches only the
+chunks that can win. Both engines report frequencies from their own
+statistics (see _sqlite.py and _postgres.py).
+"""
+
+from __future__ import annotations
+
+COMMON_FRACTION = 0.12
+MIN_KEPT = 2
+
+
+def selective(frequencies: dict[str, float]) -> list[str]:
+    """Terms (keys) to query, rarest first; terms that match nothing are dropped.
+
+    `frequencies` maps each term to the fraction of chunks containing it
+    (0 when it occurs nowhere).
+    """
+    present = sorted((f, t) for t, f in frequencies.items() if f > 0)
+    if not present:
+        return []
+    kept = [t for f, t in present if f <= COMMON_FRACTION]
+    if len(kept) < MIN_KEPT:
+        kept = [t for _, t in present[:MIN_KEPT]]
+    return kept

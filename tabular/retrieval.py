@@ -1,0 +1,389 @@
+"""Which chunks of one document a cell's model call sees.
+
+Full-text search alone misses when a column's wording differs from the
+contract's ("Is there a non-compete?" against "shall not engage in any
+business that competes"), so a cell query is built from more than the
+question (seed 002 names this gap):
+
+1. Query expansion: content words of the column's name, question and
+   description, plus a small legal thesaurus (``EXPANSIONS``) that maps a
+   concept to the words contracts use for it.
+2. Candidates: the document's full-text search (SQLite FTS5 / PostgreSQL
+   tsvector) with the core terms and, separately, the expansion terms; a
+   pool of ``POOL`` chunks.
+3. Re-ranking in Python: BM25 over the expanded, weighted terms with
+   document-level IDF, plus a phrase bonus (the column name or a question
+   bigram appearing as consecutive words) and a proximity bonus (distinct
+   query terms a few words apart), so a clause that *says* the thing beats a
+   chunk that merely repeats one common word.
+4. Fallback: no hit at all (a question of stopwords, a document of tables)
+   gives the document's first chunks, so the model still sees content.
+
+Pure helpers (``build_query``, ``score_chunk``) have no database access and are
+unit-tested; ``retrieve`` does the queries. Per-document term statistics are
+cached by revision id (a revision's text never changes).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from chat.llm.extractive import terms as stemmed_terms
+from ingest.models import DocumentChunk
+from ingest.search import query_terms, search_chunks
+
+if TYPE_CHECKING:
+    from accounts.models import Tenant
+    from ingest.models import Document
+
+__all__ = [
+    "EXPANSIONS",
+    "CellQuery",
+    "Retrieved",
+    "build_query",
+    "retrieve",
+    "score_chunk",
+]
+
+TOP_K = 4
+POOL = 24
+# Full-text queries are OR queries of at most this many words (ingest.search).
+FTS_MAX_TERMS = 16
+
+# Words of a review question that say nothing about where the answer is: every
+# contract is full of them.
+_GENERIC = frozenset(
+    """contract contracts agreement agreements party parties counterparty clause clauses
+    provision provisions whether there including includes include such certain one two
+    other another any either thereof herein hereunder term terms""".split()
+)
+
+# Concept -> the words contracts use for it. Keys and values are plain words or
+# phrases; a key matches when all of its words occur in the column's text.
+# General legal vocabulary, not tuned to any one data set.
+EXPANSIONS: dict[str, tuple[str, ...]] = {
+    "governing law": ("governed", "construed", "laws of the state", "jurisdiction"),
+    "law": ("governed", "construed", "laws"),
+    "terminate": ("termination", "terminated", "expiry", "expiration"),
+    "convenience": ("without cause", "for any reason", "at any time", "upon notice"),
+    "renewal": ("renew", "renewed", "automatically", "successive", "extended"),
+    "expire": ("expiration", "term", "until", "years"),
+    "expiration": ("expire", "term", "until", "years"),
+    "effective date": ("effective", "commence", "as of"),
+    "agreement date": ("dated", "as of", "entered into"),
+    "date": ("dated", "day of"),
+    "notice period": ("prior written notice", "days notice", "notice"),
+    "compete": ("competing", "competitive", "competition", "engage"),
+    "non-compete": ("compete", "competing", "competitive", "engage in"),
+    "exclusive": ("exclusively", "exclusivity", "sole", "solely"),
+    "exclusivity": ("exclusive", "exclusively", "sole"),
+    "solicit": ("solicitation", "induce", "hire", "employ", "recruit"),
+    "employees": ("personnel", "employ", "hire"),
+    "customers": ("clients", "accounts"),
+    "disparage": ("disparaging", "derogatory", "negative statements", "reputation"),
+    "assign": ("assignment", "assigned", "transfer", "consent"),
+    "assignment": ("assign", "assigned", "transfer", "consent"),
+    "change of control": ("merger", "acquisition", "acquired", "control", "substantially all"),
+    "control": ("merger", "acquisition", "acquired"),
+    "liability": ("liable", "damages", "in no event", "aggregate", "exceed"),
+    "cap": ("exceed", "maximum", "aggregate", "limited to", "in no event"),
+    "uncapped": ("unlimited", "shall not apply", "exclusions"),
+    "liquidated damages": ("liquidated", "penalty", "termination fee"),
+    "warranty": ("warrants", "warranted", "defects", "free from defects"),
+    "insurance": ("insured", "insurer", "coverage", "policy", "policies"),
+    "audit": ("inspect", "inspection", "books", "records", "examine"),
+    "escrow": ("source code", "deposit", "escrow agent"),
+    "license": ("licence", "licensed", "licenses", "grants", "right to use"),
+    "irrevocable": ("perpetual", "royalty-free", "fully paid"),
+    "perpetual": ("irrevocable", "royalty-free", "fully paid"),
+    "transfer": ("assign", "sublicense", "transferable"),
+    "affiliates": ("affiliate", "subsidiaries"),
+    "unlimited": ("enterprise", "unlimited", "all you can eat"),
+    "favored": ("most favored", "no less favorable", "more favorable", "better terms"),
+    "better terms": ("most favored", "more favorable", "lower price"),
+    "first refusal": ("right of first", "first offer", "first negotiation"),
+    "refusal": ("right of first", "first offer", "first negotiation"),
+    "revenue": ("royalty", "royalties", "profits", "percent", "share"),
+    "profit": ("royalty", "royalties", "revenue", "percent", "share"),
+    "price": ("prices", "pricing", "increase", "decrease"),
+    "minimum": ("minimum purchase", "at least", "minimum order"),
+    "volume": ("exceed", "threshold", "additional fee"),
+    "intellectual property": ("owned", "ownership", "title", "work made for hire", "inventions"),
+    "ownership": ("owned", "owner", "title", "right title and interest"),
+    "joint": ("jointly", "jointly owned", "co-owned"),
+    "beneficiary": ("third party beneficiaries", "beneficiaries", "no third party"),
+    "sue": ("contest", "challenge", "validity"),
+    "post-termination": ("after termination", "following termination", "survive", "transition"),
+    "after the termination": ("survive", "following termination", "transition", "wind down"),
+    "payment": ("pay", "fee", "fees", "invoice", "compensation"),
+    "fee": ("fees", "pay", "payment", "compensation", "price"),
+    "confidential": ("confidentiality", "non-disclosure", "proprietary"),
+    "indemnify": ("indemnification", "indemnity", "hold harmless", "defend"),
+    "parties": ("by and between", "between", "inc", "corporation", "llc"),
+    "name": ("agreement",),
+}
+
+# Weights of the parts of a cell query, by where a word came from.
+W_NAME = 1.0
+W_QUESTION = 1.0
+W_DESCRIPTION = 0.7
+W_EXPANSION = 0.5
+# Re-ranking: BM25 parameters, and how much a phrase or proximity match adds
+# relative to one fully weighted term.
+K1 = 1.2
+B = 0.75
+PHRASE_BONUS = 1.0
+PROXIMITY_WINDOW = 6
+PROXIMITY_BONUS = 0.35
+
+
+def _stems(text: str) -> list[str]:
+    return stemmed_terms(text)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", text.lower())
+
+
+@dataclass(frozen=True)
+class CellQuery:
+    """A column turned into something to search with.
+
+    ``weights``: stem -> weight (name/question 1.0, description 0.7, thesaurus
+    0.5). ``phrases``: stem sequences worth a bonus when consecutive (the
+    column name, thesaurus phrases). ``fts_core`` / ``fts_expansion``: words for
+    the two full-text queries, most specific first.
+    """
+
+    weights: dict[str, float]
+    phrases: tuple[tuple[str, ...], ...]
+    fts_core: tuple[str, ...]
+    fts_expansion: tuple[str, ...]
+    expanded_with: tuple[str, ...] = field(default=())
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.fts_core)
+
+
+def _expansions_for(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    lowered = " ".join(_words(text))
+    found = []
+    for key, values in EXPANSIONS.items():
+        key_words = _words(key)
+        # Match on word starts, so "terminate" also fires for "termination".
+        if all(re.search(rf"\b{re.escape(w[:6])}", lowered) for w in key_words):
+            found.append((key, values))
+    return found
+
+
+def build_query(*, name: str = "", question: str, description: str = "") -> CellQuery:
+    """A weighted, expanded query for one column (pure; see the module docstring)."""
+    weights: dict[str, float] = {}
+    fts_core: list[str] = []
+    fts_expansion: list[str] = []
+
+    def add(text: str, weight: float, fts: list[str] | None) -> None:
+        for stem in _stems(text):
+            if stem in _GENERIC or len(stem) < 2:
+                continue
+            weights[stem] = max(weights.get(stem, 0.0), weight)
+        if fts is not None:
+            for word in query_terms(text):
+                if word in _GENERIC or word in fts_core or word in fts_expansion:
+                    continue
+                fts.append(word)
+
+    add(name, W_NAME, fts_core)
+    add(question, W_QUESTION, fts_core)
+    add(description, W_DESCRIPTION, fts_expansion)
+    phrases: list[tuple[str, ...]] = []
+    name_stems = tuple(s for s in _stems(name) if s not in _GENERIC)
+    if len(name_stems) >= 2:
+        phrases.append(name_stems)
+    expanded_with = []
+    for key, values in _expansions_for(f"{name} {question} {description}"):
+        expanded_with.append(key)
+        for value in values:
+            add(value, W_EXPANSION, fts_expansion)
+            stems = tuple(_stems(value))
+            if len(stems) >= 2 and stems not in phrases:
+                phrases.append(stems)
+    return CellQuery(
+        weights=weights,
+        phrases=tuple(phrases),
+        fts_core=tuple(fts_core),
+        fts_expansion=tuple(fts_expansion),
+        expanded_with=tuple(expanded_with),
+    )
+
+
+# ------------------------------------------------------------------ scoring
+
+
+@dataclass(frozen=True)
+class DocumentStats:
+    """Per-revision term statistics for BM25: chunk count, document frequency
+    of each stem, average chunk length (in stems)."""
+
+    n_chunks: int
+    df: dict[str, int]
+    avg_len: float
+
+    def idf(self, stem: str) -> float:
+        df = self.df.get(stem, 0)
+        return math.log(1 + (self.n_chunks - df + 0.5) / (df + 0.5))
+
+
+def document_stats(chunk_texts: Iterable[str]) -> DocumentStats:
+    df: Counter[str] = Counter()
+    total = n = 0
+    for text in chunk_texts:
+        stems = _stems(text)
+        df.update(set(stems))
+        total += len(stems)
+        n += 1
+    return DocumentStats(n_chunks=max(n, 1), df=dict(df), avg_len=(total / n) if n else 1.0)
+
+
+def score_chunk(stems: Sequence[str], query: CellQuery, stats: DocumentStats) -> float:
+    """BM25 over the weighted query terms + phrase and proximity bonuses."""
+    if not stems:
+        return 0.0
+    counts = Counter(stems)
+    norm = K1 * (1 - B + B * len(stems) / max(stats.avg_len, 1.0))
+    score = 0.0
+    for stem, weight in query.weights.items():
+        tf = counts.get(stem, 0)
+        if tf:
+            score += weight * stats.idf(stem) * tf * (K1 + 1) / (tf + norm)
+    if score == 0.0:
+        return 0.0
+    # Phrases: a consecutive run of the phrase's stems, once per phrase.
+    for phrase in query.phrases:
+        if _contains_run(stems, phrase):
+            score += PHRASE_BONUS * sum(stats.idf(s) for s in phrase) / len(phrase)
+    # Proximity: distinct query terms within a few words of each other.
+    positions = [(i, s) for i, s in enumerate(stems) if s in query.weights]
+    bonus = 0.0
+    for (i, a), (j, b) in zip(positions, positions[1:], strict=False):
+        if a != b and j - i <= PROXIMITY_WINDOW:
+            pair = min(query.weights[a], query.weights[b]) * (stats.idf(a) + stats.idf(b)) / 2
+            bonus += pair / (j - i)
+    return score + PROXIMITY_BONUS * min(bonus, 4 * max(query.weights.values()) * 3)
+
+
+def _contains_run(stems: Sequence[str], phrase: Sequence[str]) -> bool:
+    n = len(phrase)
+    first = phrase[0]
+    for i, stem in enumerate(stems):
+        if stem == first and tuple(stems[i : i + n]) == tuple(phrase):
+            return True
+    return False
+
+
+# ----------------------------------------------------------------- database
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    chunks: list[DocumentChunk]
+    fallback: bool
+    scores: list[float] = field(default_factory=list)
+
+
+class _StatsCache:
+    """Revision id -> (DocumentStats, {chunk id: stems}); a small LRU, thread-safe."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._items: OrderedDict[object, tuple[DocumentStats, dict[int, list[str]]]] = (
+            OrderedDict()
+        )
+
+    def get(self, revision_id: object) -> tuple[DocumentStats, dict[int, list[str]]]:
+        with self._lock:
+            if revision_id in self._items:
+                self._items.move_to_end(revision_id)
+                return self._items[revision_id]
+        rows = list(
+            DocumentChunk.objects.filter(revision_id=revision_id).values_list("id", "content")
+        )
+        stems = {pk: _stems(text) for pk, text in rows}
+        df: Counter[str] = Counter()
+        for chunk_stems in stems.values():
+            df.update(set(chunk_stems))
+        total = sum(len(s) for s in stems.values())
+        stats = DocumentStats(
+            n_chunks=max(len(rows), 1),
+            df=dict(df),
+            avg_len=(total / len(rows)) if rows else 1.0,
+        )
+        with self._lock:
+            self._items[revision_id] = (stats, stems)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return stats, stems
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+_cache = _StatsCache()
+
+
+def first_chunks(document: Document, k: int = TOP_K) -> list[DocumentChunk]:
+    return list(
+        DocumentChunk.objects.filter(revision_id=document.current_revision_id)
+        .select_related("document", "revision")
+        .order_by("chunk_index")[:k]
+    )
+
+
+def retrieve(
+    tenant: Tenant,
+    document: Document,
+    query: CellQuery,
+    *,
+    k: int = TOP_K,
+    pool: int = POOL,
+    rerank: bool = True,
+) -> Retrieved:
+    """The top ``k`` chunks of ``document`` for ``query`` (see module docstring)."""
+    core = " ".join(query.fts_core[:FTS_MAX_TERMS])
+    hits = search_chunks(tenant, core, document=document, k=pool) if core else []
+    if rerank and query.fts_expansion:
+        seen = {h.chunk.pk for h in hits}
+        extra = " ".join(query.fts_expansion[:FTS_MAX_TERMS])
+        hits += [
+            h
+            for h in search_chunks(tenant, extra, document=document, k=pool)
+            if h.chunk.pk not in seen
+        ]
+    if not hits:
+        return Retrieved(chunks=first_chunks(document, k), fallback=True)
+    if not rerank:
+        top = hits[:k]
+        return Retrieved(chunks=[h.chunk for h in top], fallback=False, scores=[h.score for h in top])
+    stats, stems = _cache.get(document.current_revision_id)
+    scored = []
+    for order, hit in enumerate(hits):
+        chunk_stems = stems.get(hit.chunk.pk)
+        if chunk_stems is None:
+            chunk_stems = _stems(hit.chunk.content)
+        scored.append((score_chunk(chunk_stems, query, stats), -order, hit.chunk))
+    scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    top = scored[:k]
+    return Retrieved(chunks=[c for _, _, c in top], fallback=False, scores=[s for s, _, _ in top])
+
+
+def clear_cache() -> None:
+    _cache.clear()
