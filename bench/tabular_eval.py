@@ -182,7 +182,9 @@ def _evaluate(args: argparse.Namespace, corpus: Path) -> int:
     stats: dict[str, dict[str, int]] = {c["name"]: defaultdict(int) for c in categories}
     with tenant_scope(tenant):
         for category in categories:
-            query = retrieval.build_query(name=category["name"], question=category["question"])
+            query = retrieval.build_query(
+                name=category["name"], question=category["question"], kind=category["type"]
+            )
             for document, spans_by_category in docs.values():
                 spans = spans_by_category.get(category["name"])
                 if not spans:

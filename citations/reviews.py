@@ -146,6 +146,31 @@ class ReviewRow:
     def decision(self) -> str | None:
         return getattr(self.obj, "latest_decision", None)
 
+    @property
+    def decision_label(self) -> str:
+        decision = self.decision
+        return CitationReview.Decision(decision).label if decision else ""
+
+    @property
+    def status_label(self) -> str:
+        return Status(self.obj.verification_status).label
+
+    @property
+    def method_label(self) -> str:
+        return "" if self.unsourced else self.obj.get_verification_method_display() or ""
+
+    @property
+    def match_score(self) -> float | None:
+        return None if self.unsourced else self.obj.match_score
+
+    @property
+    def document_name(self) -> str:
+        return "" if self.unsourced else self.obj.document_name
+
+    @property
+    def page(self) -> int | None:
+        return None if self.unsourced else self.obj.source_page
+
 
 def _row(obj: Any) -> ReviewRow:
     if isinstance(obj, UnsourcedCitation):

@@ -164,6 +164,7 @@ CHUNK_OVERLAP_CHARS = env_int("CHUNK_OVERLAP_CHARS", default=150)
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", default="")
 # No broker configured: run tasks in-process so `make run` works on a fresh machine.
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", default=not CELERY_BROKER_URL)
+CELERY_BROKER_URL = CELERY_BROKER_URL or "memory://"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
@@ -237,7 +238,12 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", default="INFO")},
-    "loggers": {"pdfminer": {"level": "ERROR"}, "httpx": {"level": "WARNING"}},
+    "loggers": {
+        "pdfminer": {"level": "ERROR"},
+        "httpx": {"level": "WARNING"},
+        "celery": {"level": "WARNING"},
+        "kombu": {"level": "ERROR"},
+    },
 }
 
 CELERY_BEAT_SCHEDULE = {

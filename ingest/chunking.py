@@ -76,8 +76,13 @@ def chunk_text(
             break
         if hard_cut:
             start = end  # continue the long word where it was cut
+            continue
+        overlap_start = _overlap_start(content, start, end, overlap_chars)
+        # Overlap only when the next chunk can still reach new text within its target.
+        if overlap_start is not None and following.start() < overlap_start + target_chars:
+            start = overlap_start
         else:
-            start = _overlap_start(content, start, end, overlap_chars) or following.start()
+            start = following.start()
     return spans
 
 
@@ -94,6 +99,8 @@ def _chunk_end(content: str, start: int, target: int, *, min_end: int) -> tuple[
     # `limit` itself counts (the word before it ends exactly at the limit).
     for run in _SPACE.finditer(content, base + 1, limit + 1):
         cut = run.start()
+        if content[cut - 1].isspace():
+            continue  # the tail of the run that ended the previous chunk
         best["space"] = cut
         if cut < floor:
             continue
@@ -109,7 +116,7 @@ def _chunk_end(content: str, start: int, target: int, *, min_end: int) -> tuple[
             return best[kind], False
     # One word runs from before the window's usable part past the limit.
     word_start = _NON_SPACE.search(content, base).start()
-    run = _SPACE.search(content, limit)
+    run = _SPACE.search(content, word_start)
     word_end = run.start() if run else n
     if word_end - word_start <= 2 * target:
         return word_end, False

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from chat.llm.extractive import terms as stemmed_terms
 from ingest.models import DocumentChunk
-from ingest.search import query_terms, search_chunks
+from ingest.search import SearchHit, query_terms, search_chunks
 
 if TYPE_CHECKING:
     from accounts.models import Tenant
@@ -61,7 +61,8 @@ FTS_MAX_TERMS = 16
 _GENERIC = frozenset(
     """contract contracts agreement agreements party parties counterparty clause clauses
     provision provisions whether there including includes include such certain one two
-    other another any either thereof herein hereunder term terms""".split()
+    other another any either thereof herein hereunder category categories etc similar
+    described describe required subject regarding related relating""".split()
 )
 
 # Concept -> the words contracts use for it. Keys and values are plain words or
@@ -73,16 +74,18 @@ EXPANSIONS: dict[str, tuple[str, ...]] = {
     "terminate": ("termination", "terminated", "expiry", "expiration"),
     "convenience": ("without cause", "for any reason", "at any time", "upon notice"),
     "renewal": ("renew", "renewed", "automatically", "successive", "extended"),
-    "expire": ("expiration", "term", "until", "years"),
-    "expiration": ("expire", "term", "until", "years"),
+    "expire": ("expiration", "term of this agreement", "initial term", "remain in force", "continue until"),
+    "expiration": ("expire", "term of this agreement", "initial term", "remain in force", "continue until"),
     "effective date": ("effective", "commence", "as of"),
     "agreement date": ("dated", "as of", "entered into"),
     "date": ("dated", "day of"),
     "notice period": ("prior written notice", "days notice", "notice"),
-    "compete": ("competing", "competitive", "competition", "engage"),
-    "non-compete": ("compete", "competing", "competitive", "engage in"),
-    "exclusive": ("exclusively", "exclusivity", "sole", "solely"),
-    "exclusivity": ("exclusive", "exclusively", "sole"),
+    "compete": ("competing", "competitive", "competition", "shall not engage", "directly or indirectly"),
+    "non-compete": ("compete", "competing", "competitive", "shall not engage", "directly or indirectly"),
+    "exception": ("provided however", "notwithstanding", "except", "nothing in this agreement shall"),
+    "carveout": ("provided however", "notwithstanding", "except", "nothing in this agreement shall"),
+    "exclusive": ("exclusively", "exclusivity", "sole", "any other", "other than"),
+    "exclusivity": ("exclusive", "exclusively", "sole", "any other", "other than"),
     "solicit": ("solicitation", "induce", "hire", "employ", "recruit"),
     "employees": ("personnel", "employ", "hire"),
     "customers": ("clients", "accounts"),
@@ -129,6 +132,35 @@ EXPANSIONS: dict[str, tuple[str, ...]] = {
     "name": ("agreement",),
 }
 
+# Contracts name themselves, their parties and their date in the first lines:
+# a column about one of these also searches the document's head.
+HEAD_CONCEPTS = (
+    "name of the",
+    "title",
+    "parties",
+    "party names",
+    "signed",
+    "agreement date",
+    "effective date",
+    "dated",
+)
+HEAD_CHUNKS = 2
+HEAD_BONUS = 2.0
+
+# Evidence of the expected type: a date column prefers passages with dates.
+_DATE_RE = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}"
+    r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+    r"|\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b",
+    re.IGNORECASE,
+)
+_MONEY_RE = re.compile(
+    r"[$€£¥]\s?\d|\b(?:usd|eur|gbp|dollars?)\b|\b\d[\d,.]*\s?(?:million|billion)\b",
+    re.IGNORECASE,
+)
+_TYPE_EVIDENCE = {"date": _DATE_RE, "money": _MONEY_RE}
+TYPE_BONUS = 1.5
+
 # Weights of the parts of a cell query, by where a word came from.
 W_NAME = 1.0
 W_QUESTION = 1.0
@@ -166,6 +198,8 @@ class CellQuery:
     fts_core: tuple[str, ...]
     fts_expansion: tuple[str, ...]
     expanded_with: tuple[str, ...] = field(default=())
+    prefers_head: bool = False
+    kind: str = "text"
 
     @property
     def text(self) -> str:
@@ -183,7 +217,9 @@ def _expansions_for(text: str) -> list[tuple[str, tuple[str, ...]]]:
     return found
 
 
-def build_query(*, name: str = "", question: str, description: str = "") -> CellQuery:
+def build_query(
+    *, name: str = "", question: str, description: str = "", kind: str = "text"
+) -> CellQuery:
     """A weighted, expanded query for one column (pure; see the module docstring)."""
     weights: dict[str, float] = {}
     fts_core: list[str] = []
@@ -215,12 +251,16 @@ def build_query(*, name: str = "", question: str, description: str = "") -> Cell
             stems = tuple(_stems(value))
             if len(stems) >= 2 and stems not in phrases:
                 phrases.append(stems)
+    everything = " ".join(_words(f"{name} {question} {description}"))
+    prefers_head = any(re.search(rf"\b{re.escape(c)}\b", everything) for c in HEAD_CONCEPTS)
     return CellQuery(
         weights=weights,
         phrases=tuple(phrases),
         fts_core=tuple(fts_core),
         fts_expansion=tuple(fts_expansion),
         expanded_with=tuple(expanded_with),
+        prefers_head=prefers_head,
+        kind=kind,
     )
 
 
@@ -252,8 +292,29 @@ def document_stats(chunk_texts: Iterable[str]) -> DocumentStats:
     return DocumentStats(n_chunks=max(n, 1), df=dict(df), avg_len=(total / n) if n else 1.0)
 
 
-def score_chunk(stems: Sequence[str], query: CellQuery, stats: DocumentStats) -> float:
-    """BM25 over the weighted query terms + phrase and proximity bonuses."""
+def score_chunk(
+    stems: Sequence[str],
+    query: CellQuery,
+    stats: DocumentStats,
+    *,
+    text: str = "",
+    index: int | None = None,
+) -> float:
+    """BM25 over the weighted query terms + phrase, proximity, type and head bonuses.
+
+    ``text`` (the chunk's content) enables the type bonus; ``index`` (its
+    position in the document) the head bonus.
+    """
+    score = 0.0
+    evidence = _TYPE_EVIDENCE.get(query.kind)
+    if evidence is not None and text and evidence.search(text):
+        score += TYPE_BONUS
+    if query.prefers_head and index is not None and index < HEAD_CHUNKS:
+        score += HEAD_BONUS / (1 + index)
+    return score + _text_score(stems, query, stats)
+
+
+def _text_score(stems: Sequence[str], query: CellQuery, stats: DocumentStats) -> float:
     if not stems:
         return 0.0
     counts = Counter(stems)
@@ -370,6 +431,13 @@ def retrieve(
         ]
     if not hits:
         return Retrieved(chunks=first_chunks(document, k), fallback=True)
+    if rerank and query.prefers_head:
+        seen = {h.chunk.pk for h in hits}
+        hits += [
+            SearchHit(chunk=c, score=0.0, rank=len(hits) + i + 1)
+            for i, c in enumerate(first_chunks(document, HEAD_CHUNKS))
+            if c.pk not in seen
+        ]
     if not rerank:
         top = hits[:k]
         return Retrieved(chunks=[h.chunk for h in top], fallback=False, scores=[h.score for h in top])
@@ -379,9 +447,18 @@ def retrieve(
         chunk_stems = stems.get(hit.chunk.pk)
         if chunk_stems is None:
             chunk_stems = _stems(hit.chunk.content)
-        scored.append((score_chunk(chunk_stems, query, stats), -order, hit.chunk))
+        score = score_chunk(
+            chunk_stems, query, stats, text=hit.chunk.content, index=hit.chunk.chunk_index
+        )
+        scored.append((score, -order, hit.chunk))
     scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
     top = scored[:k]
+    if query.prefers_head and k > 1 and all(c.chunk_index != 0 for _, _, c in top):
+        # An identity question (title, parties, date) always shows the model
+        # the document's opening, in the last slot.
+        head = next((item for item in scored if item[2].chunk_index == 0), None)
+        if head is not None:
+            top = [*top[: k - 1], head]
     return Retrieved(chunks=[c for _, _, c in top], fallback=False, scores=[s for s, _, _ in top])
 
 

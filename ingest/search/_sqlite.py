@@ -86,33 +86,57 @@ def search(
         return _search_all(cursor, match, tenant_id, collection_id, k)
 
 
+MAX_RANGED_DOCUMENTS = 20
+
+
 def _search_documents(cursor, match: str, tenant_id: int, document_ids: list, k: int):
-    # Narrow the FTS scan to the documents' current chunks by rowid first, so
-    # a one-document search costs that document's size, not the index's.
     placeholders = ",".join(["%s"] * len(document_ids))
     cursor.execute(
         f"""
-        SELECT f.rowid, -f.rank
-        FROM ingest_chunk_fts f
-        WHERE ingest_chunk_fts MATCH %s AND f.rowid IN (
-            SELECT c.id FROM ingest_documentchunk c
-            JOIN ingest_document d ON d.id = c.document_id AND d.current_revision_id = c.revision_id
-            WHERE c.document_id IN ({placeholders}) AND c.tenant_id = %s
-              AND d.status = 'ready' AND d.is_deleted = 0)
-        ORDER BY f.rank
-        LIMIT %s
+        SELECT c.document_id, MIN(c.id), MAX(c.id)
+        FROM ingest_documentchunk c
+        JOIN ingest_document d ON d.id = c.document_id AND d.current_revision_id = c.revision_id
+        WHERE c.document_id IN ({placeholders}) AND c.tenant_id = %s
+          AND d.status = 'ready' AND d.is_deleted = 0
+        GROUP BY c.document_id
         """,
-        [match, *(_uuid_hex(d) for d in document_ids), tenant_id, k],
+        [*(_uuid_hex(d) for d in document_ids), tenant_id],
     )
-    return [(row[0], row[1]) for row in cursor.fetchall()]
+    ranges = cursor.fetchall()
+    if len(ranges) > MAX_RANGED_DOCUMENTS:
+        return _search_all(cursor, match, tenant_id, None, k, document_ids=document_ids)
+    rows: list[tuple[int, float]] = []
+    for document_id, low, high in ranges:
+        # A revision's chunks are inserted together, so their ids form a
+        # narrow range: FTS5 seeks to it instead of ranking the whole index.
+        cursor.execute(
+            """
+            SELECT f.rowid, -f.rank
+            FROM ingest_chunk_fts f
+            JOIN ingest_documentchunk c ON c.id = f.rowid
+            JOIN ingest_document d ON d.id = c.document_id AND d.current_revision_id = c.revision_id
+            WHERE ingest_chunk_fts MATCH %s AND f.rowid BETWEEN %s AND %s AND c.document_id = %s
+            ORDER BY f.rank
+            LIMIT %s
+            """,
+            [match, low, high, document_id, k],
+        )
+        rows.extend(cursor.fetchall())
+    rows.sort(key=lambda row: -row[1])
+    return [(row[0], row[1]) for row in rows[:k]]
 
 
-def _search_all(cursor, match: str, tenant_id: int, collection_id: int | None, k: int):
+def _search_all(
+    cursor, match: str, tenant_id: int, collection_id: int | None, k: int, *, document_ids=None
+):
     # Rank inside the index first (no joins per match), then keep the best
     # that pass the tenant/status/revision filters; widen when too few pass.
     extra, params = "", []
+    if document_ids is not None:
+        extra += f" AND c.document_id IN ({','.join(['%s'] * len(document_ids))})"
+        params.extend(_uuid_hex(d) for d in document_ids)
     if collection_id is not None:
-        extra = " AND d.id IN (SELECT document_id FROM ingest_document_collections WHERE collection_id = %s)"
+        extra += " AND d.id IN (SELECT document_id FROM ingest_document_collections WHERE collection_id = %s)"
         params.append(collection_id)
     window = max(64, 16 * k)
     while True:

@@ -1,0 +1,429 @@
+"""REST API for chat: sessions, asking, messages, and the chat widget's
+citation status endpoint (seed 003, X-API-Key only).
+
+Who sees which sessions: a person sees their own sessions, as on the chat
+page; an API key acts for its whole tenant (a service account), so it sees
+every session of that tenant. Another tenant's session is a 404 with the same
+body as an unknown id (TEN-02, LLM-07).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.db.models import Q
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import exceptions, serializers, status
+from rest_framework.response import Response
+
+from accounts.api import (
+    COMMON_ERRORS,
+    ERROR_400,
+    ERROR_404,
+    ERROR_429,
+    MAX_INT_ID,
+    ErrorSerializer,
+    PageFilterSerializer,
+    TenantApiView,
+    not_found,
+    page_response,
+    page_serializer,
+    paginate,
+    parse_uuid,
+    uuid_path,
+)
+from accounts.auth import ApiKeyAuthentication, ApiKeyOnly, HasTenant
+from accounts.models import Collection
+from chat.models import ChatSession, Message
+from chat.payload import payload_with_verdicts
+from chat.selectors import session_get, session_list
+from chat.services import message_ask, session_create
+from citations.models import MessageCitation, Status
+from ingest.selectors import document_list
+
+if TYPE_CHECKING:
+    import uuid
+
+    from rest_framework.request import Request
+
+    from accounts.models import Tenant
+
+MAX_SESSION_DOCUMENTS = 100
+MAX_QUESTION_CHARS = 4000
+
+
+class ChatSessionOutputSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    title = serializers.CharField()
+    collection_id = serializers.IntegerField(allow_null=True)
+    document_ids = serializers.SerializerMethodField(
+        help_text="documents the chat is limited to; empty means all"
+    )
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+    class Meta:
+        ref_name = "ChatSession"
+
+    def get_document_ids(self, session: ChatSession) -> list[str]:
+        return sorted(str(d.pk) for d in session.documents.all())
+
+
+class ChatSessionApiView(TenantApiView):
+    """Base of the operations on one session: the one lookup they share."""
+
+    def get_session(self, session_id: str) -> ChatSession:
+        session = session_get(tenant=self.tenant, pk=parse_uuid(session_id), user=self.acting_user)
+        if session is None:
+            raise not_found()
+        return session
+
+
+class MessageOutputSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    session_id = serializers.UUIDField()
+    reply_to_id = serializers.UUIDField(allow_null=True, help_text="the question an answer answers")
+    role = serializers.ChoiceField(choices=Message.Role.choices)
+    status = serializers.ChoiceField(
+        choices=Message.Status.choices,
+        help_text="failed: the model was down or answered garbage; see `error`",
+    )
+    content = serializers.CharField(help_text="the question, or the answer's text")
+    error = serializers.CharField()
+    model_name = serializers.CharField()
+    prompt_tokens = serializers.IntegerField()
+    completion_tokens = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    payload = serializers.SerializerMethodField(
+        help_text="answers only (null for questions): seed 004's payload — `answer`, "
+        "`citations` (each with its current verification: status, method, match_type, "
+        "confidence, match_score, start, end, page, source_text, quoted_text), "
+        "`all_citations` (every source given to the model), `inline_refs`"
+    )
+
+    class Meta:
+        ref_name = "ChatMessage"
+
+    def get_payload(self, message: Message) -> dict[str, Any] | None:
+        if message.role == Message.Role.USER:
+            return None
+        return payload_with_verdicts(message)
+
+
+# Serializer method fields carry their schema types here rather than by
+# annotations, which drf-spectacular cannot read under `from __future__`.
+ChatSessionOutputSerializer.get_document_ids = extend_schema_field_list_uuid = (  # type: ignore[method-assign]
+    __import__("drf_spectacular.utils", fromlist=["extend_schema_field"]).extend_schema_field(
+        serializers.ListField(child=serializers.UUIDField())
+    )(ChatSessionOutputSerializer.get_document_ids)
+)
+MessageOutputSerializer.get_payload = (  # type: ignore[method-assign]
+    __import__("drf_spectacular.utils", fromlist=["extend_schema_field"]).extend_schema_field(
+        {"type": "object", "nullable": True, "additionalProperties": True}
+    )(MessageOutputSerializer.get_payload)
+)
+
+
+class ChatSessionListApi(TenantApiView):
+    """Chat sessions, most recently active first."""
+
+    OutputSerializer = page_serializer("ChatSession", ChatSessionOutputSerializer)
+
+    @extend_schema(
+        operation_id="chat_sessions_list",
+        summary="List chat sessions",
+        parameters=[PageFilterSerializer],
+        responses={200: OutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+        tags=["chat"],
+    )
+    def get(self, request: Request) -> Response:
+        f = PageFilterSerializer(data=request.query_params)
+        f.is_valid(raise_exception=True)
+        skip, limit = f.validated_data["skip"], f.validated_data["limit"]
+        rows = session_list(tenant=self.tenant, user=self.acting_user).prefetch_related(
+            "documents"
+        )
+        items, next_skip = paginate(rows, skip=skip, limit=limit)
+        return page_response(
+            ChatSessionOutputSerializer(items, many=True).data,
+            skip=skip,
+            limit=limit,
+            next_skip=next_skip,
+        )
+
+
+class ChatSessionCreateApi(TenantApiView):
+    """Start a chat, optionally limited to a collection or to some documents."""
+
+    class InputSerializer(serializers.Serializer):
+        title = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+        collection_id = serializers.IntegerField(
+            min_value=1, max_value=MAX_INT_ID, required=False, allow_null=True
+        )
+        document_ids = serializers.ListField(
+            child=serializers.UUIDField(),
+            required=False,
+            max_length=MAX_SESSION_DOCUMENTS,
+            default=list,
+        )
+
+        class Meta:
+            ref_name = "ChatSessionCreateInput"
+
+    @extend_schema(
+        operation_id="chat_sessions_create",
+        summary="Create a chat session",
+        request=InputSerializer,
+        responses={201: ChatSessionOutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+        tags=["chat"],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        collection = _tenant_collection(self.tenant, data.get("collection_id"))
+        documents = _tenant_documents(self.tenant, data["document_ids"])
+        session = session_create(
+            tenant=self.tenant,
+            user=self.acting_user,
+            title=data["title"],
+            collection=collection,
+            documents=documents,
+        )
+        return Response(ChatSessionOutputSerializer(session).data, status=status.HTTP_201_CREATED)
+
+
+def _tenant_collection(tenant: Tenant, collection_id: int | None) -> Collection | None:
+    """Ids from the body never set a foreign key unchecked (TEN-04): another
+    tenant's id reads exactly like an unknown one."""
+    if collection_id is None:
+        return None
+    collection = Collection.objects.with_scope(tenant=tenant.pk).filter(pk=collection_id).first()
+    if collection is None:
+        raise serializers.ValidationError({"collection_id": ["Unknown collection."]})
+    return collection
+
+
+def _tenant_documents(tenant: Tenant, ids: list[uuid.UUID]) -> list:
+    wanted = set(ids)
+    documents = list(document_list(tenant=tenant).filter(pk__in=wanted)) if wanted else []
+    if len(documents) != len(wanted):
+        raise serializers.ValidationError({"document_ids": ["Unknown document."]})
+    return documents
+
+
+class ChatSessionDetailApi(ChatSessionApiView):
+    @extend_schema(
+        operation_id="chat_sessions_retrieve",
+        summary="Get a chat session",
+        parameters=[uuid_path("session_id")],
+        responses={200: ChatSessionOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+        tags=["chat"],
+    )
+    def get(self, request: Request, session_id: str) -> Response:
+        return Response(ChatSessionOutputSerializer(self.get_session(session_id)).data)
+
+
+class ChatMessageListApi(ChatSessionApiView):
+    """A session's questions and answers, oldest first; answers carry their
+    payload with each citation's current verification."""
+
+    OutputSerializer = page_serializer("ChatMessage", MessageOutputSerializer)
+
+    @extend_schema(
+        operation_id="chat_messages_list",
+        summary="List a session's messages",
+        parameters=[uuid_path("session_id"), PageFilterSerializer],
+        responses={200: OutputSerializer, 400: ERROR_400, 404: ERROR_404, **COMMON_ERRORS},
+        tags=["chat"],
+    )
+    def get(self, request: Request, session_id: str) -> Response:
+        session = self.get_session(session_id)
+        f = PageFilterSerializer(data=request.query_params)
+        f.is_valid(raise_exception=True)
+        skip, limit = f.validated_data["skip"], f.validated_data["limit"]
+        rows = (
+            Message.objects.with_scope(tenant=self.tenant.pk)
+            .filter(session=session)
+            .prefetch_related("citations")
+            .order_by("created_at", "id")
+        )
+        items, next_skip = paginate(rows, skip=skip, limit=limit)
+        return page_response(
+            MessageOutputSerializer(items, many=True).data,
+            skip=skip,
+            limit=limit,
+            next_skip=next_skip,
+        )
+
+
+class ChatMessageAskApi(ChatSessionApiView):
+    """Ask a question and get the answer in the same request.
+
+    Retrieval, the model call and citation extraction run here; verification
+    is queued when the answer is stored (in-process when Celery is eager), so
+    citations may still be `pending`: poll the messages list or the citation
+    status endpoint. A model that is down yields an answer with
+    `status: failed` and an `error` (the question is kept).
+    """
+
+    class InputSerializer(serializers.Serializer):
+        question = serializers.CharField(max_length=MAX_QUESTION_CHARS)
+
+        class Meta:
+            ref_name = "ChatAskInput"
+
+    @extend_schema(
+        operation_id="chat_messages_ask",
+        summary="Ask a question",
+        parameters=[uuid_path("session_id")],
+        request=InputSerializer,
+        responses={
+            201: MessageOutputSerializer,
+            400: ERROR_400,
+            404: ERROR_404,
+            **COMMON_ERRORS,
+        },
+        tags=["chat"],
+    )
+    def post(self, request: Request, session_id: str) -> Response:
+        session = self.get_session(session_id)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        answer = message_ask(session=session, question=serializer.validated_data["question"])
+        return Response(MessageOutputSerializer(answer).data, status=status.HTTP_201_CREATED)
+
+
+def _status_citation(
+    *,
+    tenant: Tenant,
+    session: ChatSession,
+    chunk_id: uuid.UUID,
+    revision_id: uuid.UUID,
+    message_id: uuid.UUID | None,
+) -> MessageCitation | None:
+    """The newest citation of `chunk_id` made in `session` (read-only query).
+
+    In the session: cited by one of its answers, or resolved by an agent with
+    the execution context ("chat", session id) (seed 003). The revision the
+    widget holds is the chunk's; re-verification after a new revision moves
+    `revision_id` on, so the message's source snapshot is matched too.
+    """
+    in_session = Q(message__session=session) | Q(
+        execution_context_type="chat", execution_context_id=str(session.pk)
+    )
+    revision = Q(revision_id=revision_id) | Q(
+        message__sources__chunk_uid=chunk_id, message__sources__revision_id=revision_id
+    )
+    rows = MessageCitation.objects.with_scope(tenant=tenant.pk).filter(
+        in_session, revision, chunk_id=chunk_id
+    )
+    if message_id is not None:
+        rows = rows.filter(message_id=message_id)
+    return rows.order_by("-created_at", "-id").first()
+
+
+class ChatCitationStatusApi(ChatSessionApiView):
+    """Live verification status of a citation in a chat (the chat widget).
+
+    X-API-Key only: a session cookie never authenticates it (SEC-04), so it
+    cannot be a CSRF target; every authentication failure answers the same
+    401 body. An unknown session and another tenant's session answer the
+    same 404 (LLM-07). A chunk not cited in the session answers
+    `found: false` whether or not it exists anywhere, so it is no oracle.
+    The span is reported only once verified (before that it is just the
+    cited chunk).
+    """
+
+    authentication_classes = [ApiKeyAuthentication]
+    permission_classes = [ApiKeyOnly, HasTenant]
+    AUTH_FAILED = "A valid X-API-Key header is required."
+
+    class FilterSerializer(serializers.Serializer):
+        message_id = serializers.UUIDField(
+            required=False, help_text="narrow to one answer when the chunk is cited in several"
+        )
+
+        class Meta:
+            ref_name = "ChatCitationStatusFilter"
+
+    class OutputSerializer(serializers.Serializer):
+        found = serializers.BooleanField()
+        verification_status = serializers.ChoiceField(choices=Status.choices, allow_null=True)
+        match_type = serializers.CharField(allow_null=True)
+        match_score = serializers.FloatField(allow_null=True)
+        matched_span_start = serializers.IntegerField(allow_null=True)
+        matched_span_end = serializers.IntegerField(allow_null=True)
+        verified_at = serializers.DateTimeField(allow_null=True)
+
+        class Meta:
+            ref_name = "ChatCitationStatus"
+
+    def handle_exception(self, exc: Exception) -> Response:
+        # No key, an empty, wrong or revoked key, a disabled tenant's key, a
+        # session cookie: one 401 body for all (SEC-04).
+        if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+            exc = exceptions.AuthenticationFailed(self.AUTH_FAILED)
+        elif isinstance(exc, exceptions.PermissionDenied) and self.request._request.api_key is None:
+            exc = exceptions.AuthenticationFailed(self.AUTH_FAILED)
+        return super().handle_exception(exc)
+
+    @extend_schema(
+        operation_id="chat_citation_status",
+        summary="Verification status of a citation in a chat (X-API-Key)",
+        parameters=[
+            uuid_path("session_id"),
+            uuid_path("chunk_id", "the cited chunk (payload `chunk_id`)"),
+            uuid_path("revision_id", "the cited revision (payload `revision_id`)"),
+            FilterSerializer,
+        ],
+        responses={
+            200: OutputSerializer,
+            400: ERROR_400,
+            401: OpenApiResponse(ErrorSerializer, description="X-API-Key missing or invalid."),
+            404: ERROR_404,
+            429: ERROR_429,
+        },
+        tags=["chat"],
+    )
+    def get(self, request: Request, session_id: str, chunk_id: str, revision_id: str) -> Response:
+        session = self.get_session(session_id)
+        f = self.FilterSerializer(data=request.query_params)
+        f.is_valid(raise_exception=True)
+        chunk_uuid, revision_uuid = parse_uuid(chunk_id), parse_uuid(revision_id)
+        citation = None
+        if chunk_uuid is not None and revision_uuid is not None:
+            citation = _status_citation(
+                tenant=self.tenant,
+                session=session,
+                chunk_id=chunk_uuid,
+                revision_id=revision_uuid,
+                message_id=f.validated_data.get("message_id"),
+            )
+        if citation is None:
+            data = dict.fromkeys(self.OutputSerializer().fields, None) | {"found": False}
+        else:
+            verified = citation.verification_status == Status.VERIFIED
+            data = {
+                "found": True,
+                "verification_status": citation.verification_status,
+                "match_type": citation.match_type,
+                "match_score": citation.match_score,
+                "matched_span_start": citation.source_offset_start if verified else None,
+                "matched_span_end": citation.source_offset_end if verified else None,
+                "verified_at": citation.verified_at,
+            }
+        return Response(self.OutputSerializer(data).data)
+
+
+__all__ = [
+    "ChatCitationStatusApi",
+    "ChatMessageAskApi",
+    "ChatMessageListApi",
+    "ChatSessionCreateApi",
+    "ChatSessionDetailApi",
+    "ChatSessionListApi",
+]
+
+_ = (OpenApiParameter, OpenApiTypes, MAX_INT_ID)

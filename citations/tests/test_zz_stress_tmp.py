@@ -1,0 +1,223 @@
+"""Properties of the matcher (RELIABILITY FUZ-02), checked with hypothesis.
+
+Documents are drawn from text with astral characters, emoji, combining marks,
+NBSP, soft hyphens, zero-width characters, CRLF and ligatures. Timings are
+never asserted; deadlines are off so a slow CI machine cannot flake.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import strategies as st
+
+from citations.cascade import verify_quote
+from citations.cascade.folding import fold, ocr_skeleton
+from citations.cascade.prepared import clear_cache
+
+SPECIALS = [
+    "\u00a0", "\u00ad", "\u200b", "\r\n", "\n", "\t", " ", "  ", "ﬁ", "ﬂ", "ﬀ", "ﬃ",
+    "“", "”", "’", "–", "—", "e\u0301", "é", "ß", "İ", "👩‍⚖️", "🙂", "𝔄", "Ⅳ", "½", "²", "-\n",
+]
+CHARS = st.one_of(
+    st.characters(exclude_categories=("Cs",)),
+    st.sampled_from(SPECIALS),
+    st.sampled_from(list("abcdefghijklmnopqrstuvwxyz ABCDEFG 0123456789.,;")),
+)
+TEXTS = st.lists(CHARS, max_size=200).map("".join)
+SETTINGS = settings(
+    max_examples=4000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+METHODS = {"exact_match", "tolerant_match", "llm_judge", "ensemble", "failed"}
+MATCH_TYPES = {"exact", "normalized", "fuzzy", "paraphrase", "not_found"}
+
+# Words far apart from each other, even allowing for OCR confusions, so a
+# verified quote can only be the same words (see test_verified_means_same_words).
+VOCABULARY = (
+    "alpha bravo charlie delta echo foxtrot golf hotel juliet kilo mike november "
+    "oscar papa quebec romeo sierra tango uniform victor whiskey yankee zulu "
+    "not shall may 30 60 1,000 %"
+).split()
+
+
+def assert_invariants(text: str, quote: str, verdict) -> None:
+    assert verdict.method in METHODS and verdict.match_type in MATCH_TYPES
+    if verdict.verified:
+        assert 0 <= verdict.start < verdict.end <= len(text)
+        assert text[verdict.start : verdict.end] == verdict.source_text
+        assert 0.0 <= verdict.confidence <= 1.0
+        if verdict.method == "exact_match":
+            assert verdict.source_text in (quote, quote.strip()) and verdict.confidence == 1.0
+    else:
+        assert verdict.start is None and verdict.end is None and verdict.source_text is None
+        assert verdict.confidence is None and verdict.method == "failed"
+        if verdict.candidate_start is not None:
+            assert (
+                text[verdict.candidate_start : verdict.candidate_end] == verdict.candidate_text
+            )
+    assert verdict.reason
+
+
+@SETTINGS
+@given(TEXTS, st.data())
+@example("babaaaab", None)  # RapidFuzz#24: the best window is an exact match
+def test_any_substring_verifies_exactly(text, data):
+    if data is None:
+        start, end = 3, 7
+    else:
+        start = data.draw(st.integers(0, len(text)))
+        end = data.draw(st.integers(start, len(text)))
+    quote = text[start:end]
+    assume(quote.strip())
+    verdict = verify_quote(text, quote)
+    assert verdict.verified and verdict.method == "exact_match"
+    assert text[verdict.start : verdict.end] == verdict.source_text == quote
+    assert_invariants(text, quote, verdict)
+
+
+NOISE = st.sampled_from(["insert", "delete", "replace", "space", "case", "newline"])
+
+
+@st.composite
+def noisy_substrings(draw):
+    text = draw(TEXTS)
+    start = draw(st.integers(0, len(text)))
+    end = draw(st.integers(start, len(text)))
+    quote = list(text[start:end])
+    for _ in range(draw(st.integers(0, 4))):
+        if not quote:
+            break
+        at = draw(st.integers(0, len(quote) - 1))
+        kind = draw(NOISE)
+        if kind == "insert":
+            quote.insert(at, draw(CHARS))
+        elif kind == "delete":
+            del quote[at]
+        elif kind == "replace":
+            quote[at] = draw(CHARS)
+        elif kind == "space":
+            quote.insert(at, " ")
+        elif kind == "newline":
+            quote[at] = "\n"
+        else:
+            quote[at] = quote[at].swapcase()
+    return text, "".join(quote)
+
+
+@SETTINGS
+@given(noisy_substrings())
+@example(
+    (
+        "Business's say they've got nothing out of last night's budget. It's really hard out there!",
+        "Business's say they got nothing out of last night's budget.",
+    )
+)  # RapidFuzz#323: the span must not stop early
+@example(("a certain string", "certainly"))  # RapidFuzz#309
+@example(("a b a c b", "ax b"))  # RapidFuzz#90
+@example(("short", "a quote longer than the whole document"))
+def test_every_verdict_keeps_the_offset_invariant(case):
+    text, quote = case
+    verdict = verify_quote(text, quote)
+    assert_invariants(text, quote, verdict)
+    if verdict.verified and verdict.match_type in ("normalized", "fuzzy"):
+        similarity_space = ocr_skeleton(fold(verdict.source_text).text.strip())
+        assert similarity_space  # a tolerant span always holds real characters
+
+
+@SETTINGS
+@given(noisy_substrings())
+def test_verification_is_deterministic_and_cache_independent(case):
+    text, quote = case
+    first = verify_quote(text, quote)
+    clear_cache()
+    second = verify_quote(text, quote)
+    third = verify_quote(text, quote)
+    assert first == second == third
+
+
+@SETTINGS
+@given(TEXTS, st.data(), st.text(min_size=1, max_size=50))
+def test_prefixing_text_shifts_a_unique_exact_match_by_the_prefix_length(text, data, prefix):
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    quote = text[start:end]
+    assume(quote.strip() and quote == quote.strip())
+    assume(text.count(quote) == 1 and (prefix + text).count(quote) == 1)
+    before = verify_quote(text, quote)
+    after = verify_quote(prefix + text, quote)
+    assert after.start == before.start + len(prefix)
+    assert after.end == before.end + len(prefix)
+
+
+@SETTINGS
+@given(TEXTS)
+def test_folding_maps_spans_back_to_text_that_folds_to_them(text):
+    folded = fold(text)
+    n = len(folded.text)
+    for i in range(0, n, max(1, n // 12)):
+        for j in range(i + 1, n + 1, max(1, n // 12)):
+            start, end = folded.source_span(i, j)
+            assert 0 <= start < end <= len(text)
+            assert folded.text[i:j] in fold(text[start:end]).text
+
+
+SEPARATORS = st.sampled_from([" ", "  ", "\n", "\r\n", "\u00a0", " \t"])
+CASES = st.sampled_from([str, str.upper, str.title])
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=60), st.data())
+def test_a_window_of_words_with_whitespace_and_case_damage_verifies(words, data):
+    separators = data.draw(st.lists(SEPARATORS, min_size=len(words), max_size=len(words)))
+    text = "".join(w + s for w, s in zip(words, separators, strict=True))
+    start = data.draw(st.integers(0, len(words) - 1))
+    end = data.draw(st.integers(start + 1, len(words)))
+    change = data.draw(CASES)
+    quote = change(" ".join(words[start:end]))
+    verdict = verify_quote(text, quote)
+    assert verdict.verified, verdict.reason
+    assert_invariants(text, quote, verdict)
+    assert _words(verdict.source_text) == _words(quote)
+
+
+def _words(s: str) -> list[str]:
+    import re
+
+    return re.findall(r"\w+", ocr_skeleton(fold(s).text))
+
+
+@SETTINGS
+@given(
+    st.lists(st.sampled_from(VOCABULARY), max_size=80),
+    st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=14),
+    st.data(),
+)
+def test_verified_means_same_words(text_words, quote_words, data):
+    """No false verification: with words that OCR cannot turn into each other,
+    a verified quote has exactly the words of the span it points to."""
+    pick = st.sampled_from([" ", ", ", ". ", "\n", " - ", "; "])
+    text = "".join(w + data.draw(pick) for w in text_words)
+    quote = "".join(w + data.draw(pick) for w in quote_words).strip()
+    verdict = verify_quote(text, quote)
+    assert_invariants(text, quote, verdict)
+    if verdict.verified:
+        assert "".join(_words(verdict.source_text)) == "".join(_words(quote))
+
+
+@SETTINGS
+@given(
+    st.text("abcdefghjk .,\n", max_size=400),
+    st.text("pqrsuvwxyz .,", min_size=1, max_size=120),
+)
+def test_an_unrelated_quote_never_verifies(text, quote):
+    assume(any(c.isalpha() for c in quote))
+    verdict = verify_quote(text, quote)
+    assert not verdict.verified
+
+
+def test_rapidfuzz_323_candidate_runs_to_the_end_of_the_sentence():
+    text = "Business's say they've got nothing out of last night's budget. It's really hard out there!"
+    verdict = verify_quote(text, "Business's say they got nothing out of last night's budget.")
+    # "they" vs "they've" is a different word, so it fails; the candidate shown
+    # for the diff still covers the whole sentence, not "...budg".
+    assert not verdict.verified
+    assert verdict.candidate_text == "Business's say they've got nothing out of last night's budget."
