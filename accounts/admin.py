@@ -44,7 +44,9 @@ class TenantAdmin(TenantScopedAdmin):
             fields += ["slug", "is_active"]
         return fields
 
-    def save_model(self, request: HttpRequest, obj: Tenant, form: Any, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: Tenant, form: Any, change: bool
+    ) -> None:
         if change:
             super().save_model(request, obj, form, change)
             return
@@ -61,7 +63,9 @@ class MembershipForm(forms.ModelForm):
     """Members are added by exact username, so the form never lists the
     users of other workspaces."""
 
-    username = forms.CharField(max_length=150, help_text="The exact username of the person to add.")
+    username = forms.CharField(
+        max_length=150, help_text="The exact username of the person to add."
+    )
     tenant: Tenant | None = None  # set per request by MembershipAdmin.get_form
 
     class Meta:
@@ -74,7 +78,9 @@ class MembershipForm(forms.ModelForm):
         if user is None:
             raise forms.ValidationError("No user with this username.")
         if Membership.objects.filter(user=user, tenant=self.tenant).exists():
-            raise forms.ValidationError("This user is already a member of this workspace.")
+            raise forms.ValidationError(
+                "This user is already a member of this workspace."
+            )
         self.user = user
         return username
 
@@ -86,7 +92,9 @@ class MembershipAdmin(TenantScopedAdmin):
     search_fields = ["user__username", "user__email"]
     readonly_fields = ["created_at"]
 
-    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
         if obj is None:
             kwargs["form"] = type(
                 "MembershipForm", (MembershipForm,), {"tenant": request_tenant(request)}
@@ -101,7 +109,9 @@ class MembershipAdmin(TenantScopedAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return ["user", "created_at"] if obj is not None else []
 
-    def save_model(self, request: HttpRequest, obj: Membership, form: Any, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: Membership, form: Any, change: bool
+    ) -> None:
         if not change:
             obj.user = form.user
         super().save_model(request, obj, form, change)
@@ -112,7 +122,14 @@ class ApiKeyAdmin(TenantScopedAdmin):
     """Keys are stored as a prefix and a SHA-512 hash. The full key is shown
     once, in a message after it is created; the list shows the prefix."""
 
-    list_display = ["name", "key_prefix", "state", "created_at", "last_used_at", "revoked_at"]
+    list_display = [
+        "name",
+        "key_prefix",
+        "state",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    ]
     list_filter = [("revoked_at", admin.EmptyFieldListFilter)]
     search_fields = ["name", "prefix"]
     fields = ["name", "key_prefix", "created_at", "last_used_at", "revoked_at"]
@@ -130,7 +147,9 @@ class ApiKeyAdmin(TenantScopedAdmin):
     def state(self, obj: ApiKey) -> str:
         return "revoked" if obj.revoked_at else "active"
 
-    def save_model(self, request: HttpRequest, obj: ApiKey, form: Any, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: ApiKey, form: Any, change: bool
+    ) -> None:
         raw = None
         if not change:
             obj.prefix, raw = ApiKey.generate()
@@ -163,7 +182,9 @@ class CollectionAdmin(TenantScopedAdmin):
         return (
             super()
             .get_queryset(request)
-            .annotate(n_documents=Count("documents", filter=Q(documents__is_deleted=False)))
+            .annotate(
+                n_documents=Count("documents", filter=Q(documents__is_deleted=False))
+            )
         )
 
     @admin.display(description="Documents", ordering="n_documents")
@@ -195,7 +216,9 @@ class TenantUserAdmin(UserAdmin):
             fields += ["is_staff", "is_superuser", "groups", "user_permissions"]
         return fields
 
-    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: Any, form: Any, change: bool
+    ) -> None:
         super().save_model(request, obj, form, change)
         tenant = request_tenant(request)
         if not change and tenant is not None and not request.user.is_superuser:

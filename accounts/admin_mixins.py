@@ -57,7 +57,10 @@ def is_tenant_staff(request: HttpRequest) -> bool:
     """A staff user acting for a tenant they belong to."""
     user = request.user
     return bool(
-        user.is_active and user.is_staff and request_tenant(request) and tenant_role(request)
+        user.is_active
+        and user.is_staff
+        and request_tenant(request)
+        and tenant_role(request)
     )
 
 
@@ -128,21 +131,27 @@ class TenantScopedAdmin(admin.ModelAdmin):
             exclude.append("tenant")
         return exclude
 
-    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+    def formfield_for_foreignkey(
+        self, db_field: Any, request: HttpRequest, **kwargs: Any
+    ) -> Any:
         if "queryset" not in kwargs:
             kwargs["queryset"] = tenant_queryset(
                 db_field.remote_field.model, request_tenant(request)
             )
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
-    def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+    def formfield_for_manytomany(
+        self, db_field: Any, request: HttpRequest, **kwargs: Any
+    ) -> Any:
         if "queryset" not in kwargs:
             kwargs["queryset"] = tenant_queryset(
                 db_field.remote_field.model, request_tenant(request)
             )
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
-    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: Any, form: Any, change: bool
+    ) -> None:
         tenant = request_tenant(request)
         if tenant is None:
             raise PermissionDenied(NO_TENANT_MESSAGE)
@@ -155,7 +164,9 @@ class TenantScopedAdmin(admin.ModelAdmin):
 
     # ------------------------------------------------------------ permissions
     def _is_owner(self, request: HttpRequest) -> bool:
-        return is_tenant_staff(request) and tenant_role(request) == Membership.Role.OWNER
+        return (
+            is_tenant_staff(request) and tenant_role(request) == Membership.Role.OWNER
+        )
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return super().has_module_permission(request) or is_tenant_staff(request)

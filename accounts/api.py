@@ -35,6 +35,7 @@ from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from accounts.auth import ApiKeyUser, HasTenant
+from accounts.models import Collection
 from accounts.scoping import tenant_scope
 from accounts.selectors import membership_for, tenants_for_user
 
@@ -71,7 +72,23 @@ def not_found() -> exceptions.NotFound:
     return exceptions.NotFound()
 
 
-def paginate(rows: QuerySet | Sequence, *, skip: int, limit: int) -> tuple[list, int | None]:
+def tenant_collection(tenant: Tenant, collection_id: int | None) -> Collection | None:
+    """A collection id from a request body, resolved inside the caller's
+    tenant before it sets any foreign key (TEN-04, Sentry #108156): another
+    tenant's id is reported exactly like an unknown one."""
+    if collection_id is None:
+        return None
+    collection = (
+        Collection.objects.with_scope(tenant=tenant.pk).filter(pk=collection_id).first()
+    )
+    if collection is None:
+        raise serializers.ValidationError({"collection_id": ["Unknown collection."]})
+    return collection
+
+
+def paginate(
+    rows: QuerySet | Sequence, *, skip: int, limit: int
+) -> tuple[list, int | None]:
     """One page by skip/limit without COUNT(*) (LOAD-04): fetch one row more
     than asked to learn whether another page exists."""
     page = list(rows[skip : skip + limit + 1])
@@ -79,13 +96,19 @@ def paginate(rows: QuerySet | Sequence, *, skip: int, limit: int) -> tuple[list,
     return page[:limit], next_skip
 
 
-def page_response(items: list, *, skip: int, limit: int, next_skip: int | None) -> Response:
-    return Response({"items": items, "skip": skip, "limit": limit, "next_skip": next_skip})
+def page_response(
+    items: list, *, skip: int, limit: int, next_skip: int | None
+) -> Response:
+    return Response(
+        {"items": items, "skip": skip, "limit": limit, "next_skip": next_skip}
+    )
 
 
-def page_serializer(name: str, item: type[serializers.Serializer]) -> type[serializers.Serializer]:
+def page_serializer(
+    name: str, item: type[serializers.Serializer]
+) -> type[serializers.Serializer]:
     """The schema of a page: {"items": [...], "skip", "limit", "next_skip"}."""
-    meta = type("Meta", (), {"ref_name": f"{name}Page"})
+    meta = type("Meta", (), {"ref_name": f"Paginated{name}List"})
     return type(
         f"{name}PageSerializer",
         (serializers.Serializer,),
@@ -94,7 +117,8 @@ def page_serializer(name: str, item: type[serializers.Serializer]) -> type[seria
             "skip": serializers.IntegerField(),
             "limit": serializers.IntegerField(),
             "next_skip": serializers.IntegerField(
-                allow_null=True, help_text="skip for the next page; null on the last page"
+                allow_null=True,
+                help_text="skip for the next page; null on the last page",
             ),
             "Meta": meta,
         },
@@ -105,7 +129,9 @@ class PageFilterSerializer(serializers.Serializer):
     """skip/limit as in seed 003."""
 
     skip = serializers.IntegerField(min_value=0, max_value=MAX_SKIP, default=0)
-    limit = serializers.IntegerField(min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT)
+    limit = serializers.IntegerField(
+        min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT
+    )
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -137,7 +163,9 @@ COMMON_ERRORS = {401: ERROR_401, 403: ERROR_403, 429: ERROR_429}
 def uuid_path(name: str, description: str = "") -> OpenApiParameter:
     # Paths take <str:...> so a malformed id gets the same JSON 404 as an
     # unknown one instead of Django's HTML 404; the schema still says uuid.
-    return OpenApiParameter(name, OpenApiTypes.UUID, OpenApiParameter.PATH, description=description)
+    return OpenApiParameter(
+        name, OpenApiTypes.UUID, OpenApiParameter.PATH, description=description
+    )
 
 
 TENANT_ID_PARAM = OpenApiParameter(
@@ -160,7 +188,10 @@ class CallerRateThrottle(UserRateThrottle):
     def get_cache_key(self, request: Request, view: APIView) -> str | None:
         key = getattr(request._request, "api_key", None)
         if key is not None:
-            return self.cache_format % {"scope": self.scope, "ident": f"apikey-{key.pk}"}
+            return self.cache_format % {
+                "scope": self.scope,
+                "ident": f"apikey-{key.pk}",
+            }
         return super().get_cache_key(request, view)
 
 
@@ -243,13 +274,20 @@ class MeApi(TenantApiView):
                 ref_name = "MeTenant"
 
         auth = serializers.ChoiceField(choices=["api_key", "session", "token"])
-        username = serializers.CharField(allow_null=True, help_text="null for an API key")
-        api_key_name = serializers.CharField(allow_null=True, help_text="null for a person")
+        username = serializers.CharField(
+            allow_null=True, help_text="null for an API key"
+        )
+        api_key_name = serializers.CharField(
+            allow_null=True, help_text="null for a person"
+        )
         role = serializers.CharField(
-            allow_null=True, help_text="membership role in the tenant; null for an API key"
+            allow_null=True,
+            help_text="membership role in the tenant; null for an API key",
         )
         tenant = TenantSerializer()
-        tenants = TenantSerializer(many=True, help_text="every tenant a person belongs to")
+        tenants = TenantSerializer(
+            many=True, help_text="every tenant a person belongs to"
+        )
 
         class Meta:
             ref_name = "Me"

@@ -26,7 +26,16 @@ class MessageInline(ReadOnlyInline):
 
 class SourceInline(ReadOnlyInline):
     model = MessageSource
-    fields = ["ref_label", "rank", "score", "document_title", "page_start", "page_end", "start_offset", "end_offset"]
+    fields = [
+        "ref_label",
+        "rank",
+        "score",
+        "document_title",
+        "page_start",
+        "page_end",
+        "start_offset",
+        "end_offset",
+    ]
     readonly_fields = fields
     ordering = ["rank"]
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 
@@ -31,10 +30,10 @@ from accounts.api import (
     page_serializer,
     paginate,
     parse_uuid,
+    tenant_collection,
     uuid_path,
 )
 from accounts.auth import ApiKeyAuthentication, ApiKeyOnly, HasTenant
-from accounts.models import Collection
 from chat.models import ChatSession, Message
 from chat.payload import payload_with_verdicts
 from chat.selectors import session_get, session_list
@@ -66,6 +65,7 @@ class ChatSessionOutputSerializer(serializers.Serializer):
     class Meta:
         ref_name = "ChatSession"
 
+    @extend_schema_field(serializers.ListField(child=serializers.UUIDField()))
     def get_document_ids(self, session: ChatSession) -> list[str]:
         return sorted(str(d.pk) for d in session.documents.all())
 
@@ -74,7 +74,9 @@ class ChatSessionApiView(TenantApiView):
     """Base of the operations on one session: the one lookup they share."""
 
     def get_session(self, session_id: str) -> ChatSession:
-        session = session_get(tenant=self.tenant, pk=parse_uuid(session_id), user=self.acting_user)
+        session = session_get(
+            tenant=self.tenant, pk=parse_uuid(session_id), user=self.acting_user
+        )
         if session is None:
             raise not_found()
         return session
@@ -83,7 +85,9 @@ class ChatSessionApiView(TenantApiView):
 class MessageOutputSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     session_id = serializers.UUIDField()
-    reply_to_id = serializers.UUIDField(allow_null=True, help_text="the question an answer answers")
+    reply_to_id = serializers.UUIDField(
+        allow_null=True, help_text="the question an answer answers"
+    )
     role = serializers.ChoiceField(choices=Message.Role.choices)
     status = serializers.ChoiceField(
         choices=Message.Status.choices,
@@ -105,24 +109,13 @@ class MessageOutputSerializer(serializers.Serializer):
     class Meta:
         ref_name = "ChatMessage"
 
+    @extend_schema_field(
+        {"type": "object", "nullable": True, "additionalProperties": True}
+    )
     def get_payload(self, message: Message) -> dict[str, Any] | None:
         if message.role == Message.Role.USER:
             return None
         return payload_with_verdicts(message)
-
-
-# Serializer method fields carry their schema types here rather than by
-# annotations, which drf-spectacular cannot read under `from __future__`.
-ChatSessionOutputSerializer.get_document_ids = extend_schema_field_list_uuid = (  # type: ignore[method-assign]
-    __import__("drf_spectacular.utils", fromlist=["extend_schema_field"]).extend_schema_field(
-        serializers.ListField(child=serializers.UUIDField())
-    )(ChatSessionOutputSerializer.get_document_ids)
-)
-MessageOutputSerializer.get_payload = (  # type: ignore[method-assign]
-    __import__("drf_spectacular.utils", fromlist=["extend_schema_field"]).extend_schema_field(
-        {"type": "object", "nullable": True, "additionalProperties": True}
-    )(MessageOutputSerializer.get_payload)
-)
 
 
 class ChatSessionListApi(TenantApiView):
@@ -157,7 +150,9 @@ class ChatSessionCreateApi(TenantApiView):
     """Start a chat, optionally limited to a collection or to some documents."""
 
     class InputSerializer(serializers.Serializer):
-        title = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+        title = serializers.CharField(
+            max_length=200, required=False, allow_blank=True, default=""
+        )
         collection_id = serializers.IntegerField(
             min_value=1, max_value=MAX_INT_ID, required=False, allow_null=True
         )
@@ -182,7 +177,7 @@ class ChatSessionCreateApi(TenantApiView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        collection = _tenant_collection(self.tenant, data.get("collection_id"))
+        collection = tenant_collection(self.tenant, data.get("collection_id"))
         documents = _tenant_documents(self.tenant, data["document_ids"])
         session = session_create(
             tenant=self.tenant,
@@ -191,23 +186,17 @@ class ChatSessionCreateApi(TenantApiView):
             collection=collection,
             documents=documents,
         )
-        return Response(ChatSessionOutputSerializer(session).data, status=status.HTTP_201_CREATED)
-
-
-def _tenant_collection(tenant: Tenant, collection_id: int | None) -> Collection | None:
-    """Ids from the body never set a foreign key unchecked (TEN-04): another
-    tenant's id reads exactly like an unknown one."""
-    if collection_id is None:
-        return None
-    collection = Collection.objects.with_scope(tenant=tenant.pk).filter(pk=collection_id).first()
-    if collection is None:
-        raise serializers.ValidationError({"collection_id": ["Unknown collection."]})
-    return collection
+        return Response(
+            ChatSessionOutputSerializer(session).data, status=status.HTTP_201_CREATED
+        )
 
 
 def _tenant_documents(tenant: Tenant, ids: list[uuid.UUID]) -> list:
+    """Document ids from the body, checked like collection ids (TEN-04)."""
     wanted = set(ids)
-    documents = list(document_list(tenant=tenant).filter(pk__in=wanted)) if wanted else []
+    documents = (
+        list(document_list(tenant=tenant).filter(pk__in=wanted)) if wanted else []
+    )
     if len(documents) != len(wanted):
         raise serializers.ValidationError({"document_ids": ["Unknown document."]})
     return documents
@@ -235,7 +224,12 @@ class ChatMessageListApi(ChatSessionApiView):
         operation_id="chat_messages_list",
         summary="List a session's messages",
         parameters=[uuid_path("session_id"), PageFilterSerializer],
-        responses={200: OutputSerializer, 400: ERROR_400, 404: ERROR_404, **COMMON_ERRORS},
+        responses={
+            200: OutputSerializer,
+            400: ERROR_400,
+            404: ERROR_404,
+            **COMMON_ERRORS,
+        },
         tags=["chat"],
     )
     def get(self, request: Request, session_id: str) -> Response:
@@ -291,8 +285,12 @@ class ChatMessageAskApi(ChatSessionApiView):
         session = self.get_session(session_id)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        answer = message_ask(session=session, question=serializer.validated_data["question"])
-        return Response(MessageOutputSerializer(answer).data, status=status.HTTP_201_CREATED)
+        answer = message_ask(
+            session=session, question=serializer.validated_data["question"]
+        )
+        return Response(
+            MessageOutputSerializer(answer).data, status=status.HTTP_201_CREATED
+        )
 
 
 def _status_citation(
@@ -342,7 +340,8 @@ class ChatCitationStatusApi(ChatSessionApiView):
 
     class FilterSerializer(serializers.Serializer):
         message_id = serializers.UUIDField(
-            required=False, help_text="narrow to one answer when the chunk is cited in several"
+            required=False,
+            help_text="narrow to one answer when the chunk is cited in several",
         )
 
         class Meta:
@@ -350,7 +349,9 @@ class ChatCitationStatusApi(ChatSessionApiView):
 
     class OutputSerializer(serializers.Serializer):
         found = serializers.BooleanField()
-        verification_status = serializers.ChoiceField(choices=Status.choices, allow_null=True)
+        verification_status = serializers.ChoiceField(
+            choices=Status.choices, allow_null=True
+        )
         match_type = serializers.CharField(allow_null=True)
         match_score = serializers.FloatField(allow_null=True)
         matched_span_start = serializers.IntegerField(allow_null=True)
@@ -363,9 +364,9 @@ class ChatCitationStatusApi(ChatSessionApiView):
     def handle_exception(self, exc: Exception) -> Response:
         # No key, an empty, wrong or revoked key, a disabled tenant's key, a
         # session cookie: one 401 body for all (SEC-04).
-        if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
-            exc = exceptions.AuthenticationFailed(self.AUTH_FAILED)
-        elif isinstance(exc, exceptions.PermissionDenied) and self.request._request.api_key is None:
+        if isinstance(
+            exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed
+        ):
             exc = exceptions.AuthenticationFailed(self.AUTH_FAILED)
         return super().handle_exception(exc)
 
@@ -381,13 +382,17 @@ class ChatCitationStatusApi(ChatSessionApiView):
         responses={
             200: OutputSerializer,
             400: ERROR_400,
-            401: OpenApiResponse(ErrorSerializer, description="X-API-Key missing or invalid."),
+            401: OpenApiResponse(
+                ErrorSerializer, description="X-API-Key missing or invalid."
+            ),
             404: ERROR_404,
             429: ERROR_429,
         },
         tags=["chat"],
     )
-    def get(self, request: Request, session_id: str, chunk_id: str, revision_id: str) -> Response:
+    def get(
+        self, request: Request, session_id: str, chunk_id: str, revision_id: str
+    ) -> Response:
         session = self.get_session(session_id)
         f = self.FilterSerializer(data=request.query_params)
         f.is_valid(raise_exception=True)
@@ -402,7 +407,9 @@ class ChatCitationStatusApi(ChatSessionApiView):
                 message_id=f.validated_data.get("message_id"),
             )
         if citation is None:
-            data = dict.fromkeys(self.OutputSerializer().fields, None) | {"found": False}
+            data = dict.fromkeys(self.OutputSerializer().fields, None) | {
+                "found": False
+            }
         else:
             verified = citation.verification_status == Status.VERIFIED
             data = {
@@ -410,7 +417,9 @@ class ChatCitationStatusApi(ChatSessionApiView):
                 "verification_status": citation.verification_status,
                 "match_type": citation.match_type,
                 "match_score": citation.match_score,
-                "matched_span_start": citation.source_offset_start if verified else None,
+                "matched_span_start": citation.source_offset_start
+                if verified
+                else None,
                 "matched_span_end": citation.source_offset_end if verified else None,
                 "verified_at": citation.verified_at,
             }
@@ -425,5 +434,3 @@ __all__ = [
     "ChatSessionDetailApi",
     "ChatSessionListApi",
 ]
-
-_ = (OpenApiParameter, OpenApiTypes, MAX_INT_ID)

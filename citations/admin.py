@@ -73,7 +73,11 @@ class ReviewStateFilter(admin.SimpleListFilter):
     parameter_name = "review"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("none", "Not reviewed"), ("accept", "Accepted"), ("reject", "Rejected")]
+        return [
+            ("none", "Not reviewed"),
+            ("accept", "Accepted"),
+            ("reject", "Rejected"),
+        ]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
         if self.value() == "none":
@@ -103,6 +107,20 @@ class ReviewInline(ReadOnlyInline):
     ordering = ["-created_at"]
 
 
+VERDICT_FIELDS = [
+    "badge", "verification_status", "verified", "verification_method", "match_type", "score",
+    "verification_confidence", "reason", "mis_attributed_to", "verified_at",
+]  # fmt: skip
+SOURCE_FIELDS = [
+    "document_name", "document_link", "source_file", "source_page", "source_offset_start",
+    "source_offset_end", "source_text", "revision_id", "chunk_id", "revision_length",
+]  # fmt: skip
+CONTEXT_FIELDS = [
+    "message", "ref_label", "execution_context_type", "execution_context_id", "answer_start",
+    "answer_end", "created_at", "updated_at",
+]  # fmt: skip
+
+
 @admin.register(MessageCitation)
 class MessageCitationAdmin(TenantScopedAdmin):
     change_list_template = "admin/citations/messagecitation/change_list.html"
@@ -125,36 +143,10 @@ class MessageCitationAdmin(TenantScopedAdmin):
     inlines = [ReviewInline, VerificationInline]
     actions = ["reverify_selected", "accept_selected", "reject_selected", "export_csv"]
     fieldsets = [
-        (
-            "Verdict",
-            {
-                "fields": [
-                    "badge", "verification_status", "verified", "verification_method",
-                    "match_type", "score", "verification_confidence", "reason",
-                    "mis_attributed_to", "verified_at",
-                ]  # fmt: skip
-            },
-        ),
+        ("Verdict", {"fields": VERDICT_FIELDS}),
         ("Quote", {"fields": ["quoted_text", "source_passage", "difference"]}),
-        (
-            "Source",
-            {
-                "fields": [
-                    "document_name", "document_link", "source_file", "source_page",
-                    "source_offset_start", "source_offset_end", "source_text", "revision_id",
-                    "chunk_id", "revision_length",
-                ]  # fmt: skip
-            },
-        ),
-        (
-            "Context",
-            {
-                "fields": [
-                    "message", "ref_label", "execution_context_type", "execution_context_id",
-                    "answer_start", "answer_end", "created_at", "updated_at",
-                ]  # fmt: skip
-            },
-        ),
+        ("Source", {"fields": SOURCE_FIELDS}),
+        ("Context", {"fields": CONTEXT_FIELDS}),
     ]
 
     class Media:
@@ -259,20 +251,40 @@ class MessageCitationAdmin(TenantScopedAdmin):
 
     # ------------------------------------------------------------ actions
     @admin.action(description="Re-verify selected citations", permissions=["review"])
-    def reverify_selected(self, request: HttpRequest, queryset: QuerySet[MessageCitation]) -> None:
+    def reverify_selected(
+        self, request: HttpRequest, queryset: QuerySet[MessageCitation]
+    ) -> None:
         n = citations_reverify(citations=queryset.only("id", "quoted_text"))
-        self.message_user(request, f"Queued re-verification of {n} citation(s).", messages.SUCCESS)
+        self.message_user(
+            request, f"Queued re-verification of {n} citation(s).", messages.SUCCESS
+        )
 
-    @admin.action(description="Accept selected citations (with a note)", permissions=["review"])
-    def accept_selected(self, request: HttpRequest, queryset: QuerySet[MessageCitation]) -> Any:
-        return self._decide(request, queryset, CitationReview.Decision.ACCEPT, "accept_selected")
+    @admin.action(
+        description="Accept selected citations (with a note)", permissions=["review"]
+    )
+    def accept_selected(
+        self, request: HttpRequest, queryset: QuerySet[MessageCitation]
+    ) -> Any:
+        return self._decide(
+            request, queryset, CitationReview.Decision.ACCEPT, "accept_selected"
+        )
 
-    @admin.action(description="Reject selected citations (with a note)", permissions=["review"])
-    def reject_selected(self, request: HttpRequest, queryset: QuerySet[MessageCitation]) -> Any:
-        return self._decide(request, queryset, CitationReview.Decision.REJECT, "reject_selected")
+    @admin.action(
+        description="Reject selected citations (with a note)", permissions=["review"]
+    )
+    def reject_selected(
+        self, request: HttpRequest, queryset: QuerySet[MessageCitation]
+    ) -> Any:
+        return self._decide(
+            request, queryset, CitationReview.Decision.REJECT, "reject_selected"
+        )
 
     def _decide(
-        self, request: HttpRequest, queryset: QuerySet[MessageCitation], decision: str, action: str
+        self,
+        request: HttpRequest,
+        queryset: QuerySet[MessageCitation],
+        decision: str,
+        action: str,
     ) -> Any:
         """An intermediate page asks for the note; its POST (with `apply`)
         records one CitationReview per selected citation."""
@@ -282,14 +294,19 @@ class MessageCitationAdmin(TenantScopedAdmin):
             try:
                 for citation in queryset:
                     citation_review_record(
-                        citation=citation, reviewer=request.user, decision=decision, note=note
+                        citation=citation,
+                        reviewer=request.user,
+                        decision=decision,
+                        note=note,
                     )
             except ValidationError as error:
                 form.add_error("note", error)
             else:
                 label = CitationReview.Decision(decision).label.lower()
                 self.message_user(
-                    request, f"{queryset.count()} citation(s) {label}.", messages.SUCCESS
+                    request,
+                    f"{queryset.count()} citation(s) {label}.",
+                    messages.SUCCESS,
                 )
                 return None
         context = {
@@ -310,16 +327,22 @@ class MessageCitationAdmin(TenantScopedAdmin):
         )
 
     @admin.action(description="Export selected citations as CSV", permissions=["view"])
-    def export_csv(self, request: HttpRequest, queryset: QuerySet[MessageCitation]) -> HttpResponse:
+    def export_csv(
+        self, request: HttpRequest, queryset: QuerySet[MessageCitation]
+    ) -> HttpResponse:
         tenant = request_tenant(request)
         out = io.StringIO()
         out.write("\ufeff")
         writer = csv.writer(out)
-        for row in citations_csv_rows(tenant=tenant, filters=CitationFilters(), citations=queryset):
+        for row in citations_csv_rows(
+            tenant=tenant, filters=CitationFilters(), citations=queryset
+        ):
             writer.writerow(row)
         response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
         stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
-        response["Content-Disposition"] = f'attachment; filename="citations-{stamp}.csv"'
+        response["Content-Disposition"] = (
+            f'attachment; filename="citations-{stamp}.csv"'
+        )
         return response
 
 
@@ -337,7 +360,15 @@ class UnsourcedCitationAdmin(ReadOnlyAdminMixin, TenantScopedAdmin):
 
 @admin.register(CitationVerification)
 class CitationVerificationAdmin(ReadOnlyAdminMixin, TenantScopedAdmin):
-    list_display = ["created_at", "citation", "trigger", "verification_status", "verification_method", "match_type", "duration_ms"]
+    list_display = [
+        "created_at",
+        "citation",
+        "trigger",
+        "verification_status",
+        "verification_method",
+        "match_type",
+        "duration_ms",
+    ]
     list_filter = ["verification_status", "verification_method", "trigger"]
     search_fields = ["citation__document_name", "citation__quoted_text"]
     list_select_related = ["citation"]

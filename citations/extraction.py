@@ -83,7 +83,9 @@ class Marker:
 @dataclass(frozen=True)
 class Extraction:
     answer: str  # what the user reads: JSON wrapper and <citations> blocks removed
-    candidates: list[CitationCandidate]  # deduplicated (ref, quote), at most MAX_CANDIDATES
+    candidates: list[
+        CitationCandidate
+    ]  # deduplicated (ref, quote), at most MAX_CANDIDATES
     truncated: bool = False  # more candidates or markers than allowed were emitted
     markers: list[Marker] = field(default_factory=list)  # at most MAX_MARKERS
     problems: list[str] = field(default_factory=list)  # what was dropped, and why
@@ -124,7 +126,9 @@ def classify(candidate: CitationCandidate, known_refs: Collection[str] | None) -
 # --- refs inside markers -------------------------------------------------------
 
 _REF_TOKEN = re.compile(r"(?i)^\s*(?:s\s?)?0*(\d{1,6})\s*$")
-_RANGE = re.compile(r"(?i)^\s*s?\s?0*(\d{1,6})\s*[-\u2010-\u2014]\s*s?\s?0*(\d{1,6})\s*$")
+_RANGE = re.compile(
+    r"(?i)^\s*s?\s?0*(\d{1,6})\s*[-\u2010-\u2014]\s*s?\s?0*(\d{1,6})\s*$"
+)
 _SEPARATORS = re.compile(r"\s*(?:[,;&]|\band\b)\s*|\s+", re.I)
 
 
@@ -181,7 +185,11 @@ def _refs_after_quote(m: re.Match[str]) -> list[str] | None:
     if paren is not None:
         prefix = _SOURCE_WORD.match(paren)
         content = paren[prefix.end() :] if prefix else paren
-        if not prefix and "[" not in content and not re.search(r"(?i)\bs\s?\d", content):
+        if (
+            not prefix
+            and "[" not in content
+            and not re.search(r"(?i)\bs\s?\d", content)
+        ):
             return None  # "(1)" or "(see above)" after a quote is not a citation
         refs = _ref_list(content.replace("[", " ").replace("]", " "))
         return refs
@@ -258,15 +266,20 @@ def _scan_answer(answer: str, out: _Collector) -> None:
 # --- <citations> blocks ----------------------------------------------------------
 
 _BLOCK = re.compile(
-    r"<citations\b[^>]{0,200}>(?P<body>.*?)(?:</citations\s*>|(?P<open>\Z))", re.I | re.S
+    r"<citations\b[^>]{0,200}>(?P<body>.*?)(?:</citations\s*>|(?P<open>\Z))",
+    re.I | re.S,
 )
 _STRAY_CLOSE = re.compile(r"</citations\s*>", re.I)
 _CITATION = re.compile(
     r"<citation\b(?P<attrs>[^>]{0,2000}?)(?:/>|>(?P<body>.*?)(?:</citation\s*>|(?=<citation\b)|\Z))",
     re.I | re.S,
 )
-_ATTR = re.compile(r"""([A-Za-z_][\w\-.:]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>/]+))""")
-_CHILD = re.compile(r"<(?P<tag>[A-Za-z_][\w\-]*)\b[^>]{0,200}>(?P<value>.*?)</(?P=tag)\s*>", re.S)
+_ATTR = re.compile(
+    r"""([A-Za-z_][\w\-.:]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>/]+))"""
+)
+_CHILD = re.compile(
+    r"<(?P<tag>[A-Za-z_][\w\-]*)\b[^>]{0,200}>(?P<value>.*?)</(?P=tag)\s*>", re.S
+)
 _CDATA = re.compile(r"<!\[CDATA\[(.*?)\]\]>", re.S)
 _TAGS = re.compile(r"<[^>]{0,200}>")
 _EXTRA_FIELDS = ("chunk_id", "revision_id", "doc_name", "page", "section", "match_type")
@@ -301,8 +314,12 @@ def _parse_xml_block(body: str, out: _Collector) -> None:
         inner = c.group("body") or ""
         children = list(_CHILD.finditer(inner))
         for child in children:
-            fields.setdefault(child.group("tag").lower(), _xml_value(child.group("value")))
-        ref = next((normalize_ref(fields[k]) for k in _REF_FIELDS if fields.get(k)), None)
+            fields.setdefault(
+                child.group("tag").lower(), _xml_value(child.group("value"))
+            )
+        ref = next(
+            (normalize_ref(fields[k]) for k in _REF_FIELDS if fields.get(k)), None
+        )
         if ref is None:
             out.problem("<citation> without a ref dropped")
             continue
@@ -312,7 +329,9 @@ def _parse_xml_block(body: str, out: _Collector) -> None:
             quote = text or None
         if quote is not None:
             quote = quote[:MAX_QUOTE_CHARS] or None
-        out.add(CitationCandidate(ref, quote, None, None, CITATIONS_XML, _extra(fields)))
+        out.add(
+            CitationCandidate(ref, quote, None, None, CITATIONS_XML, _extra(fields))
+        )
 
 
 def _parse_block(body: str, out: _Collector) -> None:
@@ -348,7 +367,16 @@ def _remove_blocks(answer: str, out: _Collector) -> str:
 # --- JSON answers ---------------------------------------------------------------
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(?P<body>.*?)(?:\n?```\s*)?$", re.S | re.I)
-_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_ESCAPES = {
+    '"': '"',
+    "\\": "\\",
+    "/": "/",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+}
 
 
 def _partial_json_string(text: str, start: int) -> str:
@@ -363,7 +391,11 @@ def _partial_json_string(text: str, start: int) -> str:
             break
         if c == "\\" and i + 1 < n:
             e = text[i + 1]
-            if e == "u" and i + 5 < n and re.fullmatch(r"[0-9a-fA-F]{4}", text[i + 2 : i + 6]):
+            if (
+                e == "u"
+                and i + 5 < n
+                and re.fullmatch(r"[0-9a-fA-F]{4}", text[i + 2 : i + 6])
+            ):
                 out.append(chr(int(text[i + 2 : i + 6], 16)))
                 i += 6
                 continue
@@ -379,12 +411,17 @@ def _json_entries(entries: Iterable[Any], out: _Collector) -> None:
     for entry in entries:
         if isinstance(entry, dict):
             fields = {str(k).lower(): v for k, v in entry.items()}
-            raw_ref = next((fields[k] for k in _REF_FIELDS if fields.get(k) is not None), None)
+            raw_ref = next(
+                (fields[k] for k in _REF_FIELDS if fields.get(k) is not None), None
+            )
             ref = normalize_ref(raw_ref)
             quote = next(
-                (fields[k] for k in _QUOTE_FIELDS if isinstance(fields.get(k), str)), None
+                (fields[k] for k in _QUOTE_FIELDS if isinstance(fields.get(k), str)),
+                None,
             )
-            extra = _extra({k: str(v) for k, v in fields.items() if isinstance(v, str | int)})
+            extra = _extra(
+                {k: str(v) for k, v in fields.items() if isinstance(v, str | int)}
+            )
         else:
             ref = normalize_ref(entry)
             quote = None
@@ -461,7 +498,9 @@ def _dedupe(
             merged = {**candidate.extra, **kept.extra}
             if kept.answer_start is None and candidate.answer_start is not None:
                 kept = replace(
-                    kept, answer_start=candidate.answer_start, answer_end=candidate.answer_end
+                    kept,
+                    answer_start=candidate.answer_start,
+                    answer_end=candidate.answer_end,
                 )
             unique[index] = replace(kept, extra=merged)
             continue
@@ -472,13 +511,16 @@ def _dedupe(
     # Keep the citations of real sources first: a flood of invented refs must
     # not push them out.
     order = sorted(
-        range(len(unique)), key=lambda i: (known is not None and unique[i].ref not in known, i)
+        range(len(unique)),
+        key=lambda i: (known is not None and unique[i].ref not in known, i),
     )
     kept = sorted(order[:MAX_CANDIDATES])
     return [unique[i] for i in kept], True
 
 
-def extract_citations(answer: str, *, known_refs: Collection[str] | None = None) -> Extraction:
+def extract_citations(
+    answer: str, *, known_refs: Collection[str] | None = None
+) -> Extraction:
     """Parse a model answer into citation candidates (see module docstring)."""
     if not isinstance(answer, str):
         answer = "" if answer is None else str(answer)
@@ -492,12 +534,14 @@ def extract_citations(answer: str, *, known_refs: Collection[str] | None = None)
         text = _remove_blocks(text, out)
         out.late = False
         _scan_answer(text, out)
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         # Untrusted model output must never turn into a 500 (LLM-06); what
         # was parsed so far is kept and the failure is reported.
         out.problem(f"parser error: {type(error).__name__}")
         text = answer
-    known = {r for r in (normalize_ref(k) for k in known_refs) if r} if known_refs else None
+    known = (
+        {r for r in (normalize_ref(k) for k in known_refs) if r} if known_refs else None
+    )
     candidates, cut = _dedupe(out.candidates, known)
     return Extraction(
         answer=text,

@@ -21,7 +21,11 @@ class ReviewFilterForm(forms.Form):
         max_length=200,
         label="Document",
         widget=forms.TextInput(
-            attrs={"type": "search", "placeholder": "Document name contains…", "autocomplete": "off"}
+            attrs={
+                "type": "search",
+                "placeholder": "Document name contains…",
+                "autocomplete": "off",
+            }
         ),
     )
     status = forms.ChoiceField(
@@ -48,7 +52,9 @@ class ReviewFilterForm(forms.Form):
         return data
 
     def filters(self) -> CitationFilters:
-        data = self.cleaned_data if self.is_bound and hasattr(self, "cleaned_data") else {}
+        data = (
+            self.cleaned_data if self.is_bound and hasattr(self, "cleaned_data") else {}
+        )
         valid = {k: v for k, v in data.items() if k not in self.errors}
         tz = timezone.get_current_timezone()
         start, end = valid.get("date_from"), valid.get("date_to")
@@ -57,7 +63,9 @@ class ReviewFilterForm(forms.Form):
             verification_status=valid.get("status") or None,
             verification_method=valid.get("method") or None,
             # Whole days, inclusive at both ends, in the site's time zone.
-            date_from=dt.datetime.combine(start, dt.time.min, tzinfo=tz) if start else None,
+            date_from=dt.datetime.combine(start, dt.time.min, tzinfo=tz)
+            if start
+            else None,
             date_to=dt.datetime.combine(end, dt.time.max, tzinfo=tz) if end else None,
             document_id=valid.get("document_id") or None,
         )
@@ -75,18 +83,23 @@ class ReviewFilterForm(forms.Form):
 
 
 class ReviewDecisionForm(forms.Form):
-    decision = forms.ChoiceField(choices=CitationReview.Decision.choices, widget=forms.HiddenInput)
+    decision = forms.ChoiceField(
+        choices=CitationReview.Decision.choices, widget=forms.HiddenInput
+    )
     note = forms.CharField(
         required=False,
         max_length=NOTE_MAX_CHARS,
-        widget=forms.Textarea(attrs={"rows": 3, "placeholder": "Note for the audit trail"}),
+        widget=forms.Textarea(
+            attrs={"rows": 3, "placeholder": "Note for the audit trail"}
+        ),
     )
 
     def clean(self) -> dict:
         data = super().clean()
-        if data.get("decision") == CitationReview.Decision.REJECT and not (
-            data.get("note") or ""
-        ).strip():
+        if (
+            data.get("decision") == CitationReview.Decision.REJECT
+            and not (data.get("note") or "").strip()
+        ):
             self.add_error("note", "Say why the citation is rejected.")
         return data
 

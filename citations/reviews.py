@@ -28,7 +28,12 @@ from django.db.models import OuterRef, Q, QuerySet, Subquery
 
 from citations.models import CitationReview, MessageCitation, Status, UnsourcedCitation
 from citations.presentation import BadgeState, badge_state
-from citations.selectors import CitationFilters, citation_list, citation_stats, unsourced_list
+from citations.selectors import (
+    CitationFilters,
+    citation_list,
+    citation_stats,
+    unsourced_list,
+)
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -61,7 +66,9 @@ def percent_of(count: int, total: int) -> float:
     return round(100.0 * count / total, 1) if total else 0.0
 
 
-def citation_stat_cards(*, tenant: Tenant, filters: CitationFilters | None = None) -> list[StatCard]:
+def citation_stat_cards(
+    *, tenant: Tenant, filters: CitationFilters | None = None
+) -> list[StatCard]:
     """Total, then each status with its share of the total (seed 003)."""
     counts = citation_stats(tenant=tenant, filters=filters)
     total = counts["total"]
@@ -102,7 +109,9 @@ def citation_review_record(
 
 
 def citation_reviews(*, citation: MessageCitation) -> list[CitationReview]:
-    return list(citation.reviews.select_related("reviewer").order_by("-created_at", "-id"))
+    return list(
+        citation.reviews.select_related("reviewer").order_by("-created_at", "-id")
+    )
 
 
 def citations_reverify(*, citations: Iterable[MessageCitation]) -> int:
@@ -112,7 +121,9 @@ def citations_reverify(*, citations: Iterable[MessageCitation]) -> int:
 
     ids = [str(c.pk) for c in citations if c.quoted_text]
     for citation_id in ids:
-        transaction.on_commit(lambda cid=citation_id: verify_citation.delay(cid, "reverify"))
+        transaction.on_commit(
+            lambda cid=citation_id: verify_citation.delay(cid, "reverify")
+        )
     return len(ids)
 
 
@@ -157,7 +168,9 @@ class ReviewRow:
 
     @property
     def method_label(self) -> str:
-        return "" if self.unsourced else self.obj.get_verification_method_display() or ""
+        return (
+            "" if self.unsourced else self.obj.get_verification_method_display() or ""
+        )
 
     @property
     def match_score(self) -> float | None:
@@ -175,12 +188,16 @@ class ReviewRow:
 def _row(obj: Any) -> ReviewRow:
     if isinstance(obj, UnsourcedCitation):
         return ReviewRow(obj, True, badge_state(Status.OUT_OF_PROVENANCE, None))
-    return ReviewRow(obj, False, badge_state(obj.verification_status, obj.verification_method))
+    return ReviewRow(
+        obj, False, badge_state(obj.verification_status, obj.verification_method)
+    )
 
 
 def _cursor_encode(row: ReviewRow) -> str:
     created, pk = row.key
-    micros = (created - dt.datetime(1970, 1, 1, tzinfo=dt.UTC)) // dt.timedelta(microseconds=1)
+    micros = (created - dt.datetime(1970, 1, 1, tzinfo=dt.UTC)) // dt.timedelta(
+        microseconds=1
+    )
     return f"{micros}.{pk.hex}"
 
 
@@ -190,7 +207,9 @@ def cursor_decode(raw: str | None) -> tuple[dt.datetime, uuid.UUID] | None:
         return None
     try:
         micros, hex_id = raw.split(".", 1)
-        created = dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(microseconds=int(micros))
+        created = dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(
+            microseconds=int(micros)
+        )
         return created, uuid.UUID(hex=hex_id)
     except (ValueError, OverflowError):
         return None
@@ -205,7 +224,9 @@ class ReviewPage:
 
 
 def _sources(tenant: Tenant, filters: CitationFilters) -> list[QuerySet]:
-    cited = with_latest_review(citation_list(tenant=tenant, filters=filters), tenant=tenant)
+    cited = with_latest_review(
+        citation_list(tenant=tenant, filters=filters), tenant=tenant
+    )
     if filters.verification_status == Status.OUT_OF_PROVENANCE:
         return [unsourced_list(tenant=tenant, filters=filters)]
     return [cited, unsourced_list(tenant=tenant, filters=filters)]
@@ -326,9 +347,13 @@ def citations_csv_rows(
     `citations` to export exactly those rows (the admin's selection)."""
     yield CSV_HEADER
     if citations is not None:
-        sources = [with_latest_review(citations, tenant=tenant).order_by("-created_at", "-id")]
+        sources = [
+            with_latest_review(citations, tenant=tenant).order_by("-created_at", "-id")
+        ]
     else:
-        sources = [qs.order_by("-created_at", "-id") for qs in _sources(tenant, filters)]
+        sources = [
+            qs.order_by("-created_at", "-id") for qs in _sources(tenant, filters)
+        ]
     streams = [(_row(o) for o in qs.iterator(chunk_size=1000)) for qs in sources]
     for row in heapq.merge(*streams, key=lambda r: r.key, reverse=True):
         yield _csv_row(row)

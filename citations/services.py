@@ -328,3 +328,131 @@ def document_citations_reverify(*, document_id: uuid.UUID) -> int:
 
 def citation_resolve_chunk(*, tenant_id: int, chunk_uid: uuid.UUID) -> DocumentChunk | None:
     return DocumentChunk.objects.filter(uid=chunk_uid, tenant_id=tenant_id).first()
+
+
+if TYPE_CHECKING:
+    from accounts.models import Tenant
+
+
+@dataclass(frozen=True)
+class ResolvedCitation:
+    citation: MessageCitation
+    created: bool
+
+
+RESOLVE_REF = "S1"
+
+
+def citation_resolve(
+    *,
+    tenant: Tenant,
+    chunk_uid: uuid.UUID,
+    quoted_text: str = "",
+    context_type: str = "api",
+    context_id: str = "",
+) -> ResolvedCitation | None:
+    """seed 003's `resolve_citation`: record that an execution context cites a
+    chunk, and verify the quote against it. None when the tenant has no such
+    chunk (or its document was deleted): nothing is written then.
+
+    Every `message_citations` row needs a message (NOT NULL), so the citation
+    hangs on a holder message (assistant, no chat session, payload
+    `{"resolve": true, ...}`), one per (context, chunk), with the chunk as its
+    only source `S1`. One source per holder makes verification look in the
+    cited chunk first and never pits the chunk against unrelated chunks
+    resolved in the same context (no O(n²) mis-attribution scans).
+
+    Idempotent: the same context, chunk and quote return the existing
+    citation (`created=False`), so an agent retrying a call adds no row.
+    With a quote the citation is verified now (`citation_verify`, trigger
+    "initial": exact / normalized / fuzzy, or failed as not_found); a
+    verifier that is down leaves it pending and queues the task. Without a
+    quote it is stored as unverified (seed 003: "Verification is optional").
+    """
+    from chat.llm.errors import LLMError
+    from chat.models import Message, MessageSource
+    from citations.tasks import verify_citation as verify_citation_task
+
+    quoted_text = quoted_text.strip()
+    with tenant_scope(tenant):
+        chunk = (
+            DocumentChunk.objects.filter(uid=chunk_uid, document__is_deleted=False)
+            .select_related("document", "revision")
+            .first()
+        )
+        if chunk is None:
+            return None
+        document, revision = chunk.document, chunk.revision
+        marker = f"resolve_citation {context_type}:{context_id} chunk {chunk.uid}"
+        with transaction.atomic():
+            holder = Message.objects.filter(
+                session__isnull=True, role=Message.Role.ASSISTANT, content=marker
+            ).first()
+            if holder is None:
+                holder = Message.objects.create(
+                    tenant=tenant,
+                    session=None,
+                    role=Message.Role.ASSISTANT,
+                    content=marker,
+                    payload={
+                        "resolve": True,
+                        "execution_context_type": context_type,
+                        "execution_context_id": context_id,
+                        "chunk_id": str(chunk.uid),
+                    },
+                )
+                MessageSource.objects.create(
+                    message=holder,
+                    tenant=tenant,
+                    ref_label=RESOLVE_REF,
+                    rank=1,
+                    chunk=chunk,
+                    chunk_uid=chunk.uid,
+                    chunk_index=chunk.chunk_index,
+                    document=document,
+                    revision_id=revision.pk,
+                    file_id=revision.file_id,
+                    document_title=document.title,
+                    source_type=document.source_type,
+                    page_start=chunk.page_start,
+                    page_end=chunk.page_end,
+                    start_offset=chunk.start_offset,
+                    end_offset=chunk.end_offset,
+                )
+            citation = MessageCitation.objects.filter(
+                message=holder, chunk_id=chunk.uid, quoted_text=quoted_text
+            ).first()
+            created = citation is None
+            if created:
+                citation = MessageCitation.objects.create(
+                    tenant=tenant,
+                    message=holder,
+                    source_file_id=revision.file_id,
+                    # Until verified, the citation points at the whole chunk.
+                    source_offset_start=chunk.start_offset,
+                    source_offset_end=chunk.end_offset,
+                    source_page=chunk.page_start,
+                    source_text=chunk.content,
+                    revision_length=len(revision.normalized_content),
+                    quoted_text=quoted_text,
+                    verification_status=Status.PENDING if quoted_text else Status.UNVERIFIED,
+                    reason=""
+                    if quoted_text
+                    else "No quoted text was given: the citation references the whole chunk.",
+                    chunk_id=chunk.uid,
+                    revision_id=revision.pk,
+                    document_id=document.pk,
+                    document_name=document.title,
+                    execution_context_type=context_type,
+                    execution_context_id=context_id,
+                    ref_label=RESOLVE_REF,
+                )
+    if citation.verification_status == Status.PENDING:
+        try:
+            citation = citation_verify(citation_id=citation.pk, trigger="initial") or citation
+        except LLMError:
+            # A judge that is down must not lose the citation: it stays
+            # pending and the task retries with backoff.
+            citation_id = str(citation.pk)
+            transaction.on_commit(lambda: verify_citation_task.delay(citation_id, "initial"))
+    return ResolvedCitation(citation=citation, created=created)

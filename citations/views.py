@@ -69,7 +69,9 @@ def _results_context(request: HttpRequest, form: ReviewFilterForm) -> dict:
     filters = form.filters()
     after = request.GET.get("after") or None
     before = request.GET.get("before") or None
-    page = review_page(tenant=tenant, filters=filters, after=after, before=before, size=PAGE_SIZE)
+    page = review_page(
+        tenant=tenant, filters=filters, after=after, before=before, size=PAGE_SIZE
+    )
     base = reverse("citations:review")
 
     def url(**overrides: object) -> str:
@@ -162,7 +164,9 @@ def review_detail(request: HttpRequest, citation_id: object) -> HttpResponse:
 # ---------------------------------------------------------------- actions
 
 
-def _after_action(request: HttpRequest, citation: MessageCitation, **extra: Any) -> HttpResponse:
+def _after_action(
+    request: HttpRequest, citation: MessageCitation, **extra: Any
+) -> HttpResponse:
     if not request.htmx:  # POST/redirect/GET without JS
         url = reverse("citations:detail", args=[citation.pk])
         query = request.POST.get("return_query", "")
@@ -197,7 +201,9 @@ def review_decide(request: HttpRequest, citation_id: object) -> HttpResponse:
             return render(request, f"{TEMPLATE}#detail", context)
         filter_form = ReviewFilterForm(request.GET)
         filter_form.is_valid()
-        return render(request, TEMPLATE, {**_results_context(request, filter_form), **context})
+        return render(
+            request, TEMPLATE, {**_results_context(request, filter_form), **context}
+        )
     return _after_action(request, citation, flash="Review recorded.")
 
 

@@ -5,6 +5,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/", include("docuiq.api_urls")),
     path("accounts/", include("accounts.urls")),
     path("chat/", include("chat.urls")),
     path("review/", include("citations.urls")),

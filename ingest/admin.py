@@ -34,7 +34,12 @@ class RevisionInline(ReadOnlyInline):
 @admin.register(Document)
 class DocumentAdmin(TenantScopedAdmin):
     list_display = ["title", "source_type", "status", "is_deleted", "created_at"]
-    list_filter = ["status", "source_type", "is_deleted", ("created_at", admin.DateFieldListFilter)]
+    list_filter = [
+        "status",
+        "source_type",
+        "is_deleted",
+        ("created_at", admin.DateFieldListFilter),
+    ]
     search_fields = ["title", "file__filename"]
     date_hierarchy = "created_at"
     autocomplete_fields = ["collections", "parent"]
@@ -61,7 +66,9 @@ class DocumentAdmin(TenantScopedAdmin):
         return False  # soft delete instead, so citations keep their source
 
     @admin.action(description="Soft-delete selected documents", permissions=["change"])
-    def soft_delete_selected(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+    def soft_delete_selected(
+        self, request: HttpRequest, queryset: QuerySet[Document]
+    ) -> None:
         from ingest.services import document_soft_delete
 
         n = 0
@@ -76,5 +83,13 @@ class DocumentRevisionAdmin(ReadOnlyAdminMixin, TenantScopedAdmin):
     list_display = ["document", "number", "created_at"]
     search_fields = ["document__title"]
     list_select_related = ["document"]
-    fields = ["document", "number", "file", "content_sha256", "page_starts", "created_at", "normalized_content"]
+    fields = [
+        "document",
+        "number",
+        "file",
+        "content_sha256",
+        "page_starts",
+        "created_at",
+        "normalized_content",
+    ]
     readonly_fields = fields

@@ -27,6 +27,7 @@ from accounts.api import (
     page_serializer,
     paginate,
     parse_uuid,
+    tenant_collection,
     uuid_path,
 )
 from accounts.models import Collection
@@ -38,23 +39,11 @@ from ingest.services import Upload, document_soft_delete, document_upload
 if TYPE_CHECKING:
     from rest_framework.request import Request
 
-    from accounts.models import Tenant
 
 # The API accepts as many files per request as Django lets through
 # (DATA_UPLOAD_MAX_NUMBER_FILES); each file is size-checked by document_upload.
 MAX_FILES_PER_UPLOAD = 100
 MAX_SEARCH_K = 50
-
-
-def _collection_or_error(tenant: Tenant, collection_id: int | None) -> Collection | None:
-    """A client-supplied collection id, resolved inside the tenant; another
-    tenant's id is reported exactly like an unknown one (TEN-04)."""
-    if collection_id is None:
-        return None
-    collection = Collection.objects.with_scope(tenant=tenant.pk).filter(pk=collection_id).first()
-    if collection is None:
-        raise serializers.ValidationError({"collection_id": ["Unknown collection."]})
-    return collection
 
 
 class DocumentOutputSerializer(serializers.Serializer):
@@ -69,14 +58,18 @@ class DocumentOutputSerializer(serializers.Serializer):
     sha256 = serializers.CharField(source="file.sha256")
     source_type = serializers.ChoiceField(choices=Document.SourceType.choices)
     origin_url = serializers.CharField()
-    metadata = serializers.DictField(help_text="message_id, thread_id, sender, table, … by type")
+    metadata = serializers.DictField(
+        help_text="message_id, thread_id, sender, table, … by type"
+    )
     status = serializers.ChoiceField(choices=Document.Status.choices)
     error = serializers.CharField(help_text="why the document failed; empty otherwise")
     error_code = serializers.CharField()
     progress_done = serializers.IntegerField()
     progress_total = serializers.IntegerField()
     progress_percent = serializers.IntegerField()
-    parent_id = serializers.UUIDField(allow_null=True, help_text="set for email attachments")
+    parent_id = serializers.UUIDField(
+        allow_null=True, help_text="set for email attachments"
+    )
     collection_ids = serializers.SerializerMethodField()
     current_revision_id = serializers.UUIDField(allow_null=True)
     revision_number = serializers.IntegerField(
@@ -96,15 +89,20 @@ class DocumentOutputSerializer(serializers.Serializer):
         return sorted(c.pk for c in document.collections.all())
 
 
-
 class DocumentListApi(TenantApiView):
     """The tenant's documents, newest first (soft-deleted ones are hidden)."""
 
     class FilterSerializer(PageFilterSerializer):
-        status = serializers.ChoiceField(choices=Document.Status.choices, required=False)
-        collection_id = serializers.IntegerField(min_value=1, max_value=MAX_INT_ID, required=False)
+        status = serializers.ChoiceField(
+            choices=Document.Status.choices, required=False
+        )
+        collection_id = serializers.IntegerField(
+            min_value=1, max_value=MAX_INT_ID, required=False
+        )
         q = serializers.CharField(
-            max_length=200, required=False, help_text="title contains (case-insensitive)"
+            max_length=200,
+            required=False,
+            help_text="title contains (case-insensitive)",
         )
 
         class Meta:
@@ -162,7 +160,9 @@ class DocumentUploadApi(TenantApiView):
             allow_empty=False,
             max_length=MAX_FILES_PER_UPLOAD,
         )
-        collection_id = serializers.IntegerField(min_value=1, max_value=MAX_INT_ID, required=False)
+        collection_id = serializers.IntegerField(
+            min_value=1, max_value=MAX_INT_ID, required=False
+        )
 
         class Meta:
             ref_name = "DocumentUploadInput"
@@ -184,7 +184,7 @@ class DocumentUploadApi(TenantApiView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        collection = _collection_or_error(self.tenant, data.get("collection_id"))
+        collection = tenant_collection(self.tenant, data.get("collection_id"))
         documents = [
             document_upload(
                 tenant=self.tenant,
@@ -207,7 +207,8 @@ class DocumentUploadApi(TenantApiView):
         order = {d.pk: i for i, d in enumerate(documents)}
         documents.sort(key=lambda d: order[d.pk])
         return Response(
-            self.OutputSerializer({"items": documents}).data, status=status.HTTP_201_CREATED
+            self.OutputSerializer({"items": documents}).data,
+            status=status.HTTP_201_CREATED,
         )
 
 
@@ -255,7 +256,12 @@ class DocumentDetailApi(TenantApiView):
         operation_id="documents_retrieve",
         summary="Get a document with its text",
         parameters=[uuid_path("document_id"), FilterSerializer],
-        responses={200: OutputSerializer, 400: ERROR_400, 404: ERROR_404, **COMMON_ERRORS},
+        responses={
+            200: OutputSerializer,
+            400: ERROR_400,
+            404: ERROR_404,
+            **COMMON_ERRORS,
+        },
         tags=["documents"],
     )
     def get(self, request: Request, document_id: str) -> Response:
@@ -286,7 +292,11 @@ class DocumentDeleteApi(TenantApiView):
         summary="Delete a document",
         parameters=[uuid_path("document_id")],
         request=None,
-        responses={204: OpenApiResponse(description="Deleted."), 404: ERROR_404, **COMMON_ERRORS},
+        responses={
+            204: OpenApiResponse(description="Deleted."),
+            404: ERROR_404,
+            **COMMON_ERRORS,
+        },
         tags=["documents"],
     )
     def post(self, request: Request, document_id: str) -> Response:
@@ -303,9 +313,14 @@ class ChunkSearchApi(TenantApiView):
     class FilterSerializer(serializers.Serializer):
         q = serializers.CharField(max_length=500, help_text="words to look for")
         k = serializers.IntegerField(min_value=1, max_value=MAX_SEARCH_K, default=10)
-        document_id = serializers.UUIDField(required=False, help_text="search one document")
+        document_id = serializers.UUIDField(
+            required=False, help_text="search one document"
+        )
         collection_id = serializers.IntegerField(
-            min_value=1, max_value=MAX_INT_ID, required=False, help_text="search one collection"
+            min_value=1,
+            max_value=MAX_INT_ID,
+            required=False,
+            help_text="search one collection",
         )
 
         class Meta:
@@ -315,7 +330,9 @@ class ChunkSearchApi(TenantApiView):
         class HitSerializer(serializers.Serializer):
             rank = serializers.IntegerField(help_text="1-based")
             score = serializers.FloatField(help_text="higher is better")
-            chunk_id = serializers.UUIDField(source="chunk.uid", help_text="cite it with /api/citations/resolve")
+            chunk_id = serializers.UUIDField(
+                source="chunk.uid", help_text="cite it with /api/citations/resolve"
+            )
             chunk_index = serializers.IntegerField(source="chunk.chunk_index")
             document_id = serializers.UUIDField(source="chunk.document_id")
             document_title = serializers.CharField(source="chunk.document.title")
@@ -364,7 +381,11 @@ class ChunkSearchApi(TenantApiView):
             []
             if narrowed_to_nothing
             else search_chunks(
-                self.tenant, data["q"], document=document, collection=collection, k=data["k"]
+                self.tenant,
+                data["q"],
+                document=document,
+                collection=collection,
+                k=data["k"],
             )
         )
         return Response(self.OutputSerializer({"items": hits}).data)

@@ -58,7 +58,9 @@ def _is_word(c: str) -> bool:
     return c.isalnum()
 
 
-def best_end(text: str, pattern: str, lo: int, hi: int, expected: int) -> tuple[int, int]:
+def best_end(
+    text: str, pattern: str, lo: int, hi: int, expected: int
+) -> tuple[int, int]:
     """Best end offset (exclusive) in text[lo:hi] for `pattern`'s tail.
 
     Returns (end, distance). Ties go to an end that does not cut a word when
@@ -87,7 +89,9 @@ def best_end(text: str, pattern: str, lo: int, hi: int, expected: int) -> tuple[
     return best[2], low
 
 
-def best_start(text: str, pattern: str, lo: int, hi: int, expected: int) -> tuple[int, int]:
+def best_start(
+    text: str, pattern: str, lo: int, hi: int, expected: int
+) -> tuple[int, int]:
     """Best start offset in text[lo:hi] for `pattern`'s head (mirror of best_end)."""
     head = pattern[:EDGE]
     window = text[lo:hi]
@@ -113,7 +117,9 @@ def best_start(text: str, pattern: str, lo: int, hi: int, expected: int) -> tupl
     return best[2], low
 
 
-def place(text: str, pattern: str, start_guess: int, end_guess: int, slack: int) -> tuple[int, int]:
+def place(
+    text: str, pattern: str, start_guess: int, end_guess: int, slack: int
+) -> tuple[int, int]:
     """Refine an estimated span [start_guess, end_guess) of `pattern` in `text`.
 
     The head is searched within `slack` of the start guess and the tail within
@@ -146,7 +152,9 @@ def place_in_window(text: str, pattern: str, lo: int, hi: int) -> tuple[int, int
     j = scores.index(low)
     end = lo + j + 1
     # Let the tie-breaking prefer word boundaries around the chosen end.
-    end, _ = best_end(text, pattern, max(lo, end - len(pattern) - 2), min(hi, end + 2), end)
+    end, _ = best_end(
+        text, pattern, max(lo, end - len(pattern) - 2), min(hi, end + 2), end
+    )
     start_lo = max(lo, end - 2 * len(pattern) - 2)
     start, _ = best_start(text, pattern, start_lo, end, end - len(pattern))
     return start, end, low

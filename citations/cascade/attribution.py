@@ -52,16 +52,21 @@ def verify_cited_quote(
     (stages 1-2) against another source, the verdict is failed with
     `found_in` naming it. Judges run on the cited source only after that.
     """
-    own = verify_quote(cited.text, quote, within=cited.within, page_starts=cited.page_starts)
+    own = verify_quote(
+        cited.text, quote, within=cited.within, page_starts=cited.page_starts
+    )
     if own.verified:
         if cited.within is not None and not _inside(own, cited):
             # Another chunk of the same document: the document is right, so it
             # stays verified, but the reason says whose passage it is in.
             holder = next(
-                (o.label for o in others if o.text == cited.text and _inside(own, o)), None
+                (o.label for o in others if o.text == cited.text and _inside(own, o)),
+                None,
             )
             if holder:
-                return replace(own, reason=f"{own.reason} (in the passage given as {holder})")
+                return replace(
+                    own, reason=f"{own.reason} (in the passage given as {holder})"
+                )
         return own
     for other in others:
         if other.label == cited.label or other.text == cited.text:
@@ -74,7 +79,11 @@ def verify_cited_quote(
                 f"mis-attributed: quote found in {other.label}, not in cited {cited.label}",
                 stages=(
                     *own.stages,
-                    {"stage": "attribution", "outcome": "found elsewhere", "detail": other.label},
+                    {
+                        "stage": "attribution",
+                        "outcome": "found elsewhere",
+                        "detail": other.label,
+                    },
                 ),
                 text=cited.text,
                 candidate=(own.candidate_start, own.candidate_end)

@@ -19,6 +19,7 @@ Frankenquotes (real words that are never contiguous) are held off by:
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -29,9 +30,9 @@ from citations.cascade.tolerant import (
     FoldedQuote,
     Found,
     Search,
-    _judge_span,
     find_tolerant,
     folded_region,
+    judge_span,
     source_span,
 )
 
@@ -44,7 +45,13 @@ _MARKER = re.compile(
     r"(?P<ellipsis>\[\s*(?:\.\s*){3,}\]|\[\s*…\s*\]|\.\s?\.\s?\.(?:\s?\.)?|…)"
     r"|\[(?P<bracket>[^\[\]\n]{0,80})\]"
 )
-_DROPPED = {"sic", "emphasis added", "emphasis omitted", "citation omitted", "footnote omitted"}
+_DROPPED = {
+    "sic",
+    "emphasis added",
+    "emphasis omitted",
+    "citation omitted",
+    "footnote omitted",
+}
 _WORD = re.compile(r"\w+")
 
 
@@ -106,12 +113,18 @@ class _Hit:
 
 
 def _at_word_boundaries(folded: str, start: int, end: int) -> bool:
-    left_ok = start == 0 or not (folded[start - 1].isalnum() and folded[start].isalnum())
-    right_ok = end == len(folded) or not (folded[end].isalnum() and folded[end - 1].isalnum())
+    left_ok = start == 0 or not (
+        folded[start - 1].isalnum() and folded[start].isalnum()
+    )
+    right_ok = end == len(folded) or not (
+        folded[end].isalnum() and folded[end - 1].isalnum()
+    )
     return left_ok and right_ok
 
 
-def _find_part(prepared: PreparedText, part: _Part, lo: int, hi: int, backward: bool) -> _Hit | None:
+def _find_part(
+    prepared: PreparedText, part: _Part, lo: int, hi: int, backward: bool
+) -> _Hit | None:
     folded = prepared.folded.text
     q = part.quote.folded
     lo = max(0, lo)
@@ -119,7 +132,11 @@ def _find_part(prepared: PreparedText, part: _Part, lo: int, hi: int, backward: 
     search_hi = hi
     search_lo = lo
     while True:
-        at = folded.rfind(q, lo, search_hi) if backward else folded.find(q, search_lo, hi)
+        at = (
+            folded.rfind(q, lo, search_hi)
+            if backward
+            else folded.find(q, search_lo, hi)
+        )
         if at < 0:
             break
         if not part.short or _at_word_boundaries(folded, at, at + len(q)):
@@ -133,7 +150,7 @@ def _find_part(prepared: PreparedText, part: _Part, lo: int, hi: int, backward: 
     start, end, _ = place_in_window(prepared.skeleton, part.quote.skeleton, lo, hi)
     if end <= start:
         return None
-    judged = _judge_span(prepared, part.quote, start, end, None)
+    judged = judge_span(prepared, part.quote, start, end, None)
     if isinstance(judged, Found):
         return _Hit(start, end, True, judged.similarity)
     return None
@@ -176,7 +193,9 @@ def _anchor_hits(
     return [_Hit(start, end, True, search.found.similarity)]
 
 
-def find_elided(prepared: PreparedText, split: QuoteParts, region: tuple[int, int] | None) -> Elided:
+def find_elided(
+    prepared: PreparedText, split: QuoteParts, region: tuple[int, int] | None
+) -> Elided:
     """Find every part in order (see module docstring)."""
     parts = [_Part(FoldedQuote.of(p), 0) for p in split.parts]
     parts = [_Part(p.quote, p.quote.words) for p in parts if p.quote.folded]
@@ -185,10 +204,15 @@ def find_elided(prepared: PreparedText, split: QuoteParts, region: tuple[int, in
     total = sum(p.words for p in parts)
     long_words = sum(p.words for p in parts if not p.short)
     if long_words == 0:
-        return Elided(None, "every elided part is shorter than three words", len(parts), 0)
+        return Elided(
+            None, "every elided part is shorter than three words", len(parts), 0
+        )
     if 2 * long_words < total:
         return Elided(
-            None, "too much of the elided quote is in fragments of one or two words", len(parts), 0
+            None,
+            "too much of the elided quote is in fragments of one or two words",
+            len(parts),
+            0,
         )
     for p in parts:
         if p.short and features(p.quote.folded):
@@ -200,17 +224,28 @@ def find_elided(prepared: PreparedText, split: QuoteParts, region: tuple[int, in
                 0,
             )
     anchor_index = max(range(len(parts)), key=lambda i: len(parts[i].quote.folded))
-    anchors = _anchor_hits(prepared, parts[anchor_index], split.parts[anchor_index], region)
+    anchors = _anchor_hits(
+        prepared, parts[anchor_index], split.parts[anchor_index], region
+    )
     if not anchors:
         return Elided(
-            None, f"elided part '{split.parts[anchor_index][:80]}' not found", len(parts), 0
+            None,
+            f"elided part '{split.parts[anchor_index][:80]}' not found",
+            len(parts),
+            0,
         )
     failure = ""
     for anchor in anchors:
         hits: dict[int, _Hit] = {anchor_index: anchor}
         edge = anchor.start
         for i in range(anchor_index - 1, -1, -1):
-            hit = _find_part(prepared, parts[i], edge - MAX_GAP - len(parts[i].quote.folded), edge, True)
+            hit = _find_part(
+                prepared,
+                parts[i],
+                edge - MAX_GAP - len(parts[i].quote.folded),
+                edge,
+                True,
+            )
             if hit is None:
                 failure = f"elided part '{split.parts[i][:80]}' not found within {MAX_GAP} characters before the next part"
                 break
@@ -220,7 +255,13 @@ def find_elided(prepared: PreparedText, split: QuoteParts, region: tuple[int, in
             continue
         edge = anchor.end
         for i in range(anchor_index + 1, len(parts)):
-            hit = _find_part(prepared, parts[i], edge, edge + MAX_GAP + len(parts[i].quote.folded), False)
+            hit = _find_part(
+                prepared,
+                parts[i],
+                edge,
+                edge + MAX_GAP + len(parts[i].quote.folded),
+                False,
+            )
             if hit is None:
                 failure = f"elided part '{split.parts[i][:80]}' not found within {MAX_GAP} characters after the previous part"
                 break
@@ -232,9 +273,13 @@ def find_elided(prepared: PreparedText, split: QuoteParts, region: tuple[int, in
         span = source_span(prepared, ordered[0].start, ordered[-1].end)
         if span is None:
             continue
-        gaps = [b.start - a.end for a, b in zip(ordered, ordered[1:], strict=False)]
+        gaps = [b.start - a.end for a, b in itertools.pairwise(ordered)]
         f_region = folded_region(prepared, region)
-        inside = f_region is not None and f_region[0] <= ordered[0].start and ordered[-1].end <= f_region[1]
+        inside = (
+            f_region is not None
+            and f_region[0] <= ordered[0].start
+            and ordered[-1].end <= f_region[1]
+        )
         fuzzy = any(h.fuzzy for h in ordered)
         found = Found(
             span[0],

@@ -21,14 +21,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 # Characters that only exist to shape or break text; they are dropped.
-# U+FFFE is not here: pdfium emits it for a hyphen (see _PUNCT).
+# U+FFFE is not here: pdfium emits it for a hyphen (see PUNCTUATION_FOLDS).
 IGNORABLE = frozenset(
     "\u00ad\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff\u180e\x02"
 )
 
-_PUNCT = {
-    **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u2035\u2039\u203a\u02bc`\u00b4", "'"),
-    **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u301d\u301e\uff02", '"'),
+PUNCTUATION_FOLDS = {
+    **dict.fromkeys(
+        "\u2018\u2019\u201a\u201b\u2032\u2035\u2039\u203a\u02bc`\u00b4", "'"
+    ),
+    **dict.fromkeys(
+        "\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u301d\u301e\uff02", '"'
+    ),
     **dict.fromkeys(
         "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe58\ufe63\uff0d\ufffe", "-"
     ),
@@ -48,8 +52,8 @@ _RUN = rf"[\s{_IGNORABLE_CLASS}]{{2,}}"
 @lru_cache(maxsize=65536)
 def fold_char(c: str) -> str:
     """The folded form of one character (possibly empty or several chars)."""
-    if c in _PUNCT:
-        return _PUNCT[c]
+    if c in PUNCTUATION_FOLDS:
+        return PUNCTUATION_FOLDS[c]
     if c in IGNORABLE:
         return ""
     if c.isspace():
@@ -61,7 +65,7 @@ def fold_char(c: str) -> str:
         # marks (ligatures, fullwidth and styled letters); "ǆ" yes, "㎏" no.
         if any(unicodedata.category(x)[0] not in "LM" for x in decomposed):
             decomposed = unicodedata.normalize("NFD", c)
-        return "".join(_PUNCT.get(x, x) for x in decomposed.casefold())
+        return "".join(PUNCTUATION_FOLDS.get(x, x) for x in decomposed.casefold())
     if category == "Nd":
         # Fullwidth and styled ASCII digits only; other scripts' digits stay.
         decomposed = unicodedata.normalize("NFKD", c)

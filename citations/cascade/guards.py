@@ -52,19 +52,83 @@ NEGATION = "negation"
 MODAL = "modal verb"
 KINDS = (NUMBER, PERCENT, CURRENCY, DATE, NEGATION, MODAL)
 
-_NEGATIONS = (
-    "not no never without unless except nor neither none non nothing nobody nowhere".split()
-)
-_MODALS = "shall may must will should can might would could".split()
-_NUMBER_WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-    "fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty "
-    "sixty seventy eighty ninety hundred thousand million billion trillion half "
-    "twice dozen first second third fourth fifth sixth seventh eighth ninth tenth"
-).split()
-_MONTHS = (
-    "january february march april june july august september october november december"
-).split()  # "may" is a modal verb first
+_NEGATIONS = [
+    "not",
+    "no",
+    "never",
+    "without",
+    "unless",
+    "except",
+    "nor",
+    "neither",
+    "none",
+    "non",
+    "nothing",
+    "nobody",
+    "nowhere",
+]
+_MODALS = ["shall", "may", "must", "will", "should", "can", "might", "would", "could"]
+_NUMBER_WORDS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "sixty",
+    "seventy",
+    "eighty",
+    "ninety",
+    "hundred",
+    "thousand",
+    "million",
+    "billion",
+    "trillion",
+    "half",
+    "twice",
+    "dozen",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+]
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]  # "may" is a modal verb first
 _CURRENCY_WORDS = {
     "usd": "usd",
     "dollar": "usd",
@@ -118,7 +182,27 @@ _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
 # and "employer"/"employee" differ by r/e, which is not here, and must fail.
 CONFUSABLE = frozenset(
     frozenset(pair)
-    for pair in ("ec", "eo", "co", "ao", "ae", "hb", "hn", "hl", "nu", "nr", "nm", "uv", "vy", "ft", "tl", "fl", "jl", "gq", "rt")
+    for pair in (
+        "ec",
+        "eo",
+        "co",
+        "ao",
+        "ae",
+        "hb",
+        "hn",
+        "hl",
+        "nu",
+        "nr",
+        "nm",
+        "uv",
+        "vy",
+        "ft",
+        "tl",
+        "fl",
+        "jl",
+        "gq",
+        "rt",
+    )
 )
 # Thin glyphs OCR drops or invents.
 THIN = frozenset("ljtf")
@@ -144,7 +228,7 @@ def _number_value(raw: str) -> str:
 
 
 def _ocr_letters(word: str) -> bool:
-    """"supp1ier", "0rder": a lone 0 or 1 among three or more letters is a
+    """ "supp1ier", "0rder": a lone 0 or 1 among three or more letters is a
     misread letter, not a number (the wording check still compares it)."""
     letters = sum(c.isalpha() for c in word)
     runs = _DIGITS.findall(word)
@@ -160,11 +244,15 @@ def features(folded: str) -> list[Feature]:
         raw = m.group()
         start, end = m.span()
         if kind == "num":
-            found.append(Feature(NUMBER, _number_value(raw), raw, _context(folded, start, end)))
+            found.append(
+                Feature(NUMBER, _number_value(raw), raw, _context(folded, start, end))
+            )
             continue
         if kind == "sym":
             feature_kind, value = _SYMBOLS[raw]
-            found.append(Feature(feature_kind, value, raw, _context(folded, start, end)))
+            found.append(
+                Feature(feature_kind, value, raw, _context(folded, start, end))
+            )
             continue
         word = raw
         context = _context(folded, start, end)
@@ -190,7 +278,9 @@ def features(folded: str) -> list[Feature]:
 def _describe(kind: str, a: list[Feature], b: list[Feature]) -> str:
     va = [f.value for f in a]
     vb = [f.value for f in b]
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, va, vb, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
+        None, va, vb, autojunk=False
+    ).get_opcodes():
         if tag == "equal":
             continue
         quoted = ", ".join(f"'{f.raw}' ({f.context})" for f in a[i1:i2])
@@ -229,8 +319,12 @@ def paraphrase_difference(quote: str, span: str) -> str | None:
         missing = Counter(f.value for f in q[kind]) - Counter(f.value for f in s[kind])
         if missing:
             shown = next(f for f in q[kind] if f.value in missing)
-            return f"{kind} missing in source: quote has '{shown.raw}' ({shown.context})"
-    extra = Counter(f.value for f in s[NEGATION]) - Counter(f.value for f in q[NEGATION])
+            return (
+                f"{kind} missing in source: quote has '{shown.raw}' ({shown.context})"
+            )
+    extra = Counter(f.value for f in s[NEGATION]) - Counter(
+        f.value for f in q[NEGATION]
+    )
     if extra:
         shown = next(f for f in s[NEGATION] if f.value in extra)
         return f"negation added in source: source has '{shown.raw}' ({shown.context})"
@@ -324,7 +418,5 @@ def wording_difference(quote: str, span: str) -> str | None:
                 f"source has '{' '.join(s_words)}'"
             )
         if not _plausible_ocr(kq, ks):
-            return (
-                f"word differs: quote has '{' '.join(q_words)}', source has '{' '.join(s_words)}'"
-            )
+            return f"word differs: quote has '{' '.join(q_words)}', source has '{' '.join(s_words)}'"
     return None

@@ -63,7 +63,9 @@ def judge_name(judge: object) -> str:
     return str(getattr(judge, "name", "") or type(judge).__name__)[:100]
 
 
-def vote(prepared: PreparedText, quote: str, passage: tuple[int, int], judge: Judge) -> Vote:
+def vote(
+    prepared: PreparedText, quote: str, passage: tuple[int, int], judge: Judge
+) -> Vote:
     """Ask one judge about text[passage] and check what it answers."""
     name = judge_name(judge)
     ps, pe = passage
@@ -74,9 +76,13 @@ def vote(prepared: PreparedText, quote: str, passage: tuple[int, int], judge: Ju
     confidence = _confidence(getattr(result, "confidence", 0.0))
     if supported is not True:
         detail = f": {explanation}" if explanation else ""
-        return Vote(name, False, None, None, confidence, f"{name} found no support{detail}")
+        return Vote(
+            name, False, None, None, confidence, f"{name} found no support{detail}"
+        )
     if not isinstance(span, str) or not span.strip():
-        return Vote(name, False, None, None, confidence, f"{name} named no supporting span")
+        return Vote(
+            name, False, None, None, confidence, f"{name} named no supporting span"
+        )
     exact = find_exact(prepared.text, span.strip(), passage)
     if exact is not None and exact.in_region:
         start, end = exact.start, exact.end
@@ -84,14 +90,25 @@ def vote(prepared: PreparedText, quote: str, passage: tuple[int, int], judge: Ju
         search = find_tolerant(prepared, span.strip(), passage, region_only=True)
         if search.found is None:
             return Vote(
-                name, False, None, None, confidence, f"{name}'s span is not in the passage"
+                name,
+                False,
+                None,
+                None,
+                confidence,
+                f"{name}'s span is not in the passage",
             )
         start, end = search.found.start, search.found.end
-    difference = paraphrase_difference(fold_text(quote), fold_text(prepared.text[start:end]))
+    difference = paraphrase_difference(
+        fold_text(quote), fold_text(prepared.text[start:end])
+    )
     if difference:
-        return Vote(name, False, start, end, confidence, f"{name}'s span rejected: {difference}")
+        return Vote(
+            name, False, start, end, confidence, f"{name}'s span rejected: {difference}"
+        )
     detail = f": {explanation}" if explanation else ""
-    return Vote(name, True, start, end, confidence, f"{name} judged it supported{detail}")
+    return Vote(
+        name, True, start, end, confidence, f"{name} judged it supported{detail}"
+    )
 
 
 @dataclass(frozen=True)

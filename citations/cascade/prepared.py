@@ -9,6 +9,7 @@ documents are kept in a small LRU bounded by total characters.
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 from collections import OrderedDict
@@ -76,7 +77,7 @@ def _index_bigrams(skeleton: str) -> dict[str, list[int]]:
 def word_bigrams(skeleton: str) -> list[tuple[int, str]]:
     """(offset, "a b") for consecutive word pairs, as indexed."""
     words = [(m.start(), m.group()) for m in _WORD.finditer(skeleton)]
-    return [(a[0], f"{a[1]} {b[1]}") for a, b in zip(words, words[1:], strict=False)]
+    return [(a[0], f"{a[1]} {b[1]}") for a, b in itertools.pairwise(words)]
 
 
 class _Cache:
@@ -101,7 +102,10 @@ class _Cache:
             if text not in self._entries:
                 self._entries[text] = prepared
                 self._chars += len(text)
-                while self._chars > CACHE_MAX_CHARS or len(self._entries) > CACHE_MAX_ENTRIES:
+                while (
+                    self._chars > CACHE_MAX_CHARS
+                    or len(self._entries) > CACHE_MAX_ENTRIES
+                ):
                     _, evicted = self._entries.popitem(last=False)
                     self._chars -= len(evicted.text)
             return self._entries[text]

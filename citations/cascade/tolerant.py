@@ -111,14 +111,18 @@ def find_exact(text: str, quote: str, region: tuple[int, int] | None) -> Found |
     return Found(at, at + len(quote), "exact", 1.0, inside)
 
 
-def folded_region(prepared: PreparedText, region: tuple[int, int] | None) -> tuple[int, int] | None:
+def folded_region(
+    prepared: PreparedText, region: tuple[int, int] | None
+) -> tuple[int, int] | None:
     if region is None:
         return None
     folded = prepared.folded
     return folded.folded_offset(region[0]), folded.folded_offset(region[1])
 
 
-def source_span(prepared: PreparedText, f_start: int, f_end: int) -> tuple[int, int] | None:
+def source_span(
+    prepared: PreparedText, f_start: int, f_end: int
+) -> tuple[int, int] | None:
     """Map a folded span to source offsets, trimmed of whitespace and
     invisible characters at both ends; None when nothing is left."""
     folded = prepared.folded.text
@@ -225,7 +229,7 @@ def _seeds(
     return chosen
 
 
-def _judge_span(
+def judge_span(
     prepared: PreparedText, quote: FoldedQuote, f_start: int, f_end: int, region
 ) -> Found | Near | None:
     folded = prepared.folded.text
@@ -272,7 +276,9 @@ def find_fuzzy(
         nonlocal near
         if isinstance(result, Found):
             return result
-        if isinstance(result, Near) and (near is None or result.similarity > near.similarity):
+        if isinstance(result, Near) and (
+            near is None or result.similarity > near.similarity
+        ):
             near = result
         return None
 
@@ -286,7 +292,7 @@ def find_fuzzy(
             if end - start < max(1, m // 2) or (start, end) in tried:
                 continue
             tried.add((start, end))
-            found = consider(_judge_span(prepared, quote, start, end, f_region))
+            found = consider(judge_span(prepared, quote, start, end, f_region))
             if found:
                 return Search(found, None, "")
         lo, hi = scope if scope is not None else (0, len(k))
@@ -294,7 +300,7 @@ def find_fuzzy(
             start, end, _ = place_in_window(k, quote.skeleton, lo, hi)
             if end - start >= max(1, m // 2) and (start, end) not in tried:
                 tried.add((start, end))
-                found = consider(_judge_span(prepared, quote, start, end, f_region))
+                found = consider(judge_span(prepared, quote, start, end, f_region))
                 if found:
                     return Search(found, None, "")
     if near is not None:
@@ -326,6 +332,8 @@ def find_tolerant(
         return Search(None, None, "not found after normalization")
     if not q.fuzzy_eligible:
         if q.words < FUZZY_MIN_WORDS or len(q.folded) < FUZZY_MIN_CHARS:
-            return Search(None, None, "not found, and too short for an approximate match")
+            return Search(
+                None, None, "not found, and too short for an approximate match"
+            )
         return Search(None, None, "not found, and too long for an approximate match")
     return find_fuzzy(prepared, q, f_region, region_only=region_only)

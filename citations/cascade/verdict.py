@@ -124,7 +124,11 @@ def failed(
     found_in: str | None = None,
 ) -> Verdict:
     candidate_start = candidate_end = candidate_text = None
-    if text is not None and candidate is not None and 0 <= candidate[0] < candidate[1] <= len(text):
+    if (
+        text is not None
+        and candidate is not None
+        and 0 <= candidate[0] < candidate[1] <= len(text)
+    ):
         candidate_start, candidate_end = candidate
         candidate_text = text[candidate_start:candidate_end]
     return Verdict(

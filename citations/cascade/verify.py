@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from citations.cascade.elision import find_elided, split_quote
-from citations.cascade.folding import _PUNCT, IGNORABLE
+from citations.cascade.folding import IGNORABLE, PUNCTUATION_FOLDS
 from citations.cascade.judging import Judge, ensemble_vote, vote
 from citations.cascade.prepared import PreparedText, prepare
 from citations.cascade.tolerant import Found, Near, find_exact, find_tolerant
@@ -86,7 +86,7 @@ def _normalizations(quote: str, source: str) -> str:
         kinds.append("whitespace")
     if re.search(r"[-\u00ad\u2010\u2011\x02][^\S\r\n]*[\r\n]", both):
         kinds.append("line-break hyphenation")
-    if any(c in _PUNCT for c in both):
+    if any(c in PUNCTUATION_FOLDS for c in both):
         kinds.append("quotation marks and dashes")
     if any("\ufb00" <= c <= "\ufb06" for c in both):
         kinds.append("ligatures")
@@ -102,7 +102,9 @@ def _normalizations(quote: str, source: str) -> str:
 def _where(found: Found, region: tuple[int, int] | None) -> str:
     if region is None:
         return ""
-    return " in the cited chunk" if found.in_region else "; found outside the cited chunk"
+    return (
+        " in the cited chunk" if found.in_region else "; found outside the cited chunk"
+    )
 
 
 def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
@@ -124,13 +126,17 @@ def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
         search = find_tolerant(prepared, stripped, region)
         reason = search.reason
         if search.found is not None:
-            reason = _describe(search.found, stripped, text) + _where(search.found, region)
+            reason = _describe(search.found, stripped, text) + _where(
+                search.found, region
+            )
         stages.append(_stage(TOLERANT_MATCH, _outcome(search.found), started, reason))
         return Match(search.found, search.near, reason, tuple(stages))
     # The document may itself contain "..." or brackets: try the quote as is.
     literal = find_tolerant(prepared, stripped, region, allow_fuzzy=False)
     if literal.found is not None:
-        reason = _describe(literal.found, stripped, text) + _where(literal.found, region)
+        reason = _describe(literal.found, stripped, text) + _where(
+            literal.found, region
+        )
         stages.append(_stage(TOLERANT_MATCH, "verified", started, reason))
         return Match(literal.found, None, reason, tuple(stages))
     if len(split.parts) == 1:
@@ -147,7 +153,8 @@ def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
     if elided.found is not None:
         reason = (
             f"elided quote: {elided.parts} parts found in order "
-            f"(largest gap {elided.largest_gap} characters)" + _where(elided.found, region)
+            f"(largest gap {elided.largest_gap} characters)"
+            + _where(elided.found, region)
         )
     else:
         reason = f"elided quote: {elided.reason}"
@@ -181,7 +188,9 @@ def _passage(
     return None
 
 
-def _failed_from(text: str, match: Match, reason: str, stages: Sequence[dict[str, Any]]) -> Verdict:
+def _failed_from(
+    text: str, match: Match, reason: str, stages: Sequence[dict[str, Any]]
+) -> Verdict:
     near = match.near
     return failed(
         reason,
@@ -245,9 +254,13 @@ def verify_quote(
     quote = quote.strip()
     if use_ensemble:
         ballot = ensemble_vote(prepared, quote, passage, ensemble, quorum)
-        confident = tuple(v for v in ballot.agreeing if v.confidence >= MIN_JUDGE_CONFIDENCE)
+        confident = tuple(
+            v for v in ballot.agreeing if v.confidence >= MIN_JUDGE_CONFIDENCE
+        )
         agreeing = len(confident)
-        summary = f"{agreeing} of {len(ballot.votes)} judges agree (quorum {ballot.quorum})"
+        summary = (
+            f"{agreeing} of {len(ballot.votes)} judges agree (quorum {ballot.quorum})"
+        )
         best = max(confident, key=lambda v: v.confidence, default=None)
         if agreeing >= ballot.quorum and best is not None:
             stages.append(_stage(ENSEMBLE, "verified", started, summary))

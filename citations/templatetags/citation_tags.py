@@ -29,9 +29,15 @@ def document_citations(context: template.Context, document: Any) -> dict:
     if tenant is None or document is None or document.tenant_id != tenant.pk:
         return {"show": False}
     filters = CitationFilters(document_id=document.pk)
-    cards = [c for c in citation_stat_cards(tenant=tenant, filters=filters) if c.key != "out_of_provenance"]
+    cards = [
+        c
+        for c in citation_stat_cards(tenant=tenant, filters=filters)
+        if c.key != "out_of_provenance"
+    ]
     recent = list(
-        with_latest_review(citation_list(tenant=tenant, filters=filters), tenant=tenant)[:RECENT]
+        with_latest_review(
+            citation_list(tenant=tenant, filters=filters), tenant=tenant
+        )[:RECENT]
     )
     is_staff = bool(request.user.is_authenticated and request.user.is_staff)
     doc_url = reverse("ingest:document-detail", args=[document.pk])
@@ -45,12 +51,16 @@ def document_citations(context: template.Context, document: Any) -> dict:
                 "c": c,
                 "badge": badge_state(c.verification_status, c.verification_method),
                 "span_url": f"{doc_url}?{urlencode({'at': c.source_offset_start, 'end': c.source_offset_end})}#at",
-                "review_url": reverse("citations:detail", args=[c.pk]) if is_staff else "",
+                "review_url": reverse("citations:detail", args=[c.pk])
+                if is_staff
+                else "",
             }
             for c in recent
         ],
         "review_all_url": (
-            reverse("citations:review") + "?" + urlencode({"document_id": str(document.pk)})
+            reverse("citations:review")
+            + "?"
+            + urlencode({"document_id": str(document.pk)})
             if is_staff
             else ""
         ),

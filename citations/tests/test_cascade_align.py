@@ -15,7 +15,11 @@ def _semi_global(pattern: str, text: str) -> list[int]:
         current = [0]
         for i in range(1, len(pattern) + 1):
             current.append(
-                min(previous[i] + 1, current[i - 1] + 1, previous[i - 1] + (pattern[i - 1] != c))
+                min(
+                    previous[i] + 1,
+                    current[i - 1] + 1,
+                    previous[i - 1] + (pattern[i - 1] != c),
+                )
             )
         out.append(current[-1])
         previous = current

@@ -26,7 +26,9 @@ def test_ellipsis_parts_found_in_order_verify_with_the_whole_span():
 
 
 def test_one_letter_bracket_is_a_case_change():
-    verdict = verify_quote(TEXT, "[t]he warranty does not cover damage caused by misuse")
+    verdict = verify_quote(
+        TEXT, "[t]he warranty does not cover damage caused by misuse"
+    )
     assert verdict.verified
     assert verdict.source_text == "The warranty does not cover damage caused by misuse"
     assert "alteration" in verdict.reason
@@ -45,8 +47,14 @@ def test_parts_out_of_order_fail():
 
 
 def test_parts_too_far_apart_fail():
-    far = TEXT + " filler sentence." * 40 + " The Buyer may reject defective Goods in writing."
-    quote = "The Supplier shall, at its own cost ... The Buyer may reject defective Goods"
+    far = (
+        TEXT
+        + " filler sentence." * 40
+        + " The Buyer may reject defective Goods in writing."
+    )
+    quote = (
+        "The Supplier shall, at its own cost ... The Buyer may reject defective Goods"
+    )
     verdict = verify_quote(far, quote)
     assert not verdict.verified
     assert "not found within" in verdict.reason
@@ -73,7 +81,9 @@ def test_each_part_is_guarded():
 def test_short_fragments_must_be_whole_words():
     # "deliver" occurs only inside "delivery" here.
     text = "The Supplier shall, at its own cost, arrange delivery of the Goods."
-    assert not verify_quote(text, "The Supplier shall, at its own cost ... deliver").verified
+    assert not verify_quote(
+        text, "The Supplier shall, at its own cost ... deliver"
+    ).verified
 
 
 def test_literal_dots_in_the_document_match_as_written():

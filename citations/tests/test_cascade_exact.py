@@ -15,7 +15,11 @@ def test_verbatim_quote_is_an_exact_match_with_its_own_offsets():
     quote = "The Supplier shall deliver the Goods within 30 days"
     verdict = verify_quote(CONTRACT, quote)
     assert verdict.verified
-    assert (verdict.method, verdict.match_type, verdict.confidence) == ("exact_match", "exact", 1.0)
+    assert (verdict.method, verdict.match_type, verdict.confidence) == (
+        "exact_match",
+        "exact",
+        1.0,
+    )
     assert verdict.start == CONTRACT.index(quote)
     assert CONTRACT[verdict.start : verdict.end] == verdict.source_text == quote
 
@@ -38,7 +42,9 @@ def test_a_match_outside_the_cited_chunk_still_verifies_and_says_so():
 
 def test_page_comes_from_the_page_starts():
     pages = [0, CONTRACT.index("2."), CONTRACT.index("3.")]
-    verdict = verify_quote(CONTRACT, "payable within thirty (30) days", page_starts=pages)
+    verdict = verify_quote(
+        CONTRACT, "payable within thirty (30) days", page_starts=pages
+    )
     assert verdict.page == 3
     assert verify_quote(CONTRACT, "1. Delivery", page_starts=pages).page == 1
     assert verify_quote(CONTRACT, "1. Delivery").page is None

@@ -35,14 +35,20 @@ def _supporting(name: str = "judge-a", span: str = SPAN, confidence: float = 0.9
 
 def test_judge_is_not_called_when_the_quote_is_found():
     judge = _supporting()
-    verdict = verify_quote(TEXT, "Termination does not release accrued payment obligations.", judge=judge)
+    verdict = verify_quote(
+        TEXT, "Termination does not release accrued payment obligations.", judge=judge
+    )
     assert verdict.method == "exact_match" and judge.calls == 0
 
 
 def test_a_supported_paraphrase_verifies_with_the_documents_span():
     verdict = verify_quote(TEXT, PARAPHRASE, within=CHUNK, judge=_supporting())
     assert verdict.verified
-    assert (verdict.method, verdict.match_type, verdict.confidence) == ("llm_judge", "paraphrase", 0.9)
+    assert (verdict.method, verdict.match_type, verdict.confidence) == (
+        "llm_judge",
+        "paraphrase",
+        0.9,
+    )
     assert verdict.source_text == SPAN == TEXT[verdict.start : verdict.end]
     assert verdict.judged_by == ("judge-a",)
 
@@ -54,7 +60,9 @@ def test_the_judges_span_may_be_tolerantly_matched():
 
 
 def test_a_span_not_in_the_document_fails():
-    judge = _supporting(span="Either party may end this Agreement at any time without notice")
+    judge = _supporting(
+        span="Either party may end this Agreement at any time without notice"
+    )
     verdict = verify_quote(TEXT, PARAPHRASE, within=CHUNK, judge=judge)
     assert not verdict.verified
     assert "not in the passage" in verdict.reason
@@ -62,7 +70,10 @@ def test_a_span_not_in_the_document_fails():
 
 def test_the_quotes_numbers_must_be_in_the_judged_span():
     verdict = verify_quote(
-        TEXT, "each side can terminate on sixty (60) days' notice", within=CHUNK, judge=_supporting()
+        TEXT,
+        "each side can terminate on sixty (60) days' notice",
+        within=CHUNK,
+        judge=_supporting(),
     )
     assert not verdict.verified
     assert "number" in verdict.reason
@@ -70,7 +81,12 @@ def test_the_quotes_numbers_must_be_in_the_judged_span():
 
 def test_a_span_that_adds_a_negation_fails():
     judge = _supporting(span="Termination does not release accrued payment obligations")
-    verdict = verify_quote(TEXT, "termination releases accrued payment obligations", within=CHUNK, judge=judge)
+    verdict = verify_quote(
+        TEXT,
+        "termination releases accrued payment obligations",
+        within=CHUNK,
+        judge=judge,
+    )
     assert not verdict.verified
     assert "negation" in verdict.reason
 
@@ -105,7 +121,11 @@ def test_judge_errors_propagate_so_the_task_can_retry():
 
 
 def test_ensemble_verifies_on_quorum_with_overlapping_spans():
-    judges = [_supporting("a"), _supporting("b", confidence=0.8), ScriptedJudge("c", JudgeResult(False, None, 0.9, "no"))]
+    judges = [
+        _supporting("a"),
+        _supporting("b", confidence=0.8),
+        ScriptedJudge("c", JudgeResult(False, None, 0.9, "no")),
+    ]
     verdict = verify_quote(
         TEXT, PARAPHRASE, within=CHUNK, ensemble=judges, quorum=2, high_stakes=True
     )
@@ -117,7 +137,9 @@ def test_ensemble_verifies_on_quorum_with_overlapping_spans():
 
 def test_ensemble_without_quorum_fails():
     judges = [_supporting("a"), ScriptedJudge("b", JudgeResult(False, None, 0.9, "no"))]
-    verdict = verify_quote(TEXT, PARAPHRASE, within=CHUNK, ensemble=judges, quorum=2, high_stakes=True)
+    verdict = verify_quote(
+        TEXT, PARAPHRASE, within=CHUNK, ensemble=judges, quorum=2, high_stakes=True
+    )
     assert not verdict.verified
     assert "1 of 2 judges agree" in verdict.reason
 
@@ -126,7 +148,12 @@ def test_ensemble_spans_must_overlap():
     other = "Termination does not release accrued payment obligations"
     judges = [_supporting("a"), _supporting("b", span=other)]
     verdict = verify_quote(
-        TEXT, "ending the contract needs notice", within=CHUNK, ensemble=judges, quorum=2, high_stakes=True
+        TEXT,
+        "ending the contract needs notice",
+        within=CHUNK,
+        ensemble=judges,
+        quorum=2,
+        high_stakes=True,
     )
     assert not verdict.verified
 
@@ -134,14 +161,19 @@ def test_ensemble_spans_must_overlap():
 def test_ensemble_runs_only_for_high_stakes():
     single = _supporting("single")
     ensemble = [_supporting("a"), _supporting("b")]
-    verdict = verify_quote(TEXT, PARAPHRASE, within=CHUNK, judge=single, ensemble=ensemble)
+    verdict = verify_quote(
+        TEXT, PARAPHRASE, within=CHUNK, judge=single, ensemble=ensemble
+    )
     assert verdict.method == "llm_judge" and single.calls == 1
     assert all(j.calls == 0 for j in ensemble)
 
 
 def test_a_paraphrase_that_changes_the_modal_verb_fails():
     verdict = verify_quote(
-        TEXT, "each side must terminate the contract on ninety (90) days' notice", within=CHUNK, judge=_supporting()
+        TEXT,
+        "each side must terminate the contract on ninety (90) days' notice",
+        within=CHUNK,
+        judge=_supporting(),
     )
     assert not verdict.verified
     assert "modal verb" in verdict.reason

@@ -15,8 +15,34 @@ from citations.cascade.folding import fold, ocr_skeleton
 from citations.cascade.prepared import clear_cache
 
 SPECIALS = [
-    "\u00a0", "\u00ad", "\u200b", "\r\n", "\n", "\t", " ", "  ", "ﬁ", "ﬂ", "ﬀ", "ﬃ",
-    "“", "”", "’", "–", "—", "e\u0301", "é", "ß", "İ", "👩‍⚖️", "🙂", "𝔄", "Ⅳ", "½", "²", "-\n",
+    "\u00a0",
+    "\u00ad",
+    "\u200b",
+    "\r\n",
+    "\n",
+    "\t",
+    " ",
+    "  ",
+    "ﬁ",
+    "ﬂ",
+    "ﬀ",
+    "ﬃ",
+    "“",
+    "”",
+    "’",
+    "–",
+    "—",
+    "e\u0301",
+    "é",
+    "ß",
+    "İ",
+    "👩‍⚖️",
+    "🙂",
+    "𝔄",
+    "Ⅳ",
+    "½",
+    "²",
+    "-\n",
 ]
 CHARS = st.one_of(
     st.characters(exclude_categories=("Cs",)),
@@ -32,11 +58,38 @@ MATCH_TYPES = {"exact", "normalized", "fuzzy", "paraphrase", "not_found"}
 
 # Words far apart from each other, even allowing for OCR confusions, so a
 # verified quote can only be the same words (see test_verified_means_same_words).
-VOCABULARY = (
-    "alpha bravo charlie delta echo foxtrot golf hotel juliet kilo mike november "
-    "oscar papa quebec romeo sierra tango uniform victor whiskey yankee zulu "
-    "not shall may 30 60 1,000 %"
-).split()
+VOCABULARY = [
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "juliet",
+    "kilo",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+    "quebec",
+    "romeo",
+    "sierra",
+    "tango",
+    "uniform",
+    "victor",
+    "whiskey",
+    "yankee",
+    "zulu",
+    "not",
+    "shall",
+    "may",
+    "30",
+    "60",
+    "1,000",
+    "%",
+]
 
 
 def assert_invariants(text: str, quote: str, verdict) -> None:
@@ -46,13 +99,21 @@ def assert_invariants(text: str, quote: str, verdict) -> None:
         assert text[verdict.start : verdict.end] == verdict.source_text
         assert 0.0 <= verdict.confidence <= 1.0
         if verdict.method == "exact_match":
-            assert verdict.source_text in (quote, quote.strip()) and verdict.confidence == 1.0
+            assert (
+                verdict.source_text in (quote, quote.strip())
+                and verdict.confidence == 1.0
+            )
     else:
-        assert verdict.start is None and verdict.end is None and verdict.source_text is None
+        assert (
+            verdict.start is None
+            and verdict.end is None
+            and verdict.source_text is None
+        )
         assert verdict.confidence is None and verdict.method == "failed"
         if verdict.candidate_start is not None:
             assert (
-                text[verdict.candidate_start : verdict.candidate_end] == verdict.candidate_text
+                text[verdict.candidate_start : verdict.candidate_end]
+                == verdict.candidate_text
             )
     assert verdict.reason
 
@@ -136,7 +197,9 @@ def test_verification_is_deterministic_and_cache_independent(case):
 
 @SETTINGS
 @given(TEXTS, st.data(), st.text(min_size=1, max_size=50))
-def test_prefixing_text_shifts_a_unique_exact_match_by_the_prefix_length(text, data, prefix):
+def test_prefixing_text_shifts_a_unique_exact_match_by_the_prefix_length(
+    text, data, prefix
+):
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, len(text)))
     quote = text[start:end]
@@ -167,7 +230,9 @@ CASES = st.sampled_from([str, str.upper, str.title])
 @SETTINGS
 @given(st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=60), st.data())
 def test_a_window_of_words_with_whitespace_and_case_damage_verifies(words, data):
-    separators = data.draw(st.lists(SEPARATORS, min_size=len(words), max_size=len(words)))
+    separators = data.draw(
+        st.lists(SEPARATORS, min_size=len(words), max_size=len(words))
+    )
     text = "".join(w + s for w, s in zip(words, separators, strict=True))
     start = data.draw(st.integers(0, len(words) - 1))
     end = data.draw(st.integers(start + 1, len(words)))
@@ -216,8 +281,13 @@ def test_an_unrelated_quote_never_verifies(text, quote):
 
 def test_rapidfuzz_323_candidate_runs_to_the_end_of_the_sentence():
     text = "Business's say they've got nothing out of last night's budget. It's really hard out there!"
-    verdict = verify_quote(text, "Business's say they got nothing out of last night's budget.")
+    verdict = verify_quote(
+        text, "Business's say they got nothing out of last night's budget."
+    )
     # "they" vs "they've" is a different word, so it fails; the candidate shown
     # for the diff still covers the whole sentence, not "...budg".
     assert not verdict.verified
-    assert verdict.candidate_text == "Business's say they've got nothing out of last night's budget."
+    assert (
+        verdict.candidate_text
+        == "Business's say they've got nothing out of last night's budget."
+    )

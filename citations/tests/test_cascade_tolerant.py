@@ -67,7 +67,9 @@ def test_presentation_damage_is_a_normalized_match_on_the_documents_own_text(
 def test_the_quote_may_carry_the_damage_instead_of_the_source():
     quote = "Termination of this\nAgree-\nment shall not  affect any rights"
     verdict = verify_quote(CLEAN, quote)
-    _assert_span(CLEAN, verdict, "Termination of this Agreement shall not affect any rights")
+    _assert_span(
+        CLEAN, verdict, "Termination of this Agreement shall not affect any rights"
+    )
 
 
 @pytest.mark.parametrize(
@@ -103,7 +105,9 @@ def test_ocr_confusions_verify_as_fuzzy_with_exact_boundaries(ocr_source, quote)
 def test_two_ocr_digits_in_a_word_read_as_a_number_and_fail():
     # "fu11" could be "full" or a label; when digits are involved we do not guess.
     text = "The final invoice is payable in fu11 without set-off or deduction."
-    verdict = verify_quote(text, "The final invoice is payable in full without set-off or deduction.")
+    verdict = verify_quote(
+        text, "The final invoice is payable in full without set-off or deduction."
+    )
     assert not verdict.verified and "number" in verdict.reason
 
 
@@ -114,7 +118,9 @@ def test_fuzzy_span_starts_and_ends_on_the_quoted_words():
 
 
 def test_fuzzy_in_a_long_document_finds_the_right_place():
-    filler = " ".join(f"Clause {i} covers topic number {i} in detail." for i in range(3000))
+    filler = " ".join(
+        f"Clause {i} covers topic number {i} in detail." for i in range(3000)
+    )
     target = "The Licensee sha1l maintain insurance covering product 1iability claims"
     text = filler + " " + target + " " + filler
     verdict = verify_quote(
@@ -124,7 +130,9 @@ def test_fuzzy_in_a_long_document_finds_the_right_place():
 
 
 def test_the_cited_chunk_is_preferred_for_fuzzy_matches_too():
-    sentence = "The Licensee sha1l maintain insurance covering product 1iability claims."
+    sentence = (
+        "The Licensee sha1l maintain insurance covering product 1iability claims."
+    )
     text = sentence + " Other text. " + sentence
     second = text.rindex(sentence)
     verdict = verify_quote(
@@ -149,7 +157,9 @@ def test_a_failed_near_match_keeps_its_candidate_for_display():
     )
     assert not verdict.verified
     assert verdict.start is None and verdict.source_text is None
-    assert verdict.candidate_text == text[verdict.candidate_start : verdict.candidate_end]
+    assert (
+        verdict.candidate_text == text[verdict.candidate_start : verdict.candidate_end]
+    )
     assert "within 30 days" in verdict.candidate_text
     assert verdict.score is not None and verdict.score > 0.9
 

@@ -22,9 +22,14 @@ def _pairs(extraction):
 
 
 def test_quote_pairs_with_numbered_and_s_refs():
-    answer = 'The term is "five years" (Source: [S1]) and notice is "90 days" (Source: [2]).'
+    answer = (
+        'The term is "five years" (Source: [S1]) and notice is "90 days" (Source: [2]).'
+    )
     e = extract_citations(answer)
-    assert _pairs(e) == [("S1", "five years", "quote_pair"), ("S2", "90 days", "quote_pair")]
+    assert _pairs(e) == [
+        ("S1", "five years", "quote_pair"),
+        ("S2", "90 days", "quote_pair"),
+    ]
     first = e.candidates[0]
     assert answer[first.answer_start : first.answer_end] == '"five years"'
 
@@ -39,7 +44,7 @@ def test_curly_low_and_guillemet_quotes(opening, closing):
 
 
 def test_quote_spanning_a_line_break():
-    e = extract_citations('“within thirty\n(30) days” (Source: [S1])')
+    e = extract_citations("“within thirty\n(30) days” (Source: [S1])")
     assert e.candidates[0].quote == "within thirty\n(30) days"
 
 
@@ -54,14 +59,25 @@ def test_several_citations_in_one_sentence_and_several_refs_per_quote():
 
 
 def test_a_quoted_term_without_a_source_is_not_a_citation():
-    e = extract_citations('The "Agreement" means "this contract as amended" (Source: [S1]).')
+    e = extract_citations(
+        'The "Agreement" means "this contract as amended" (Source: [S1]).'
+    )
     assert _pairs(e) == [("S1", "this contract as amended", "quote_pair")]
 
 
 def test_inline_refs_in_every_shape():
     answer = "Fees rose [S1]. Both agree [S1, S3]; see also [S4][S5], [2] and [S6-S8]."
     e = extract_citations(answer)
-    assert [c.ref for c in e.candidates] == ["S1", "S3", "S4", "S5", "S2", "S6", "S7", "S8"]
+    assert [c.ref for c in e.candidates] == [
+        "S1",
+        "S3",
+        "S4",
+        "S5",
+        "S2",
+        "S6",
+        "S7",
+        "S8",
+    ]
     assert all(c.quote is None and c.kind == "inline_ref" for c in e.candidates)
     s4 = next(c for c in e.candidates if c.ref == "S4")
     assert answer[s4.answer_start : s4.answer_end] == "[S4]"
@@ -69,7 +85,9 @@ def test_inline_refs_in_every_shape():
 
 
 def test_markdown_links_and_prose_brackets_are_not_refs():
-    e = extract_citations("See [the guide](https://x.test/1) and [note] and [1]: https://x.test")
+    e = extract_citations(
+        "See [the guide](https://x.test/1) and [note] and [1]: https://x.test"
+    )
     assert e.candidates == []
 
 
@@ -77,7 +95,10 @@ def test_citations_block_is_parsed_and_removed_from_the_answer():
     answer = "Revenue grew 10% [S1].\n\n<citations> S1 S3 </citations>"
     e = extract_citations(answer)
     assert e.answer == "Revenue grew 10% [S1]."
-    assert [(c.ref, c.kind) for c in e.candidates] == [("S1", "inline_ref"), ("S3", "citations_block")]
+    assert [(c.ref, c.kind) for c in e.candidates] == [
+        ("S1", "inline_ref"),
+        ("S3", "citations_block"),
+    ]
 
 
 def test_citations_xml_with_attributes_and_children():
@@ -123,7 +144,10 @@ def test_json_answer_with_ids_and_objects():
 
 def test_json_cut_mid_stream_is_salvaged_and_flagged():
     full = json.dumps(
-        {"answer": 'It is "net 30" (Source: [S1]).', "citations_used": ["S1", {"id": "S2", "quote": "x"}]}
+        {
+            "answer": 'It is "net 30" (Source: [S1]).',
+            "citations_used": ["S1", {"id": "S2", "quote": "x"}],
+        }
     )
     for cut in range(1, len(full)):
         e = extract_citations(full[:cut])
@@ -142,7 +166,9 @@ def test_unterminated_citations_block_is_flagged():
 
 
 def test_duplicates_are_kept_once():
-    e = extract_citations('"x y" (Source: [S1]) and again "x y" (Source: [S1]) [S1] [S1]')
+    e = extract_citations(
+        '"x y" (Source: [S1]) and again "x y" (Source: [S1]) [S1] [S1]'
+    )
     assert _pairs(e) == [("S1", "x y", "quote_pair"), ("S1", None, "inline_ref")]
 
 
@@ -160,7 +186,7 @@ def test_duplicates_are_kept_once():
         "{" * 5000,
         "[S999999999999]",
         "\x00\x01 [S1] \udcff",
-        '“' * 3000 + "(Source: [S1])",
+        "“" * 3000 + "(Source: [S1])",
     ],
 )
 def test_malformed_output_never_raises(garbage):
@@ -170,7 +196,9 @@ def test_malformed_output_never_raises(garbage):
 
 
 def test_ten_thousand_citations_are_bounded():
-    answer = " ".join(f'"quote number {i}" (Source: [S{i % 40}])' for i in range(10_000))
+    answer = " ".join(
+        f'"quote number {i}" (Source: [S{i % 40}])' for i in range(10_000)
+    )
     started = time.perf_counter()
     e = extract_citations(answer, known_refs=["S1", "S2"])
     assert time.perf_counter() - started < 30  # generous: a hang would be the bug
@@ -186,11 +214,21 @@ def test_known_refs_survive_truncation():
 
 def test_classify():
     known = {"S1", "S2"}
-    assert classify(CitationCandidate("S1", "q", 0, 1, "quote_pair"), known) == "pending"
-    assert classify(CitationCandidate("S2", None, 0, 1, "inline_ref"), known) == "unverified"
-    assert classify(CitationCandidate("S7", "q", 0, 1, "quote_pair"), known) == "out_of_provenance"
+    assert (
+        classify(CitationCandidate("S1", "q", 0, 1, "quote_pair"), known) == "pending"
+    )
+    assert (
+        classify(CitationCandidate("S2", None, 0, 1, "inline_ref"), known)
+        == "unverified"
+    )
+    assert (
+        classify(CitationCandidate("S7", "q", 0, 1, "quote_pair"), known)
+        == "out_of_provenance"
+    )
     assert classify(CitationCandidate("S7", "q", 0, 1, "quote_pair"), None) == "pending"
-    assert classify(CitationCandidate("S1", "q", 0, 1, "quote_pair"), ["1"]) == "pending"
+    assert (
+        classify(CitationCandidate("S1", "q", 0, 1, "quote_pair"), ["1"]) == "pending"
+    )
 
 
 def test_normalize_ref():

@@ -29,7 +29,9 @@ def _fails(quote: str) -> str:
 
 
 def test_a_changed_number_fails_and_the_reason_names_both_numbers():
-    reason = _fails("The Supplier shall deliver the Goods within 60 days of the Order Date.")
+    reason = _fails(
+        "The Supplier shall deliver the Goods within 60 days of the Order Date."
+    )
     assert "number differs" in reason
     assert "'60'" in reason and "'30'" in reason
     assert "60 days" in reason and "30 days" in reason
@@ -43,22 +45,39 @@ def test_a_dropped_negation_fails():
 
 
 def test_an_added_negation_fails():
-    reason = _fails("The Supplier shall not deliver the Goods within 30 days of the Order Date.")
+    reason = _fails(
+        "The Supplier shall not deliver the Goods within 30 days of the Order Date."
+    )
     assert "negation" in reason
 
 
 @pytest.mark.parametrize(
     ("quote", "expected"),
     [
-        ("The Supplier may deliver the Goods within 30 days of the Order Date.", "modal verb"),
-        ("The Supplier must deliver the Goods within 30 days of the Order Date.", "modal verb"),
-        ("The Buyer shall not assign this Agreement without the Supplier's prior", "modal verb"),
+        (
+            "The Supplier may deliver the Goods within 30 days of the Order Date.",
+            "modal verb",
+        ),
+        (
+            "The Supplier must deliver the Goods within 30 days of the Order Date.",
+            "modal verb",
+        ),
+        (
+            "The Buyer shall not assign this Agreement without the Supplier's prior",
+            "modal verb",
+        ),
         ("The fee of $10,000 is payable on 1 March 2023 and bears interest", "number"),
         ("The fee of $1,000 is payable on 1 March 2024 and bears interest", "number"),
         ("The fee of $1,000 is payable on 1 April 2023 and bears interest", "date"),
-        ("and bears interest at 50% per annum. This licence is non-exclusive", "number"),
+        (
+            "and bears interest at 50% per annum. This licence is non-exclusive",
+            "number",
+        ),
         ("The fee of €1,000 is payable on 1 March 2023 and bears interest", "currency"),
-        ("and bears interest at 5 per annum. This licence is non-exclusive", "percentage"),
+        (
+            "and bears interest at 5 per annum. This licence is non-exclusive",
+            "percentage",
+        ),
     ],
 )
 def test_changed_modals_amounts_dates_and_percentages_fail(quote, expected):
@@ -86,35 +105,54 @@ def test_a_different_word_fails_even_when_very_similar(quote):
 
 def test_swapped_modals_fail_even_though_the_same_words_appear():
     text = "The Licensor may audit the books and the Licensee shall keep records for audit."
-    verdict = verify_quote(text, "The Licensor shall audit the books and the Licensee may keep records for audit.")
+    verdict = verify_quote(
+        text,
+        "The Licensor shall audit the books and the Licensee may keep records for audit.",
+    )
     assert not verdict.verified
 
 
 def test_ocr_damaged_digits_fail_rather_than_guess():
     text = "Payment is due within 3O days of the invoice date, without deduction."
-    verdict = verify_quote(text, "Payment is due within 30 days of the invoice date, without deduction.")
+    verdict = verify_quote(
+        text, "Payment is due within 30 days of the invoice date, without deduction."
+    )
     assert not verdict.verified
     assert "number" in verdict.reason
 
 
 def test_ocr_damaged_negation_and_modal_words_are_still_read():
     text = "The Buyer rnay n0t assign this Agreernent without prior written consent."
-    verdict = verify_quote(text, "The Buyer may not assign this Agreement without prior written consent.")
+    verdict = verify_quote(
+        text, "The Buyer may not assign this Agreement without prior written consent."
+    )
     assert verdict.verified, verdict.reason
 
 
 def test_features_read_numbers_words_and_contractions():
-    found = [(f.kind, f.value) for f in features("can't pay $1,000.50 or 5 per cent before 1 june")]
+    found = [
+        (f.kind, f.value)
+        for f in features("can't pay $1,000.50 or 5 per cent before 1 june")
+    ]
     assert ("negation", "not") in found and ("modal verb", "can") in found
     assert ("number", "1000.50") in found and ("currency", "$") in found
     assert ("percentage", "%") in found and ("date", "june") in found
 
 
 def test_meaning_difference_is_none_for_the_same_meaning():
-    assert meaning_difference("within 30 days, not later", "within 30 days, not later") is None
+    assert (
+        meaning_difference("within 30 days, not later", "within 30 days, not later")
+        is None
+    )
 
 
 def test_paraphrase_must_keep_the_quotes_numbers_and_add_no_negation():
-    assert paraphrase_difference("payable in 30 days", "the fee is due thirty days after") is not None
-    assert paraphrase_difference("payable in 30 days", "due within 30 days of invoice") is None
+    assert (
+        paraphrase_difference("payable in 30 days", "the fee is due thirty days after")
+        is not None
+    )
+    assert (
+        paraphrase_difference("payable in 30 days", "due within 30 days of invoice")
+        is None
+    )
     assert paraphrase_difference("may assign", "may not assign") is not None

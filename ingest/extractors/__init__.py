@@ -152,7 +152,7 @@ def detect_source_type(head: bytes, filename: str, content_type: str | None) -> 
         if ext in _OOXML_OTHER:
             raise UnsupportedType(f"This file is {_OOXML_OTHER[ext]}, which is not supported; supported: {SUPPORTED_LABEL}.")
         raise UnsupportedType(
-            f"ZIP archives are not supported as documents; upload the files inside it. Supported: {SUPPORTED_LABEL}."
+            f"ZIP archives are not supported as documents; upload the files inside it; supported: {SUPPORTED_LABEL}."
         )
     if head and (declared or by_content_type) in ("pdf", "docx"):
         expected = "PDF" if (declared or by_content_type) == "pdf" else "Word (.docx) document"
@@ -270,8 +270,7 @@ def _clean(text: str) -> str:
 def _looks_binary(head: bytes) -> bool:
     if head.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
         return False  # UTF-16/32 text has NULs by design
-    if b"\x00" in head:
-        return True
+    # A stray NUL or control byte happens in real text files; binary formats are full of them.
     controls = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13, 27))
     return controls > max(4, len(head) // 100)
 

@@ -59,7 +59,7 @@ def decode_text(data: bytes) -> tuple[str, str]:
     """Decode bytes of unknown encoding: BOM, then UTF-8, then cp1252, then latin-1."""
     for bom, encoding in _BOMS:
         if data.startswith(bom):
-            return data.decode(encoding, errors="replace"), encoding
+            return data[len(bom) :].decode(encoding.removesuffix("-sig"), errors="replace"), encoding
     for encoding in ("utf-8", "cp1252"):
         try:
             return data.decode(encoding), encoding

@@ -92,12 +92,13 @@ def prescan_email(data: bytes, limits: Limits) -> None:
             )
         header_end, body_start = _header_span(data, start, end)
         content_type = _check_headers(data, start, header_end, limits)
-        if content_type.startswith(b"multipart/"):
+        media_type = content_type.lower()
+        if media_type.startswith(b"multipart/"):
             match = _BOUNDARY.search(content_type)
             if match:
                 boundary = match.group(1) or match.group(2)
                 stack.extend((s, e, depth + 1) for s, e in _parts(data, body_start, end, boundary))
-        elif content_type.startswith((b"message/rfc822", b"message/global")):
+        elif media_type.startswith((b"message/rfc822", b"message/global")):
             stack.append((body_start, end, depth + 1))
 
 
@@ -109,7 +110,8 @@ def _header_span(data: bytes, start: int, end: int) -> tuple[int, int]:
 
 
 def _check_headers(data: bytes, start: int, end: int, limits: Limits) -> bytes:
-    """Check field lengths; return the part's Content-Type value (lowercased, unfolded)."""
+    """Check field lengths; return the part's Content-Type value (unfolded; the
+    boundary parameter is case-sensitive)."""
     if end - start > limits.max_email_header_bytes * _HEADER_BLOCK_FIELDS:
         raise _header_too_long(limits)
     starts = [m.start() for m in _FIELD_START.finditer(data, start, end)] + [end]
@@ -118,7 +120,7 @@ def _check_headers(data: bytes, start: int, end: int, limits: Limits) -> bytes:
         if field_end - field_start > limits.max_email_header_bytes:
             raise _header_too_long(limits)
         if data[field_start : field_start + 13].lower() == b"content-type:":
-            content_type = b" ".join(data[field_start + 13 : field_end].split()).lower()
+            content_type = b" ".join(data[field_start + 13 : field_end].split())
     return content_type
 
 

@@ -134,9 +134,9 @@ def _render(root: Tag) -> str:
         if closing:
             if name == "pre":
                 out.pre_depth -= 1
-            out.block(name)
+            out.block(name, closing=True)
             continue
-        out.block(name)
+        out.block(name, closing=False)
         if name == "pre":
             out.pre_depth += 1
         stack.append((node, True))
@@ -151,13 +151,15 @@ class _Builder:
         self.pre_depth = 0
         self.space = False  # a collapsed space is owed before the next text
 
-    def block(self, name: str) -> None:
+    def block(self, name: str, *, closing: bool) -> None:
         if name in _PARAGRAPH:
             self.pending = max(self.pending, 2)
         elif name in _LINE:
             self.pending = max(self.pending, 1)
-        elif name in _CELL:
-            self.parts.append("\t") if self.parts and not self.pending else None
+        elif name in _CELL and not closing:
+            # Cells of a row are separated by a tab; the row itself is a line.
+            if self.parts and not self.pending and not self.parts[-1].endswith(("\n", "\t")):
+                self.parts.append("\t")
             self.space = False
 
     def text(self, value: str) -> None:
@@ -237,7 +239,7 @@ def _metadata(soup: BeautifulSoup) -> dict[str, Any]:
 
 
 def _canonical_url(soup: BeautifulSoup) -> str | None:
-    link = soup.find("link", rel=lambda v: v and "canonical" in [r.lower() for r in v])
+    link = soup.find("link", rel="canonical")
     candidates = [link.get("href") if link else None]
     og = soup.find("meta", attrs={"property": "og:url"})
     candidates.append(og.get("content") if og else None)

@@ -89,7 +89,9 @@ def search(
             SELECT c.id, ts_rank(c.search_vector, q.query) AS score
             FROM q, ingest_documentchunk c
             JOIN ingest_document d ON d.id = c.document_id AND d.current_revision_id = c.revision_id
-            WHERE c.search_vector @@ q.query AND c.tenant_id = %s {extra}
+            -- The tenant is checked on the document: filtering chunks by their
+            -- tenant index as well made PostgreSQL AND two large bitmaps.
+            WHERE c.search_vector @@ q.query AND d.tenant_id = %s {extra}
               AND d.status = 'ready' AND NOT d.is_deleted
             ORDER BY score DESC, c.id
             LIMIT %s

@@ -4,15 +4,14 @@ A natural-language question becomes an OR query, and OR-ing a word that
 occurs in most chunks ("agreement" in a contract library) makes the engine
 rank nearly every chunk while adding almost nothing to the ranking (its IDF
 is near zero). Terms whose document frequency is above COMMON_FRACTION are
-dropped, keeping at least the MIN_KEPT rarest, so the query touches only the
-chunks that can win. Both engines report frequencies from their own
+dropped (when every term is that common, only the rarest is kept), so the
+query touches only the chunks that can win. Both engines report frequencies from their own
 statistics (see _sqlite.py and _postgres.py).
 """
 
 from __future__ import annotations
 
 COMMON_FRACTION = 0.12
-MIN_KEPT = 2
 
 
 def selective(frequencies: dict[str, float]) -> list[str]:
@@ -25,6 +24,4 @@ def selective(frequencies: dict[str, float]) -> list[str]:
     if not present:
         return []
     kept = [t for f, t in present if f <= COMMON_FRACTION]
-    if len(kept) < MIN_KEPT:
-        kept = [t for _, t in present[:MIN_KEPT]]
-    return kept
+    return kept or [present[0][1]]

@@ -58,3 +58,10 @@ document.addEventListener("click", (event) => {
     document.getElementById("citation-panel").innerHTML = "";
   }
 });
+
+// Review tab: Escape closes the citation slide-over (the × button does too).
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape") return;
+  const panel = document.getElementById("citation-panel");
+  if (panel && panel.classList.contains("slideover")) panel.innerHTML = "";
+});

@@ -1,0 +1,378 @@
+"""REST API for citations (seed 003): list, detail, stats, resolve, verify.
+
+`tenant_id` (list and stats) is required and must name the caller's own
+tenant; anything else is a 403 with one fixed body (see accounts.api). Ids in
+paths and bodies are looked up inside the caller's tenant only, so another
+tenant's citation or chunk is a 404 with the same body as an unknown id and
+nothing is written (TEN-02).
+
+Out-of-provenance references (the model cited a source it was never given)
+have no chunk or file, so they live outside `message_citations`
+(citations.models.UnsourcedCitation). Stats count them; the list returns them
+when asked for with `verification_status=out_of_provenance`, in the same
+shape with the source fields null; their ids work on the detail endpoint.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+
+from accounts.api import (
+    COMMON_ERRORS,
+    ERROR_400,
+    ERROR_404,
+    MAX_INT_ID,
+    TENANT_ID_PARAM,
+    PageFilterSerializer,
+    TenantApiView,
+    not_found,
+    page_response,
+    page_serializer,
+    paginate,
+    parse_uuid,
+    uuid_path,
+)
+from chat.selectors import session_get
+from citations.models import MatchType, Method, Status
+from citations.selectors import (
+    CitationFilters,
+    citation_get,
+    citation_list,
+    citation_stats,
+    unsourced_list,
+)
+from citations.services import citation_resolve, citation_verify
+
+if TYPE_CHECKING:
+    from rest_framework.request import Request
+
+# Execution contexts are labels chosen by the client (chat, workflow,
+# function_call, …); kept to a safe alphabet and the column widths.
+CONTEXT_TYPE_PATTERN = r"^[A-Za-z0-9_.:-]{1,32}$"
+MAX_CONTEXT_ID = 64
+MAX_QUOTE_CHARS = 20_000
+
+
+class CitationOutputSerializer(serializers.Serializer):
+    """One citation (seed 000 columns + seed 003 fields). For an
+    out-of-provenance reference the source fields are null."""
+
+    id = serializers.UUIDField()
+    message_id = serializers.UUIDField()
+    execution_context_type = serializers.CharField()
+    execution_context_id = serializers.CharField()
+    ref_label = serializers.CharField()
+    quoted_text = serializers.CharField(help_text="the model's (or agent's) words")
+    verification_status = serializers.ChoiceField(choices=Status.choices)
+    verification_method = serializers.ChoiceField(
+        choices=Method.choices, allow_null=True
+    )
+    verification_confidence = serializers.FloatField(allow_null=True)
+    match_type = serializers.ChoiceField(choices=MatchType.choices, allow_null=True)
+    match_score = serializers.FloatField(allow_null=True)
+    verified = serializers.BooleanField(default=False)
+    verified_at = serializers.DateTimeField(allow_null=True)
+    reason = serializers.CharField(
+        help_text="why it failed or is unverified; empty otherwise"
+    )
+    mis_attributed_to = serializers.CharField(
+        allow_null=True, help_text="ref of the source the quote was really found in"
+    )
+    chunk_id = serializers.UUIDField(allow_null=True)
+    revision_id = serializers.UUIDField(allow_null=True)
+    document_id = serializers.UUIDField(allow_null=True)
+    document_name = serializers.CharField(
+        allow_null=True, help_text="snapshot: survives the document's deletion"
+    )
+    file_id = serializers.UUIDField(source="source_file_id", allow_null=True)
+    source_offset_start = serializers.IntegerField(
+        allow_null=True, help_text="code-point offset into the revision's text"
+    )
+    source_offset_end = serializers.IntegerField(allow_null=True, help_text="exclusive")
+    source_page = serializers.IntegerField(allow_null=True, help_text="1-based")
+    source_text = serializers.CharField(
+        allow_null=True, help_text="the document's own text at the offsets"
+    )
+    created_at = serializers.DateTimeField()
+
+    class Meta:
+        ref_name = "Citation"
+
+
+class CitationFilterSerializer(serializers.Serializer):
+    """seed 003's filters; `tenant_id` is required and checked by TenantApiView."""
+
+    document_id = serializers.UUIDField(required=False)
+    collection_id = serializers.IntegerField(
+        min_value=1, max_value=MAX_INT_ID, required=False
+    )
+    execution_context_type = serializers.CharField(max_length=32, required=False)
+    execution_context_id = serializers.CharField(
+        max_length=MAX_CONTEXT_ID, required=False
+    )
+    verification_status = serializers.ChoiceField(
+        choices=Status.choices, required=False
+    )
+    verification_method = serializers.ChoiceField(
+        choices=Method.choices, required=False
+    )
+    document_name = serializers.CharField(
+        max_length=500, required=False, help_text="case-insensitive partial match"
+    )
+    date_from = serializers.DateTimeField(
+        required=False,
+        help_text="created at or after (ISO 8601; a bare date is midnight UTC)",
+    )
+    date_to = serializers.DateTimeField(
+        required=False,
+        help_text="created at or before (ISO 8601; a bare date is the whole day)",
+    )
+    message_id = serializers.UUIDField(required=False)
+
+    class Meta:
+        ref_name = "CitationFilter"
+
+    def validate(self, attrs: dict) -> dict:
+        raw_to = str(self.initial_data.get("date_to", ""))
+        if "date_to" in attrs and len(raw_to) == len("2026-02-20"):
+            # A bare date means "up to the end of that day", not its midnight.
+            try:
+                attrs["date_to"] += dt.timedelta(days=1) - dt.timedelta(microseconds=1)
+            except OverflowError:  # 9999-12-31: already the end of time
+                attrs["date_to"] = dt.datetime.max.replace(tzinfo=dt.UTC)
+        if (
+            attrs.get("date_from")
+            and attrs.get("date_to")
+            and attrs["date_from"] > attrs["date_to"]
+        ):
+            raise serializers.ValidationError(
+                {"date_to": ["date_to is before date_from."]}
+            )
+        return attrs
+
+    def filters(self) -> CitationFilters:
+        data = {
+            k: v
+            for k, v in self.validated_data.items()
+            if k in CitationFilters.__annotations__
+        }
+        return CitationFilters(**data)
+
+
+class CitationListApi(TenantApiView):
+    """A tenant's citations, newest first."""
+
+    tenant_query_param = "tenant_id"
+
+    class FilterSerializer(CitationFilterSerializer, PageFilterSerializer):
+        class Meta:
+            ref_name = "CitationListFilter"
+
+    OutputSerializer = page_serializer("Citation", CitationOutputSerializer)
+
+    @extend_schema(
+        operation_id="citations_list",
+        summary="List citations",
+        parameters=[TENANT_ID_PARAM, FilterSerializer],
+        responses={200: OutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+        tags=["citations"],
+    )
+    def get(self, request: Request) -> Response:
+        f = self.FilterSerializer(data=request.query_params)
+        f.is_valid(raise_exception=True)
+        filters = f.filters()
+        skip, limit = f.validated_data["skip"], f.validated_data["limit"]
+        if filters.verification_status == Status.OUT_OF_PROVENANCE:
+            rows = unsourced_list(tenant=self.tenant, filters=filters)
+        else:
+            rows = citation_list(tenant=self.tenant, filters=filters)
+        items, next_skip = paginate(rows, skip=skip, limit=limit)
+        return page_response(
+            CitationOutputSerializer(items, many=True).data,
+            skip=skip,
+            limit=limit,
+            next_skip=next_skip,
+        )
+
+
+class CitationStatsApi(TenantApiView):
+    """Counts by verification status and their total (seed 003); the list's
+    filters narrow them the same way."""
+
+    tenant_query_param = "tenant_id"
+
+    class OutputSerializer(serializers.Serializer):
+        verified = serializers.IntegerField()
+        failed = serializers.IntegerField()
+        pending = serializers.IntegerField()
+        unverified = serializers.IntegerField()
+        out_of_provenance = serializers.IntegerField()
+        total = serializers.IntegerField()
+
+        class Meta:
+            ref_name = "CitationStats"
+
+    @extend_schema(
+        operation_id="citations_stats",
+        summary="Citation counts by status",
+        parameters=[TENANT_ID_PARAM, CitationFilterSerializer],
+        responses={200: OutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+        tags=["citations"],
+    )
+    def get(self, request: Request) -> Response:
+        f = CitationFilterSerializer(data=request.query_params)
+        f.is_valid(raise_exception=True)
+        counts = citation_stats(tenant=self.tenant, filters=f.filters())
+        return Response(self.OutputSerializer(counts).data)
+
+
+class CitationDetailApi(TenantApiView):
+    @extend_schema(
+        operation_id="citations_retrieve",
+        summary="Get a citation",
+        parameters=[uuid_path("citation_id")],
+        responses={200: CitationOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+        tags=["citations"],
+    )
+    def get(self, request: Request, citation_id: str) -> Response:
+        pk = parse_uuid(citation_id)
+        citation = citation_get(tenant=self.tenant, pk=pk) if pk else None
+        if citation is None and pk is not None:
+            citation = unsourced_list(tenant=self.tenant).filter(pk=pk).first()
+        if citation is None:
+            raise not_found()
+        return Response(CitationOutputSerializer(citation).data)
+
+
+class CitationResolveApi(TenantApiView):
+    """seed 003's `resolve_citation`: cite a chunk from an execution context.
+
+    With `quoted_text` the quote is verified against the chunk now
+    (match_type exact / normalized / fuzzy, or not_found: the citation is
+    still created, as failed). Without it the citation is `unverified`.
+    Repeating the same call returns the same citation (200 instead of 201).
+    """
+
+    class InputSerializer(serializers.Serializer):
+        chunk_id = serializers.UUIDField(
+            help_text="the chunk's id as search returns it"
+        )
+        quoted_text = serializers.CharField(
+            max_length=MAX_QUOTE_CHARS,
+            required=False,
+            allow_blank=True,
+            default="",
+            help_text="exact text being referenced (enables verification)",
+        )
+        execution_context_type = serializers.RegexField(
+            CONTEXT_TYPE_PATTERN,
+            required=False,
+            default="api",
+            help_text='e.g. "chat" (then execution_context_id is a chat session id), '
+            '"workflow", "function_call"',
+        )
+        execution_context_id = serializers.CharField(
+            max_length=MAX_CONTEXT_ID, required=False, allow_blank=True, default=""
+        )
+
+        class Meta:
+            ref_name = "CitationResolveInput"
+
+    @extend_schema(
+        operation_id="citations_resolve",
+        summary="Resolve (create) a citation of a chunk",
+        request=InputSerializer,
+        responses={
+            201: CitationOutputSerializer,
+            200: OpenApiResponse(
+                CitationOutputSerializer, description="The same citation again."
+            ),
+            400: ERROR_400,
+            404: ERROR_404,
+            **COMMON_ERRORS,
+        },
+        tags=["citations"],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        if data["execution_context_type"] == "chat":
+            # A chat context names a session: it must be one the caller can
+            # see, or the citation would surface in a foreign chat (TEN-04).
+            session = session_get(
+                tenant=self.tenant,
+                pk=parse_uuid(data["execution_context_id"]),
+                user=self.acting_user,
+            )
+            if session is None:
+                raise serializers.ValidationError(
+                    {"execution_context_id": ["Unknown chat session."]}
+                )
+            data["execution_context_id"] = str(session.pk)
+        resolved = citation_resolve(
+            tenant=self.tenant,
+            chunk_uid=data["chunk_id"],
+            quoted_text=data["quoted_text"],
+            context_type=data["execution_context_type"],
+            context_id=data["execution_context_id"],
+        )
+        if resolved is None:
+            raise not_found()
+        return Response(
+            CitationOutputSerializer(resolved.citation).data,
+            status=status.HTTP_201_CREATED if resolved.created else status.HTTP_200_OK,
+        )
+
+
+class CitationVerifyApi(TenantApiView):
+    """Re-verify a citation against its document's current revision (seed
+    003's `verify_citation`); returns it with the fresh verdict. A citation
+    without a quote stays unverified; an out-of-provenance reference has no
+    source to check (400)."""
+
+    @extend_schema(
+        operation_id="citations_verify",
+        summary="Re-verify a citation",
+        parameters=[uuid_path("citation_id")],
+        request=None,
+        responses={
+            200: CitationOutputSerializer,
+            400: ERROR_400,
+            404: ERROR_404,
+            **COMMON_ERRORS,
+        },
+        tags=["citations"],
+    )
+    def post(self, request: Request, citation_id: str) -> Response:
+        pk = parse_uuid(citation_id)
+        citation = citation_get(tenant=self.tenant, pk=pk) if pk else None
+        if citation is None:
+            if (
+                pk is not None
+                and unsourced_list(tenant=self.tenant).filter(pk=pk).exists()
+            ):
+                raise serializers.ValidationError(
+                    {
+                        "detail": "An out-of-provenance reference has no source to verify against."
+                    }
+                )
+            raise not_found()
+        citation = (
+            citation_verify(citation_id=citation.pk, trigger="reverify") or citation
+        )
+        return Response(CitationOutputSerializer(citation).data)
+
+
+__all__ = [
+    "CitationDetailApi",
+    "CitationListApi",
+    "CitationResolveApi",
+    "CitationStatsApi",
+    "CitationVerifyApi",
+]

@@ -1,0 +1,120 @@
+"""URLs of the REST API, mounted at /api/ (SPEC §5, seed 003).
+
+Paths follow seed 003 (no trailing slash: `/api/citations`,
+`/api/citations/stats`, …); operations that are not reads get their own
+path with a verb (`/documents/upload`, `/citations/{id}/verify`), one view
+per operation (HackSoft). Ids in paths are taken as strings so a malformed id
+gets the same JSON 404 as an unknown one; fixed segments come before the
+`<id>` patterns they would otherwise be captured by.
+
+Every route here needs a row in docuiq/tests/test_api_permissions.py (a new
+route without one fails that test).
+"""
+
+from __future__ import annotations
+
+from csp.decorators import csp_update
+from django.urls import path
+from django.utils.decorators import method_decorator
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+
+import docuiq.api_auth_schema  # noqa: F401 - registers the X-API-Key scheme
+from accounts.api import MeApi
+from chat.api import (
+    ChatCitationStatusApi,
+    ChatMessageAskApi,
+    ChatMessageListApi,
+    ChatSessionCreateApi,
+    ChatSessionDetailApi,
+    ChatSessionListApi,
+)
+from citations.api import (
+    CitationDetailApi,
+    CitationListApi,
+    CitationResolveApi,
+    CitationStatsApi,
+    CitationVerifyApi,
+)
+from ingest.api import (
+    ChunkSearchApi,
+    DocumentDeleteApi,
+    DocumentDetailApi,
+    DocumentListApi,
+    DocumentUploadApi,
+)
+
+
+@method_decorator(
+    # The split view serves Swagger UI's init script from this same URL
+    # (?script), so script-src 'self' suffices and no inline script runs.
+    # The page template still carries one small inline <style> block (page
+    # background, box-sizing): styles only, never scripts, on this page only.
+    csp_update({"style-src": ["'unsafe-inline'"]}),
+    name="dispatch",
+)
+class ApiDocsView(SpectacularSwaggerSplitView):
+    """Swagger UI, served from drf-spectacular-sidecar (no CDN: the CSP
+    forbids other origins and the machines have no internet)."""
+
+
+app_name = "api"
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", ApiDocsView.as_view(url_name="api:schema"), name="docs"),
+    path("me", MeApi.as_view(), name="me"),
+    # documents and search
+    path("documents", DocumentListApi.as_view(), name="document-list"),
+    path("documents/upload", DocumentUploadApi.as_view(), name="document-upload"),
+    path(
+        "documents/<str:document_id>",
+        DocumentDetailApi.as_view(),
+        name="document-detail",
+    ),
+    path(
+        "documents/<str:document_id>/delete",
+        DocumentDeleteApi.as_view(),
+        name="document-delete",
+    ),
+    path("search", ChunkSearchApi.as_view(), name="search"),
+    # chat
+    path("chat/sessions", ChatSessionListApi.as_view(), name="chat-session-list"),
+    path(
+        "chat/sessions/create",
+        ChatSessionCreateApi.as_view(),
+        name="chat-session-create",
+    ),
+    path(
+        "chat/sessions/<str:session_id>",
+        ChatSessionDetailApi.as_view(),
+        name="chat-session-detail",
+    ),
+    path(
+        "chat/sessions/<str:session_id>/messages",
+        ChatMessageListApi.as_view(),
+        name="chat-message-list",
+    ),
+    path(
+        "chat/sessions/<str:session_id>/ask",
+        ChatMessageAskApi.as_view(),
+        name="chat-message-ask",
+    ),
+    path(
+        "chat/<str:session_id>/citation/<str:chunk_id>/<str:revision_id>/status",
+        ChatCitationStatusApi.as_view(),
+        name="chat-citation-status",
+    ),
+    # citations
+    path("citations", CitationListApi.as_view(), name="citation-list"),
+    path("citations/stats", CitationStatsApi.as_view(), name="citation-stats"),
+    path("citations/resolve", CitationResolveApi.as_view(), name="citation-resolve"),
+    path(
+        "citations/<str:citation_id>",
+        CitationDetailApi.as_view(),
+        name="citation-detail",
+    ),
+    path(
+        "citations/<str:citation_id>/verify",
+        CitationVerifyApi.as_view(),
+        name="citation-verify",
+    ),
+]

@@ -1,0 +1,697 @@
+"""Run a review: every pending (document, column) cell, in parallel, each cited.
+
+One delivery of the `run_review` task calls :func:`review_run`. It
+
+1. takes the review over: a conditional UPDATE sets `running` and a fresh
+   `run_token`; a review that is cancelled or finished is left alone, so a
+   late redelivery is a no-op;
+2. reclaims cells an earlier delivery left `running` (its worker died): they
+   go back to `pending`, or fail once a cell has been lost
+   ``MAX_CELL_ATTEMPTS`` times (a poison cell must not loop forever, CEL-05);
+3. loads the documents in the operator's order: a missing, deleted or
+   unfinished document keeps its row and its cells fail with the reason;
+4. runs the pending cells on a thread pool of ``TABULAR_CONCURRENCY`` threads
+   (cells are I/O bound: one model call each). A thread claims a cell with a
+   conditional UPDATE (pending -> running under this delivery's token), so
+   two deliveries never both work a cell, and writes the result only while
+   the claim is still its own, so no cell is ever stored twice;
+5. stops claiming when the review is cancelled or another delivery took it
+   over (checked between cells), or when its time budget is spent (the task
+   then queues a continuation);
+6. aggregates: results JSON, token counts, cost and final status.
+
+Each cell fails alone: a model error, a timeout, malformed JSON, an empty
+answer or a bug ends that cell `failed` (confidence `failed`) with its error;
+the run goes on. A cell's citation is recorded on a Message with role `cell`
+and verified through `citations.services.citation_verify`, the same path as
+chat citations.
+
+Threads: Django connections are per thread; each pool thread closes its own
+connection when it ends. Nothing holds a transaction open across a model call.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from accounts.scoping import tenant_scope, unscoped
+from chat.llm.errors import LLMError
+from chat.models import Message, MessageSource
+from citations.extraction import CitationCandidate
+from citations.models import MessageCitation
+from citations.models import Status as CitationStatus
+from citations.services import citation_verify, citations_record
+from ingest.models import Document
+from tabular import retrieval
+from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
+
+if TYPE_CHECKING:
+    from accounts.models import Tenant
+
+logger = logging.getLogger(__name__)
+
+MAX_CELL_ATTEMPTS = 3
+# How often threads re-read the review's status (cancel / take-over) and the
+# run writes a heartbeat for the sweeper.
+STATUS_CHECK_S = 0.5
+HEARTBEAT_S = 5.0
+CONTEXT_TYPE = "tabular"
+
+# Column types -> the names chat.prompting and the extractive responder know.
+PROVIDER_TYPES = {
+    ReviewColumn.Type.TEXT: "text",
+    ReviewColumn.Type.DATE: "date",
+    ReviewColumn.Type.MONEY: "currency",
+    ReviewColumn.Type.YES_NO: "yes_no",
+    ReviewColumn.Type.LIST: "list",
+}
+CONFIDENCES = {"high", "medium", "low"}
+
+
+class CellFailure(Exception):
+    """A cell cannot be answered; the message is shown on the cell."""
+
+
+@dataclass
+class RunOutcome:
+    """What one delivery did. `more`: the time budget ran out with cells
+    still pending (the caller queues a continuation)."""
+
+    status: str
+    done: int = 0
+    failed: int = 0
+    pending: int = 0
+    ran: int = 0
+    more: bool = False
+
+
+# ------------------------------------------------------------------ pricing
+
+
+def cost_usd(model: str, prompt_tokens: int, completion_tokens: int) -> Decimal:
+    """Cost from settings.LLM_PRICES (USD per 1M tokens: prompt, completion).
+
+    A dated model name ("gpt-4o-mini-2024-07-18") uses the longest listed
+    prefix; unknown models and the extractive responder cost 0.
+    """
+    prices: dict[str, tuple[float, float]] = getattr(settings, "LLM_PRICES", {}) or {}
+    price = prices.get(model)
+    if price is None:
+        prefixes = [name for name in prices if model.startswith(name)]
+        if prefixes:
+            price = prices[max(prefixes, key=len)]
+    if price is None or not (prompt_tokens or completion_tokens):
+        return Decimal("0")
+    usd = (
+        Decimal(str(price[0])) * prompt_tokens + Decimal(str(price[1])) * completion_tokens
+    ) / Decimal(1_000_000)
+    return usd.quantize(Decimal("0.000001"))
+
+
+# ------------------------------------------------------------------ the run
+
+
+@dataclass
+class _Run:
+    review: Review
+    tenant: Tenant
+    token: uuid.UUID
+    provider: Any
+    deadline: float | None
+    stop: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    documents: dict[int, Document] = field(default_factory=dict)
+    queries: dict[int, retrieval.CellQuery] = field(default_factory=dict)
+    checked_at: float = 0.0
+    heartbeat_at: float = 0.0
+    ran: int = 0
+
+    def still_ours(self) -> bool:
+        """False once the review is cancelled or another delivery took over.
+
+        Read at most every STATUS_CHECK_S, whichever thread asks first.
+        """
+        if self.stop.is_set():
+            return False
+        now = time.monotonic()
+        with self.lock:
+            if now - self.checked_at < STATUS_CHECK_S:
+                return True
+            self.checked_at = now
+            beat = now - self.heartbeat_at >= HEARTBEAT_S
+            if beat:
+                self.heartbeat_at = now
+        ours = Review.objects.filter(
+            pk=self.review.pk, run_token=self.token, status=Review.Status.RUNNING
+        )
+        if beat:
+            alive = ours.update(heartbeat_at=timezone.now()) > 0
+        else:
+            alive = ours.exists()
+        if not alive:
+            self.stop.set()
+        return alive
+
+
+def review_run(
+    *,
+    review_id: uuid.UUID | str,
+    budget_s: float | None = None,
+    concurrency: int | None = None,
+) -> RunOutcome:
+    """Run (or resume) a review; see the module docstring for the contract.
+
+    Idempotent: cells already done or failed are never redone, a cancelled or
+    finished review is left as it is. ``budget_s``: stop claiming cells after
+    this many seconds (`more=True` then). Raises nothing for a cell's failure;
+    an unexpected error outside the cells marks the review failed and re-raises.
+    """
+    with unscoped():
+        review = Review.objects.select_related("tenant").filter(pk=review_id).first()
+    if review is None:
+        return RunOutcome(status="missing")
+    tenant = review.tenant
+    with tenant_scope(tenant):
+        token = uuid.uuid4()
+        now = timezone.now()
+        taken = Review.objects.filter(pk=review.pk, status__in=Review.ACTIVE).update(
+            status=Review.Status.RUNNING,
+            run_token=token,
+            deliveries=F("deliveries") + 1,
+            heartbeat_at=now,
+            started_at=Coalesce(F("started_at"), now),
+            finished_at=None,
+            error="",
+        )
+        if not taken:
+            review.refresh_from_db()
+            return RunOutcome(status=review.status)
+        review.refresh_from_db()
+        try:
+            return _run(review, token, budget_s=budget_s, concurrency=concurrency)
+        except Exception as exc:
+            logger.exception("tabular review %s failed", review.pk)
+            Review.objects.filter(pk=review.pk, run_token=token).update(
+                status=Review.Status.FAILED,
+                error=f"The review stopped because of an internal error ({exc.__class__.__name__}).",
+                finished_at=timezone.now(),
+            )
+            raise
+
+
+def _run(
+    review: Review, token: uuid.UUID, *, budget_s: float | None, concurrency: int | None
+) -> RunOutcome:
+    from chat.providers import provider
+
+    _reclaim(review, token)
+    _load_documents(review)
+    run = _Run(
+        review=review,
+        tenant=review.tenant,
+        token=token,
+        provider=provider(),
+        deadline=(time.monotonic() + budget_s) if budget_s else None,
+    )
+    run.heartbeat_at = run.checked_at = time.monotonic()
+    width = max(1, int(concurrency or getattr(settings, "TABULAR_CONCURRENCY", 8)))
+    while True:
+        pending = list(
+            Cell.objects.filter(review=review, status=Cell.Status.PENDING)
+            .order_by("row__order", "column__order")
+            .values_list("pk", flat=True)
+        )
+        if not pending or run.stop.is_set():
+            break
+        _run_cells(run, pending, width)
+        if run.deadline is not None and time.monotonic() >= run.deadline:
+            break
+    _verify_leftovers(review)
+    if not Review.objects.filter(
+        pk=review.pk, run_token=token, status=Review.Status.RUNNING
+    ).exists():
+        review.refresh_from_db()
+        return _outcome(review, run)  # cancelled, or another delivery owns it
+    if Cell.objects.filter(review=review, status=Cell.Status.PENDING).exists():
+        Review.objects.filter(pk=review.pk, run_token=token).update(heartbeat_at=timezone.now())
+        outcome = _outcome(review, run)
+        outcome.more = True
+        return outcome
+    review_aggregate(review, token=token)
+    review.refresh_from_db()
+    return _outcome(review, run)
+
+
+def _outcome(review: Review, run: _Run) -> RunOutcome:
+    counts = _counts(review)
+    return RunOutcome(
+        status=review.status,
+        done=counts.get(Cell.Status.DONE, 0),
+        failed=counts.get(Cell.Status.FAILED, 0),
+        pending=counts.get(Cell.Status.PENDING, 0) + counts.get(Cell.Status.RUNNING, 0),
+        ran=run.ran,
+    )
+
+
+def _counts(review: Review) -> dict[str, int]:
+    from django.db.models import Count
+
+    rows = Cell.objects.filter(review=review).values("status").annotate(n=Count("pk"))
+    return {row["status"]: row["n"] for row in rows}
+
+
+def _reclaim(review: Review, token: uuid.UUID) -> None:
+    """Cells another delivery left running: its worker is gone (we own the run now)."""
+    stale = Cell.objects.filter(review=review, status=Cell.Status.RUNNING).exclude(
+        run_token=token
+    )
+    lost = stale.filter(attempts__gte=MAX_CELL_ATTEMPTS).update(
+        status=Cell.Status.FAILED,
+        confidence=Cell.Confidence.FAILED,
+        error=(
+            f"The worker was lost {MAX_CELL_ATTEMPTS} times while extracting this cell; "
+            "it was not retried again."
+        ),
+        finished_at=timezone.now(),
+    )
+    back = stale.update(status=Cell.Status.PENDING, run_token=None)
+    if lost or back:
+        logger.warning(
+            "tabular review %s: reclaimed %d cell(s) from a lost worker, failed %d",
+            review.pk,
+            back,
+            lost,
+        )
+
+
+def _load_documents(review: Review) -> None:
+    """Resolve each row's document; rows that cannot be read fail their cells."""
+    rows = list(ReviewDocument.objects.filter(review=review).order_by("order"))
+    documents = Document.objects.filter(pk__in=[r.document_uid for r in rows]).only(
+        "id", "title", "status", "is_deleted", "current_revision_id"
+    )
+    by_id = {d.pk: d for d in documents}
+    now = timezone.now()
+    for row in rows:
+        document = by_id.get(row.document_uid)
+        if document is None:
+            state, error = (
+                ReviewDocument.State.MISSING,
+                "No such document in this workspace (it may have been removed).",
+            )
+        elif document.is_deleted:
+            state, error = ReviewDocument.State.DELETED, "The document was deleted."
+        elif document.status != Document.Status.READY or document.current_revision_id is None:
+            state = ReviewDocument.State.NOT_READY
+            error = f"The document is not ready to read (status: {document.get_status_display().lower()})."
+        else:
+            state, error = ReviewDocument.State.READY, ""
+        fields: dict[str, Any] = {"state": state, "error": error}
+        if document is not None:
+            fields["document_id"] = document.pk
+            fields["title"] = document.title[:500]
+        ReviewDocument.objects.filter(pk=row.pk).update(**fields)
+        if state != ReviewDocument.State.READY:
+            Cell.objects.filter(row=row, status=Cell.Status.PENDING).update(
+                status=Cell.Status.FAILED,
+                confidence=Cell.Confidence.FAILED,
+                error=error,
+                started_at=now,
+                finished_at=now,
+            )
+
+
+def _run_cells(run: _Run, cell_ids: list[int], width: int) -> None:
+    queue = deque(cell_ids)
+
+    def work() -> None:
+        while not run.stop.is_set():
+            if run.deadline is not None and time.monotonic() >= run.deadline:
+                return
+            try:
+                cell_id = queue.popleft()
+            except IndexError:
+                return
+            if not run.still_ours():
+                return
+            _run_cell(run, cell_id)
+
+    if width == 1 or len(cell_ids) == 1:
+        work()  # in the caller's thread (and its connection / transaction)
+        return
+
+    def thread_main() -> None:
+        try:
+            with tenant_scope(run.tenant):
+                work()
+        finally:
+            # Django opened a connection for this thread; nobody else will close it.
+            connection.close()
+
+    threads = [
+        threading.Thread(target=thread_main, name=f"tabular-{i}", daemon=True)
+        for i in range(min(width, len(cell_ids)))
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+# ------------------------------------------------------------------ one cell
+
+
+def _run_cell(run: _Run, cell_id: int) -> None:
+    claimed = Cell.objects.filter(pk=cell_id, status=Cell.Status.PENDING).update(
+        status=Cell.Status.RUNNING,
+        run_token=run.token,
+        attempts=F("attempts") + 1,
+        started_at=timezone.now(),
+        finished_at=None,
+        error="",
+    )
+    if not claimed:
+        return  # someone else has it, or it finished meanwhile
+    with run.lock:
+        run.ran += 1
+    cell = Cell.objects.select_related("row", "column").get(pk=cell_id)
+    completion = None
+    try:
+        document = _document(run, cell.row)
+        query = _query(run, cell.column)
+        got = retrieval.retrieve(run.tenant, document, query)
+        if not got.chunks:
+            raise CellFailure("The document has no text to read.")
+        chunks = [(c.chunk_index, c.content) for c in got.chunks]
+        answer, completion = run.provider.extract_cell(
+            _question(cell.column), PROVIDER_TYPES.get(cell.column.type, "text"), chunks
+        )
+        answer = _validated(answer, cell.column)
+    except LLMError as exc:
+        _fail(run, cell, str(exc), completion)
+    except CellFailure as exc:
+        _fail(run, cell, str(exc), completion)
+    except Exception as exc:  # a bug must cost one cell, not the run
+        logger.exception("tabular cell %s failed", cell_id)
+        _fail(run, cell, f"Unexpected error while extracting this cell ({exc.__class__.__name__}).", completion)
+    else:
+        try:
+            _store(run, cell, got, answer, completion)
+        except Exception as exc:
+            logger.exception("tabular cell %s could not be stored", cell_id)
+            _fail(run, cell, f"The answer could not be stored ({exc.__class__.__name__}).", completion)
+
+
+def _document(run: _Run, row: ReviewDocument) -> Document:
+    with run.lock:
+        cached = run.documents.get(row.pk)
+    if cached is not None:
+        return cached
+    document = (
+        Document.objects.filter(pk=row.document_uid, is_deleted=False)
+        .select_related("current_revision")
+        .only(
+            "id",
+            "tenant_id",
+            "title",
+            "source_type",
+            "current_revision_id",
+            "current_revision__id",
+            "current_revision__file_id",
+            "current_revision__page_starts",
+        )
+        .first()
+    )
+    if document is None or document.current_revision_id is None:
+        raise CellFailure("The document was deleted or has no text.")
+    with run.lock:
+        run.documents[row.pk] = document
+    return document
+
+
+def _query(run: _Run, column: ReviewColumn) -> retrieval.CellQuery:
+    with run.lock:
+        cached = run.queries.get(column.pk)
+    if cached is None:
+        cached = retrieval.build_query(
+            name=column.name,
+            question=column.question,
+            description=column.description,
+            kind=column.type,
+        )
+        with run.lock:
+            run.queries[column.pk] = cached
+    return cached
+
+
+def _question(column: ReviewColumn) -> str:
+    """What the model is asked: the question, with the column's name and meaning."""
+    parts = [column.question.strip()]
+    if column.name.strip() and column.name.strip().lower() not in column.question.lower():
+        parts.append(f"(Column: {column.name.strip()})")
+    if column.description.strip():
+        parts.append(f"Meaning: {column.description.strip()}")
+    return "\n".join(parts)
+
+
+def _validated(answer: Any, column: ReviewColumn) -> dict[str, Any]:
+    """Check the structured answer beyond the JSON schema; raise CellFailure."""
+    if not isinstance(answer, dict):
+        raise CellFailure("The model's answer is not a JSON object.")
+    value = answer.get("value")
+    quote = answer.get("quote") or ""
+    if not isinstance(value, str) or not isinstance(quote, str):
+        raise CellFailure("The model's answer has no text value.")
+    confidence = answer.get("confidence")
+    if confidence not in CONFIDENCES:
+        raise CellFailure(f"The model gave an unknown confidence {confidence!r}.")
+    cited = answer.get("cited_chunk_indices") or []
+    if not isinstance(cited, list) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in cited
+    ):
+        raise CellFailure("The model cited chunks by something other than their numbers.")
+    value, quote = value.strip(), quote.strip()
+    justification = str(answer.get("justification") or "").strip()
+    if not value and not quote:
+        raise CellFailure(
+            "No answer: the passages read do not say"
+            + (f" ({justification})" if justification else ".")
+        )
+    if column.type == ReviewColumn.Type.YES_NO and value:
+        lowered = value.lower()
+        if lowered.startswith("yes"):
+            value = "Yes"
+        elif lowered.startswith("no"):
+            value = "No"
+    return {
+        "value": value,
+        "quote": quote,
+        "confidence": confidence,
+        "justification": justification,
+        "cited_chunk_indices": cited,
+        "invalid_chunk_indices": list(answer.get("invalid_chunk_indices") or []),
+    }
+
+
+def _fail(run: _Run, cell: Cell, error: str, completion: Any) -> None:
+    fields: dict[str, Any] = {
+        "status": Cell.Status.FAILED,
+        "confidence": Cell.Confidence.FAILED,
+        "error": error[:2000],
+        "finished_at": timezone.now(),
+    }
+    if completion is not None:  # the call happened: its tokens are spent
+        fields.update(_usage(completion))
+    Cell.objects.filter(pk=cell.pk, run_token=run.token, status=Cell.Status.RUNNING).update(
+        **fields
+    )
+
+
+def _usage(completion: Any) -> dict[str, Any]:
+    model = str(getattr(completion, "model", "") or "")[:200]
+    prompt = int(getattr(completion, "prompt_tokens", 0) or 0)
+    output = int(getattr(completion, "completion_tokens", 0) or 0)
+    return {
+        "model_name": model,
+        "prompt_tokens": prompt,
+        "completion_tokens": output,
+        "cost_usd": cost_usd(model, prompt, output),
+    }
+
+
+def _store(
+    run: _Run,
+    cell: Cell,
+    got: retrieval.Retrieved,
+    answer: dict[str, Any],
+    completion: Any,
+) -> None:
+    """Write the answer, its message, sources and citation; then verify it."""
+    document = _document(run, cell.row)
+    revision = document.current_revision
+    refs = {chunk.chunk_index: f"S{i}" for i, chunk in enumerate(got.chunks, start=1)}
+    by_index = {chunk.chunk_index: chunk for chunk in got.chunks}
+    cited = [by_index[i] for i in answer["cited_chunk_indices"] if i in by_index]
+    usage = _usage(completion)
+    citation = None
+    with transaction.atomic():
+        written = Cell.objects.filter(
+            pk=cell.pk, run_token=run.token, status=Cell.Status.RUNNING
+        ).update(
+            status=Cell.Status.DONE,
+            value=answer["value"],
+            confidence=answer["confidence"],
+            justification=answer["justification"][:5000],
+            quote=answer["quote"],
+            error="",
+            retrieved_chunk_ids=[str(c.uid) for c in got.chunks],
+            cited_chunk_ids=[str(c.uid) for c in cited],
+            used_fallback=got.fallback,
+            finished_at=timezone.now(),
+            **usage,
+        )
+        if not written:
+            return  # another delivery reclaimed this cell: its answer wins
+        message = Message.objects.create(
+            tenant_id=run.tenant.pk,
+            session=None,
+            role=Message.Role.CELL,
+            content=answer["value"],
+            payload={
+                "tabular": {
+                    "review_id": str(run.review.pk),
+                    "cell_id": cell.pk,
+                    "column": cell.column.name,
+                    "document_id": str(document.pk),
+                },
+                "answer": answer["value"],
+                "confidence": answer["confidence"],
+                "justification": answer["justification"],
+                "quote": answer["quote"],
+                "cited_chunk_indices": answer["cited_chunk_indices"],
+                "invalid_chunk_indices": answer["invalid_chunk_indices"],
+            },
+            model_name=usage["model_name"],
+            prompt_tokens=usage["prompt_tokens"],
+            completion_tokens=usage["completion_tokens"],
+        )
+        sources = MessageSource.objects.bulk_create(
+            [
+                MessageSource(
+                    message=message,
+                    tenant_id=run.tenant.pk,
+                    ref_label=refs[chunk.chunk_index],
+                    rank=rank,
+                    score=(got.scores[rank - 1] if rank - 1 < len(got.scores) else 0.0),
+                    chunk=chunk,
+                    chunk_uid=chunk.uid,
+                    chunk_index=chunk.chunk_index,
+                    document=document,
+                    revision_id=revision.pk,
+                    file_id=revision.file_id,
+                    document_title=document.title[:500],
+                    source_type=document.source_type,
+                    page_start=chunk.page_start,
+                    page_end=chunk.page_end,
+                    start_offset=chunk.start_offset,
+                    end_offset=chunk.end_offset,
+                )
+                for rank, chunk in enumerate(got.chunks, start=1)
+            ]
+        )
+        candidates = []
+        if answer["quote"]:
+            # A quote without a (valid) chunk number is checked against the
+            # top passage first, then the whole document (the cascade's order).
+            ref = refs[cited[0].chunk_index] if cited else "S1"
+            candidates.append(
+                CitationCandidate(
+                    ref=ref, quote=answer["quote"], answer_start=None, answer_end=None, kind="json"
+                )
+            )
+        for index in answer["invalid_chunk_indices"]:
+            # The model cited a chunk it was never shown (LLM-01): kept, flagged.
+            candidates.append(
+                CitationCandidate(
+                    ref=f"chunk {index}", quote=None, answer_start=None, answer_end=None, kind="json"
+                )
+            )
+        recorded = citations_record(
+            message=message,
+            candidates=candidates,
+            sources=sources,
+            context_type=CONTEXT_TYPE,
+            context_id=str(run.review.pk),
+        )
+        citation = recorded.citations[0] if recorded.citations else None
+        Cell.objects.filter(pk=cell.pk).update(message=message, citation=citation)
+    if citation is not None and citation.verification_status == CitationStatus.PENDING:
+        _verify(citation.pk)
+
+
+def _verify(citation_id: uuid.UUID) -> None:
+    """Verify now; a judge that is down leaves it pending for the task to retry."""
+    try:
+        citation_verify(citation_id=citation_id)
+    except LLMError:
+        from citations.tasks import verify_citation
+
+        transaction.on_commit(lambda: verify_citation.delay(str(citation_id), "initial"))
+
+
+def _verify_leftovers(review: Review) -> None:
+    """Citations a killed delivery recorded but never verified."""
+    ids = list(
+        MessageCitation.objects.filter(
+            execution_context_type=CONTEXT_TYPE,
+            execution_context_id=str(review.pk),
+            verification_status=CitationStatus.PENDING,
+        ).values_list("pk", flat=True)
+    )
+    for citation_id in ids:
+        _verify(citation_id)
+
+
+# ------------------------------------------------------------------ aggregate
+
+
+def review_aggregate(review: Review, *, token: uuid.UUID | None = None) -> None:
+    """Write results, tokens, cost and the final status (completed).
+
+    With ``token``, only while that delivery still owns the running review.
+    """
+    from tabular.selectors import review_results
+
+    cells = list(Cell.objects.filter(review=review).only(
+        "prompt_tokens", "completion_tokens", "cost_usd", "model_name"
+    ))
+    prompt = sum(c.prompt_tokens for c in cells)
+    output = sum(c.completion_tokens for c in cells)
+    cost = sum((c.cost_usd for c in cells), Decimal("0"))
+    models = sorted({c.model_name for c in cells if c.model_name})
+    qs = Review.objects.filter(pk=review.pk)
+    if token is not None:
+        qs = qs.filter(run_token=token, status=Review.Status.RUNNING)
+    qs.update(
+        status=Review.Status.COMPLETED,
+        results=review_results(review),
+        prompt_tokens=prompt,
+        completion_tokens=output,
+        cost_actual_usd=cost,
+        model_name=", ".join(models)[:200],
+        finished_at=timezone.now(),
+        heartbeat_at=timezone.now(),
+    )
