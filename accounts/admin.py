@@ -176,6 +176,7 @@ class ApiKeyAdmin(TenantScopedAdmin):
 class CollectionAdmin(TenantScopedAdmin):
     list_display = ["name", "document_count", "created_at"]
     search_fields = ["name"]
+    ordering = ["name"]
     readonly_fields = ["created_at"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Collection]:

@@ -88,7 +88,7 @@ def tenant_queryset(model: type[models.Model], tenant: Tenant | None) -> QuerySe
         manager = manager.with_scope(tenant=tenant.pk)
     qs = manager.get_queryset()
     if lookup is not None:
-        qs = qs.filter(**{lookup: tenant})
+        qs = qs.filter(**{lookup: tenant.pk if lookup == "pk" else tenant})
         if lookup.endswith("__tenant"):
             qs = qs.distinct()
     return qs
@@ -108,7 +108,8 @@ class TenantScopedAdmin(admin.ModelAdmin):
             return manager.none()
         if hasattr(manager, "with_scope"):
             manager = manager.with_scope(tenant=tenant.pk)
-        qs = manager.get_queryset().filter(**{self.tenant_lookup: tenant})
+        value = tenant.pk if self.tenant_lookup == "pk" else tenant
+        qs = manager.get_queryset().filter(**{self.tenant_lookup: value})
         ordering = self.get_ordering(request)
         if ordering:
             qs = qs.order_by(*ordering)

@@ -79,14 +79,19 @@ def chunk_text(
             continue
         overlap_start = _overlap_start(content, start, end, overlap_chars)
         # Overlap only when the next chunk can still reach new text within its target.
-        if overlap_start is not None and following.start() < overlap_start + target_chars:
+        if (
+            overlap_start is not None
+            and following.start() < overlap_start + target_chars
+        ):
             start = overlap_start
         else:
             start = following.start()
     return spans
 
 
-def _chunk_end(content: str, start: int, target: int, *, min_end: int) -> tuple[int, bool]:
+def _chunk_end(
+    content: str, start: int, target: int, *, min_end: int
+) -> tuple[int, bool]:
     """Where the chunk starting at `start` ends (after `min_end`), and whether that cuts a word."""
     n = len(content)
     limit = start + target

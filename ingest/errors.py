@@ -63,6 +63,6 @@ class ExtractionError(Exception):
         return {"code": self.code, "message": self.message}
 
 
-class UnsupportedType(ExtractionError):  # noqa: N818 - named in the interface the lead codes against
+class UnsupportedType(ExtractionError):
     def __init__(self, message: str | None = None) -> None:
         super().__init__(ErrorCode.UNSUPPORTED_TYPE, message)

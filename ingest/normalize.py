@@ -103,14 +103,19 @@ def _nfc_with_map(chars: list[tuple[str, int]]) -> list[tuple[str, int]]:
         if clusters:
             current = "".join(c for c, _ in clusters[-1])
             joined = unicodedata.normalize("NFC", current + ch)
-            if unicodedata.combining(ch) or len(joined) <= len(unicodedata.normalize("NFC", current)):
+            if unicodedata.combining(ch) or len(joined) <= len(
+                unicodedata.normalize("NFC", current)
+            ):
                 clusters[-1].append((ch, idx))
                 continue
         clusters.append([(ch, idx)])
     out: list[tuple[str, int]] = []
     for cluster in clusters:
         first = cluster[0][1]
-        out.extend((c, first) for c in unicodedata.normalize("NFC", "".join(c for c, _ in cluster)))
+        out.extend(
+            (c, first)
+            for c in unicodedata.normalize("NFC", "".join(c for c, _ in cluster))
+        )
     return out
 
 

@@ -93,16 +93,29 @@ def page_char_boxes_in_child(path: Path, page_number: int, *, limits: Limits) ->
     """`pdf.page_char_boxes` in a child process (for the web tier's document viewer)."""
     from ingest.extractors.pdf import PageGeometry
 
-    request = {"op": "geometry", "path": str(Path(path).resolve()), "page_number": page_number}
+    request = {
+        "op": "geometry",
+        "path": str(Path(path).resolve()),
+        "page_number": page_number,
+    }
     with tempfile.TemporaryDirectory(prefix="docuiq-geometry-") as workdir:
         reply = _run(request, limits, Path(workdir), None)
     boxes = [tuple(b) if b is not None else None for b in reply["boxes"]]
-    return PageGeometry(width=reply["width"], height=reply["height"], text=reply["text"], boxes=boxes)
+    return PageGeometry(
+        width=reply["width"], height=reply["height"], text=reply["text"], boxes=boxes
+    )
 
 
-def render_page_png_in_child(path: Path, page_number: int, *, limits: Limits, scale: float = 1.5) -> bytes:
+def render_page_png_in_child(
+    path: Path, page_number: int, *, limits: Limits, scale: float = 1.5
+) -> bytes:
     """`pdf.render_page_png` in a child process."""
-    request = {"op": "render", "path": str(Path(path).resolve()), "page_number": page_number, "scale": scale}
+    request = {
+        "op": "render",
+        "path": str(Path(path).resolve()),
+        "page_number": page_number,
+        "scale": scale,
+    }
     with tempfile.TemporaryDirectory(prefix="docuiq-render-") as workdir:
         _run(request, limits, Path(workdir), None)
         return (Path(workdir) / "page.png").read_bytes()
@@ -111,7 +124,12 @@ def render_page_png_in_child(path: Path, page_number: int, *, limits: Limits, sc
 # -- parent side -------------------------------------------------------------
 
 
-def _run(request: dict[str, Any], limits: Limits, workdir: Path, on_progress: ProgressCallback | None) -> Any:
+def _run(
+    request: dict[str, Any],
+    limits: Limits,
+    workdir: Path,
+    on_progress: ProgressCallback | None,
+) -> Any:
     request = {**request, "limits": limits.to_dict(), "workdir": str(workdir)}
     command = [
         sys.executable,
@@ -130,7 +148,7 @@ def _run(request: dict[str, Any], limits: Limits, workdir: Path, on_progress: Pr
     }
     started = time.monotonic()
     with tempfile.TemporaryFile() as stderr:
-        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and code, no shell
+        proc = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -150,11 +168,15 @@ def _run(request: dict[str, Any], limits: Limits, workdir: Path, on_progress: Pr
         if final is None:
             stderr.seek(0, os.SEEK_END)
             stderr.seek(max(0, stderr.tell() - _STDERR_TAIL))
-            raise _death(proc.returncode, stderr.read().decode("utf-8", "replace"), limits)
+            raise _death(
+                proc.returncode, stderr.read().decode("utf-8", "replace"), limits
+            )
     if "error" in final:
         error = final["error"]
         try:
-            raise ExtractionError(error.get("code", ""), str(error.get("message") or "") or None)
+            raise ExtractionError(
+                error.get("code", ""), str(error.get("message") or "") or None
+            )
         except ValueError:  # an unknown code from a confused child
             raise ExtractionError(ErrorCode.CORRUPT) from None
     return final["result"]
@@ -197,7 +219,9 @@ def _read_replies(
                 return final  # EOF: the child has exited or closed its end
             received += len(block)
             if received > max_bytes:
-                raise ExtractionError(ErrorCode.TOO_LARGE, "This file produced more text than allowed.")
+                raise ExtractionError(
+                    ErrorCode.TOO_LARGE, "This file produced more text than allowed."
+                )
             buffer += block
             while (newline := buffer.find(b"\n")) >= 0:
                 line = bytes(buffer[:newline])
@@ -251,12 +275,15 @@ def _timeout(limits: Limits, *, stalled: bool) -> ExtractionError:
             f"One page took longer than {limits.page_timeout_s:g} seconds to read; the file was stopped.",
         )
     return ExtractionError(
-        ErrorCode.TIMEOUT, f"Reading this file took longer than {limits.timeout_s:g} seconds and was stopped."
+        ErrorCode.TIMEOUT,
+        f"Reading this file took longer than {limits.timeout_s:g} seconds and was stopped.",
     )
 
 
 def _death(returncode: int | None, stderr_tail: str, limits: Limits) -> ExtractionError:
-    logger.warning("extraction child died (exit %s): %s", returncode, stderr_tail[-1000:])
+    logger.warning(
+        "extraction child died (exit %s): %s", returncode, stderr_tail[-1000:]
+    )
     if returncode is not None and returncode < 0 and -returncode == signal.SIGXCPU:
         return _timeout(limits, stalled=False)
     return ExtractionError(
@@ -285,10 +312,16 @@ def _extracted(reply: Any, workdir: Path) -> Extracted:
         title=str(reply.get("title", "")),
         source_type=str(reply.get("source_type", "")),
         pages=[str(p) for p in reply["pages"]],
-        metadata=reply.get("metadata") if isinstance(reply.get("metadata"), dict) else {},
-        origin_url=reply.get("origin_url") if isinstance(reply.get("origin_url"), str) else None,
+        metadata=reply.get("metadata")
+        if isinstance(reply.get("metadata"), dict)
+        else {},
+        origin_url=reply.get("origin_url")
+        if isinstance(reply.get("origin_url"), str)
+        else None,
         attachments=attachments,
-        attachment_errors=[(str(a), str(b)) for a, b in reply.get("attachment_errors") or []],
+        attachment_errors=[
+            (str(a), str(b)) for a, b in reply.get("attachment_errors") or []
+        ],
     )
 
 
@@ -338,24 +371,41 @@ def _set_rlimits(limits: Limits) -> None:
     cpu = math.ceil(limits.timeout_s) + 5
     cap(resource.RLIMIT_CPU, cpu, cpu + 5)
     cap(resource.RLIMIT_CORE, 0)
-    cap(resource.RLIMIT_FSIZE, limits.max_zip_total_bytes + limits.max_email_bytes + 64 * 1024 * 1024)
+    cap(
+        resource.RLIMIT_FSIZE,
+        limits.max_zip_total_bytes + limits.max_email_bytes + 64 * 1024 * 1024,
+    )
 
 
-def _serve(request: dict[str, Any], limits: Limits, workdir: Path, send: Callable[[dict[str, Any]], None]) -> Any:
+def _serve(
+    request: dict[str, Any],
+    limits: Limits,
+    workdir: Path,
+    send: Callable[[dict[str, Any]], None],
+) -> Any:
     op = request["op"]
     path = Path(request["path"])
     if op == "geometry":
         from ingest.extractors.pdf import page_char_boxes
 
         geometry = page_char_boxes(path, int(request["page_number"]))
-        return {"width": geometry.width, "height": geometry.height, "text": geometry.text, "boxes": geometry.boxes}
+        return {
+            "width": geometry.width,
+            "height": geometry.height,
+            "text": geometry.text,
+            "boxes": geometry.boxes,
+        }
     if op == "render":
         from ingest.extractors.pdf import render_page_png
 
-        png = render_page_png(path, int(request["page_number"]), scale=float(request["scale"]))
+        png = render_page_png(
+            path, int(request["page_number"]), scale=float(request["scale"])
+        )
         (workdir / "page.png").write_bytes(png)
         return {}
-    module_name, _, func_name = str(request.get("entry") or _DEFAULT_ENTRY).partition(":")
+    module_name, _, func_name = str(request.get("entry") or _DEFAULT_ENTRY).partition(
+        ":"
+    )
     import importlib
 
     entry = getattr(importlib.import_module(module_name), func_name)
@@ -370,7 +420,13 @@ def _serve(request: dict[str, Any], limits: Limits, workdir: Path, send: Callabl
     for i, attachment in enumerate(result.attachments):
         name = f"att-{i}"
         (workdir / name).write_bytes(attachment.data)
-        attachments.append({"file": name, "filename": attachment.filename, "content_type": attachment.content_type})
+        attachments.append(
+            {
+                "file": name,
+                "filename": attachment.filename,
+                "content_type": attachment.content_type,
+            }
+        )
     return {
         "title": result.title,
         "source_type": result.source_type,

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 
 def document_list(*, tenant: Tenant, include_deleted: bool = False) -> QuerySet[Document]:
-    qs = Document.objects.with_scope(tenant=tenant.pk).select_related("current_revision")
+    qs = Document.objects.with_scope(tenant=tenant.pk).select_related("current_revision", "file")
     if not include_deleted:
         qs = qs.filter(is_deleted=False)
     return qs.order_by("-created_at")

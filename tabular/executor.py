@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F
@@ -228,17 +229,25 @@ def _run(
     )
     run.heartbeat_at = run.checked_at = time.monotonic()
     width = max(1, int(concurrency or getattr(settings, "TABULAR_CONCURRENCY", 8)))
-    while True:
-        pending = list(
-            Cell.objects.filter(review=review, status=Cell.Status.PENDING)
-            .order_by("row__order", "column__order")
-            .values_list("pk", flat=True)
-        )
-        if not pending or run.stop.is_set():
-            break
-        _run_cells(run, pending, width)
-        if run.deadline is not None and time.monotonic() >= run.deadline:
-            break
+    try:
+        while True:
+            pending = list(
+                Cell.objects.filter(review=review, status=Cell.Status.PENDING)
+                .order_by("row__order", "column__order")
+                .values_list("pk", flat=True)
+            )
+            if not pending or run.stop.is_set():
+                break
+            _run_cells(run, pending, width)
+            if run.deadline is not None and time.monotonic() >= run.deadline:
+                break
+    except SoftTimeLimitExceeded:
+        # Out of time: stop claiming; cells still in flight are reclaimed by
+        # the continuation the task queues (their late writes are refused).
+        run.stop.set()
+        outcome = _outcome(review, run)
+        outcome.more = True
+        return outcome
     _verify_leftovers(review)
     if not Review.objects.filter(
         pk=review.pk, run_token=token, status=Review.Status.RUNNING
@@ -397,7 +406,9 @@ def _run_cell(run: _Run, cell_id: int) -> None:
             raise CellFailure("The document has no text to read.")
         chunks = [(c.chunk_index, c.content) for c in got.chunks]
         answer, completion = run.provider.extract_cell(
-            _question(cell.column), PROVIDER_TYPES.get(cell.column.type, "text"), chunks
+            _question(cell.column, query, run.provider),
+            PROVIDER_TYPES.get(cell.column.type, "text"),
+            chunks,
         )
         answer = _validated(answer, cell.column)
     except LLMError as exc:
@@ -457,13 +468,19 @@ def _query(run: _Run, column: ReviewColumn) -> retrieval.CellQuery:
     return cached
 
 
-def _question(column: ReviewColumn) -> str:
-    """What the model is asked: the question, with the column's name and meaning."""
+def _question(column: ReviewColumn, query: retrieval.CellQuery, provider: Any) -> str:
+    """What the model is asked: the question, with the column's name and meaning.
+
+    The offline extractive responder matches words, not meaning, so it also
+    gets the retrieval's expansion words (the contract's likely wording).
+    """
     parts = [column.question.strip()]
     if column.name.strip() and column.name.strip().lower() not in column.question.lower():
         parts.append(f"(Column: {column.name.strip()})")
     if column.description.strip():
         parts.append(f"Meaning: {column.description.strip()}")
+    if getattr(provider, "name", "") == "extractive" and query.fts_expansion:
+        parts.append("Related terms: " + ", ".join(query.fts_expansion))
     return "\n".join(parts)
 
 

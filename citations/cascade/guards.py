@@ -183,25 +183,10 @@ _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
 CONFUSABLE = frozenset(
     frozenset(pair)
     for pair in (
-        "ec",
-        "eo",
-        "co",
-        "ao",
-        "ae",
-        "hb",
-        "hn",
-        "hl",
-        "nu",
-        "nr",
-        "nm",
-        "uv",
-        "vy",
-        "ft",
-        "tl",
-        "fl",
-        "jl",
-        "gq",
-        "rt",
+        *("ec", "eo", "co", "ao", "ae", "sa"),  # round glyphs; s/a in old faces
+        *("hb", "hn", "hl", "nu", "nr", "nm", "uv", "vy"),
+        *("ft", "tl", "fl", "jl", "gq", "rt"),
+        "lu",  # "ll" read as "U" (with a dropped l): "shall" -> "shaU"
     )
 )
 # Thin glyphs OCR drops or invents.

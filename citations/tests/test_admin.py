@@ -80,19 +80,20 @@ def test_charlie_sees_none_of_tenant_as_rows_in_changelist_search_and_filters(ch
     searched = charlie_client.get(CHANGELIST, {"q": "Supplier"}).content.decode()
     assert "0 results" in searched and "Alpha" not in searched
     by_name = charlie_client.get(CHANGELIST, {"document_name": "Alpha Master Agreement"})
-    assert "Alpha Master Agreement" not in by_name.content.decode().split('id="changelist-filter"')[0].split("<tbody>")[-1]
+    assert by_name.context["cl"].result_count == 0
     # The document-name filter lists only the tenant's own names.
     sidebar = body.split('id="changelist-filter"')[1]
     assert "Bravo Secret Plan" in sidebar and "Alpha" not in sidebar
 
 
 def test_filters_by_status_method_and_date(alice_client, world):
-    failed = alice_client.get(CHANGELIST, {"verification_status__exact": "failed"}).content.decode()
-    assert "60 days" in failed and "1 citation" in failed.lower() or "1 message citation" in failed.lower()
+    failed = alice_client.get(CHANGELIST, {"verification_status__exact": "failed"})
+    assert failed.context["cl"].result_count == 1
+    assert "60 days" in str(failed.context["cl"].result_list[0].quoted_text)
     exact = alice_client.get(CHANGELIST, {"verification_method__exact": "exact_match"})
     assert exact.context["cl"].result_count == 1
     today = alice_client.get(
-        CHANGELIST, {"created_at__gte": "2000-01-01", "created_at__lt": "2100-01-01"}
+        CHANGELIST, {"created_at__gte": "2000-01-01 00:00:00+00:00", "created_at__lt": "2100-01-01 00:00:00+00:00"}
     )
     assert today.context["cl"].result_count == 2
     searched = alice_client.get(CHANGELIST, {"q": "Alpha Master"})
@@ -233,7 +234,7 @@ def test_markup_in_quotes_and_names_is_escaped_in_the_admin(alice_client, tenant
         assert "<script>alert(1)" not in body and "<img src=x" not in body
         tree = html5lib.parse(body, namespaceHTMLElements=False)
         for el in tree.iter():
-            assert el.tag != "img"
+            assert not (el.tag == "img" and el.get("src") == "x")
             assert not any(name.startswith("on") for name in el.keys())
     step = _action(alice_client, "accept_selected", [citation.pk]).content.decode()
     assert "<script>alert(1)" not in step

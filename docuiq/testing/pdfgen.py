@@ -46,16 +46,87 @@ MARGIN = 56.0
 FONT_SIZE = 10.0
 LEADING = 14.0
 
-WORDS = (
-    "agreement party parties shall supplier customer services term termination notice "
-    "written days period payment fees invoice confidential information obligations "
-    "liability damages indemnify warranty breach remedy governing law jurisdiction "
-    "effective date renewal assignment consent affiliate subcontractor license "
-    "intellectual property rights data protection audit records compliance force "
-    "majeure delivery acceptance specification deliverables milestone schedule "
-    "the of and to in a for with by on under any all such this that which each "
-    "reasonable material prior including without limitation provided however except"
-).split()
+WORDS = [
+    "agreement",
+    "party",
+    "parties",
+    "shall",
+    "supplier",
+    "customer",
+    "services",
+    "term",
+    "termination",
+    "notice",
+    "written",
+    "days",
+    "period",
+    "payment",
+    "fees",
+    "invoice",
+    "confidential",
+    "information",
+    "obligations",
+    "liability",
+    "damages",
+    "indemnify",
+    "warranty",
+    "breach",
+    "remedy",
+    "governing",
+    "law",
+    "jurisdiction",
+    "effective",
+    "date",
+    "renewal",
+    "assignment",
+    "consent",
+    "affiliate",
+    "subcontractor",
+    "license",
+    "intellectual",
+    "property",
+    "rights",
+    "data",
+    "protection",
+    "audit",
+    "records",
+    "compliance",
+    "force",
+    "majeure",
+    "delivery",
+    "acceptance",
+    "specification",
+    "deliverables",
+    "milestone",
+    "schedule",
+    "the",
+    "of",
+    "and",
+    "to",
+    "in",
+    "a",
+    "for",
+    "with",
+    "by",
+    "on",
+    "under",
+    "any",
+    "all",
+    "such",
+    "this",
+    "that",
+    "which",
+    "each",
+    "reasonable",
+    "material",
+    "prior",
+    "including",
+    "without",
+    "limitation",
+    "provided",
+    "however",
+    "except",
+]
 
 
 def _pdf() -> FPDF:
@@ -136,7 +207,11 @@ def two_column_pdf(
         y0 = MARGIN + FONT_SIZE
         if heading:
             pdf.set_font("Helvetica", style="B", size=14)
-            pdf.text(MARGIN, y0, f"Quarterly Supply Review, part {page}: findings and actions")
+            pdf.text(
+                MARGIN,
+                y0,
+                f"Quarterly Supply Review, part {page}: findings and actions",
+            )
             pdf.set_font("Helvetica", size=FONT_SIZE)
             y0 += 2.5 * LEADING
         n = int((PAGE_H - MARGIN - y0) // LEADING)
@@ -227,7 +302,10 @@ def image_only_pdf(path: Path | str, pages: int = 1) -> Path:
         img = Image.new("L", (600, 800), 255)
         draw = ImageDraw.Draw(img)
         for row in range(40):
-            draw.rectangle((40, 40 + row * 18, 520 - (row * 37 + page * 11) % 200, 50 + row * 18), fill=0)
+            draw.rectangle(
+                (40, 40 + row * 18, 520 - (row * 37 + page * 11) % 200, 50 + row * 18),
+                fill=0,
+            )
         buf = io.BytesIO()
         img.save(buf, format="PNG")
         pdf.add_page()
@@ -240,7 +318,9 @@ def _small_pdf_bytes(pages: int = 3) -> bytes:
     pdf = _pdf()
     for page in range(1, pages + 1):
         pdf.add_page()
-        pdf.text(MARGIN, MARGIN + FONT_SIZE, f"Page {page} of a file that will be cut short.")
+        pdf.text(
+            MARGIN, MARGIN + FONT_SIZE, f"Page {page} of a file that will be cut short."
+        )
     return bytes(pdf.output())
 
 
@@ -253,7 +333,9 @@ def truncated_pdf_bytes(keep: float = 0.35) -> bytes:
 def corrupt_pdf_bytes() -> bytes:
     """A PDF header followed by garbage: no objects, no xref."""
     rng = random.Random(3)
-    return b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n" + bytes(rng.randrange(256) for _ in range(4096))
+    return b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n" + bytes(
+        rng.randrange(256) for _ in range(4096)
+    )
 
 
 def flate_bomb_pdf(path: Path | str, *, inflated_mb: int = 512) -> Path:
@@ -271,7 +353,9 @@ def flate_bomb_pdf(path: Path | str, *, inflated_mb: int = 512) -> Path:
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
         b"/Resources << >> >>",
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream)
+        + stream
+        + b"\nendstream",
     ]
     out = bytearray(b"%PDF-1.7\n")
     offsets = []
@@ -281,6 +365,9 @@ def flate_bomb_pdf(path: Path | str, *, inflated_mb: int = 512) -> Path:
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % off for off in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
     path.write_bytes(bytes(out))
     return path

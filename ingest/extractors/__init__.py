@@ -87,7 +87,10 @@ _KNOWN_BINARIES = (
     (b"GIF89a", "a GIF image"),
     (b"II*\x00", "a TIFF image"),
     (b"MM\x00*", "a TIFF image"),
-    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "a legacy Office file (.doc, .xls, .ppt or Outlook .msg)"),
+    (
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+        "a legacy Office file (.doc, .xls, .ppt or Outlook .msg)",
+    ),
     (b"{\\rtf", "an RTF document"),
     (b"Rar!\x1a\x07", "a RAR archive"),
     (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
@@ -95,11 +98,28 @@ _KNOWN_BINARIES = (
 )
 _OOXML_OTHER = {".xlsx": "an Excel workbook", ".pptx": "a PowerPoint presentation"}
 _EMAIL_HEADERS = frozenset(
-    {"from", "to", "subject", "date", "message-id", "received", "return-path", "mime-version",
-     "delivered-to", "reply-to", "in-reply-to", "references", "x-mailer", "cc"}
+    {
+        "from",
+        "to",
+        "subject",
+        "date",
+        "message-id",
+        "received",
+        "return-path",
+        "mime-version",
+        "delivered-to",
+        "reply-to",
+        "in-reply-to",
+        "references",
+        "x-mailer",
+        "cc",
+    }
 )
 _HEADER_LINE = re.compile(rb"^([!-9;-~]+):[ \t]?")
-_HTML_START = re.compile(rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body|meta|title)\b", re.I | re.S)
+_HTML_START = re.compile(
+    rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body|meta|title)\b",
+    re.I | re.S,
+)
 _UNSAFE_CHARS = re.compile("[\x00\ud800-\udfff]")
 _EXTRACTORS = {
     "pdf": ("ingest.extractors.pdf", "extract_pdf"),
@@ -142,7 +162,9 @@ def detect_source_type(head: bytes, filename: str, content_type: str | None) -> 
     """
     ext = Path(filename.replace("\\", "/")).suffix.lower()
     declared = _EXTENSIONS.get(ext)
-    by_content_type = _CONTENT_TYPES.get((content_type or "").split(";")[0].strip().lower())
+    by_content_type = _CONTENT_TYPES.get(
+        (content_type or "").split(";")[0].strip().lower()
+    )
 
     if b"%PDF-" in head[:1024]:
         return "pdf"
@@ -150,19 +172,25 @@ def detect_source_type(head: bytes, filename: str, content_type: str | None) -> 
         if declared == "docx" or by_content_type == "docx" or b"word/" in head:
             return "docx"
         if ext in _OOXML_OTHER:
-            raise UnsupportedType(f"This file is {_OOXML_OTHER[ext]}, which is not supported; supported: {SUPPORTED_LABEL}.")
+            raise UnsupportedType(
+                f"This file is {_OOXML_OTHER[ext]}, which is not supported; supported: {SUPPORTED_LABEL}."
+            )
         raise UnsupportedType(
             f"ZIP archives are not supported as documents; upload the files inside it; supported: {SUPPORTED_LABEL}."
         )
     if head and (declared or by_content_type) in ("pdf", "docx"):
-        expected = "PDF" if (declared or by_content_type) == "pdf" else "Word (.docx) document"
+        expected = (
+            "PDF" if (declared or by_content_type) == "pdf" else "Word (.docx) document"
+        )
         raise ExtractionError(
             ErrorCode.CORRUPT,
             f"This file is named as a {expected} but is not one (it looks like {_describe(head)}).",
         )
     for signature, what in _KNOWN_BINARIES:
         if head.startswith(signature):
-            raise UnsupportedType(f"This file is {what}, which is not supported; supported: {SUPPORTED_LABEL}.")
+            raise UnsupportedType(
+                f"This file is {what}, which is not supported; supported: {SUPPORTED_LABEL}."
+            )
     if _looks_binary(head):
         raise UnsupportedType(
             f"This type of file ({ext or 'no extension'}) is not supported; supported: {SUPPORTED_LABEL}."
@@ -176,7 +204,9 @@ def detect_source_type(head: bytes, filename: str, content_type: str | None) -> 
     if _looks_like_email(head):
         return "email"
     if ext in _OOXML_OTHER:
-        raise UnsupportedType(f"This file is {_OOXML_OTHER[ext]}, which is not supported; supported: {SUPPORTED_LABEL}.")
+        raise UnsupportedType(
+            f"This file is {_OOXML_OTHER[ext]}, which is not supported; supported: {SUPPORTED_LABEL}."
+        )
     return "text"
 
 
@@ -208,7 +238,9 @@ def extract(
     func = getattr(importlib.import_module(module_name), func_name)
     progress = Progress(limits, on_progress)
     try:
-        result: Extracted = func(path, filename=filename, limits=limits, progress=progress)
+        result: Extracted = func(
+            path, filename=filename, limits=limits, progress=progress
+        )
     except ExtractionError:
         raise
     except (MemoryError, RecursionError) as exc:
@@ -216,10 +248,13 @@ def extract(
     except Exception as exc:
         # Parsers raise anything on malformed input (pdfminer#547..#551); the user
         # needs one clear answer, the operator the traceback.
-        logger.warning("extracting %r as %s failed", filename, source_type, exc_info=True)
+        logger.warning(
+            "extracting %r as %s failed", filename, source_type, exc_info=True
+        )
         label = _LABELS[source_type]
         raise ExtractionError(
-            ErrorCode.CORRUPT, f"This {label} file is damaged or malformed and could not be read."
+            ErrorCode.CORRUPT,
+            f"This {label} file is damaged or malformed and could not be read.",
         ) from exc
     return _finish(result, limits)
 
@@ -237,10 +272,16 @@ def _finish(result: Extracted, limits: Limits) -> Extracted:
     result.title = " ".join(_clean(result.title).split())[:500]
     result.metadata = json_safe(result.metadata)
     result.attachments = [
-        Attachment(filename=_clean(a.filename), content_type=_clean(a.content_type), data=a.data)
+        Attachment(
+            filename=_clean(a.filename),
+            content_type=_clean(a.content_type),
+            data=a.data,
+        )
         for a in result.attachments
     ]
-    result.attachment_errors = [(_clean(name), _clean(msg)) for name, msg in result.attachment_errors]
+    result.attachment_errors = [
+        (_clean(name), _clean(msg)) for name, msg in result.attachment_errors
+    ]
     return result
 
 

@@ -27,7 +27,9 @@ class Progress:
     back to check); this makes the in-process path fail cleanly too.
     """
 
-    def __init__(self, limits: Limits, callback: Callable[[int, int], None] | None = None) -> None:
+    def __init__(
+        self, limits: Limits, callback: Callable[[int, int], None] | None = None
+    ) -> None:
         self._callback = callback
         self._limits = limits
         now = time.monotonic()
@@ -59,7 +61,9 @@ def decode_text(data: bytes) -> tuple[str, str]:
     """Decode bytes of unknown encoding: BOM, then UTF-8, then cp1252, then latin-1."""
     for bom, encoding in _BOMS:
         if data.startswith(bom):
-            return data[len(bom) :].decode(encoding.removesuffix("-sig"), errors="replace"), encoding
+            return data[len(bom) :].decode(
+                encoding.removesuffix("-sig"), errors="replace"
+            ), encoding
     for encoding in ("utf-8", "cp1252"):
         try:
             return data.decode(encoding), encoding

@@ -35,7 +35,9 @@ class ZipBudget:
 
     @classmethod
     def from_limits(cls, limits: Limits) -> ZipBudget:
-        return cls(bytes_left=limits.max_zip_total_bytes, entries_left=limits.max_zip_entries)
+        return cls(
+            bytes_left=limits.max_zip_total_bytes, entries_left=limits.max_zip_entries
+        )
 
 
 def is_ooxml(names: list[str]) -> bool:
@@ -43,7 +45,9 @@ def is_ooxml(names: list[str]) -> bool:
     return "[Content_Types].xml" in names
 
 
-def check_zip(zf: zipfile.ZipFile, limits: Limits, budget: ZipBudget, *, label: str) -> list[zipfile.ZipInfo]:
+def check_zip(
+    zf: zipfile.ZipFile, limits: Limits, budget: ZipBudget, *, label: str
+) -> list[zipfile.ZipInfo]:
     """Refuse the archive (ExtractionError) unless its directory is within limits.
 
     Returns the file entries (directories left out). Reads no member data.
@@ -61,16 +65,26 @@ def check_zip(zf: zipfile.ZipFile, limits: Limits, budget: ZipBudget, *, label: 
             )
     declared = sum(info.file_size for info in files)
     if declared > budget.bytes_left:
-        raise _bomb(label, f"it would expand to more than {_mb(limits.max_zip_total_bytes)}")
+        raise _bomb(
+            label, f"it would expand to more than {_mb(limits.max_zip_total_bytes)}"
+        )
     for info in files:
         if _ratio_exceeded(info.file_size, info.compress_size, limits):
-            raise _bomb(label, f"{info.filename[:100]!r} is compressed {info.file_size // max(1, info.compress_size):,} to 1")
+            raise _bomb(
+                label,
+                f"{info.filename[:100]!r} is compressed {info.file_size // max(1, info.compress_size):,} to 1",
+            )
     _check_overlap(zf, infos, label)
     return files
 
 
 def read_zip(
-    data: bytes, limits: Limits, *, label: str, depth: int = 1, budget: ZipBudget | None = None
+    data: bytes,
+    limits: Limits,
+    *,
+    label: str,
+    depth: int = 1,
+    budget: ZipBudget | None = None,
 ) -> tuple[list[tuple[str, bytes]], list[tuple[str, str]]]:
     """The archive's files as (path inside the archive, bytes), and per-member errors.
 
@@ -83,34 +97,62 @@ def read_zip(
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        raise ExtractionError(ErrorCode.CORRUPT, f"{label} is not a readable ZIP archive.") from exc
+        raise ExtractionError(
+            ErrorCode.CORRUPT, f"{label} is not a readable ZIP archive."
+        ) from exc
     files: list[tuple[str, bytes]] = []
     errors: list[tuple[str, str]] = []
     with zf:
         for info in check_zip(zf, limits, budget, label=label):
             name = info.filename.replace("\\", "/")
             if info.flag_bits & 0x1:
-                errors.append((name, f"{name} in {label} is password-protected and was skipped."))
+                errors.append(
+                    (name, f"{name} in {label} is password-protected and was skipped.")
+                )
                 continue
             try:
                 content = _read_member(zf, info, limits, budget, label)
-            except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError, RuntimeError):
-                errors.append((name, f"{name} in {label} is damaged and could not be read."))
+            except (
+                zipfile.BadZipFile,
+                OSError,
+                ValueError,
+                EOFError,
+                NotImplementedError,
+                RuntimeError,
+            ):
+                errors.append(
+                    (name, f"{name} in {label} is damaged and could not be read.")
+                )
                 continue
             if content.startswith(b"PK\x03\x04") and not _ooxml_bytes(content):
                 if depth >= limits.max_zip_depth:
-                    raise _bomb(label, f"it nests archives more than {limits.max_zip_depth} levels deep")
+                    raise _bomb(
+                        label,
+                        f"it nests archives more than {limits.max_zip_depth} levels deep",
+                    )
                 inner, inner_errors = read_zip(
-                    content, limits, label=f"{label}/{name}", depth=depth + 1, budget=budget
+                    content,
+                    limits,
+                    label=f"{label}/{name}",
+                    depth=depth + 1,
+                    budget=budget,
                 )
                 files.extend((f"{name}/{path}", blob) for path, blob in inner)
-                errors.extend((f"{name}/{path}", message) for path, message in inner_errors)
+                errors.extend(
+                    (f"{name}/{path}", message) for path, message in inner_errors
+                )
                 continue
             files.append((name, content))
     return files, errors
 
 
-def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: Limits, budget: ZipBudget, label: str) -> bytes:
+def _read_member(
+    zf: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    limits: Limits,
+    budget: ZipBudget,
+    label: str,
+) -> bytes:
     chunks: list[bytes] = []
     size = 0
     with zf.open(info) as fh:
@@ -118,18 +160,30 @@ def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: Limits, bud
             size += len(block)
             budget.bytes_left -= len(block)
             if budget.bytes_left < 0:
-                raise _bomb(label, f"it would expand to more than {_mb(limits.max_zip_total_bytes)}")
-            if size > info.file_size or _ratio_exceeded(size, info.compress_size, limits):
-                raise _bomb(label, f"{info.filename[:100]!r} expands far beyond its stated size")
+                raise _bomb(
+                    label,
+                    f"it would expand to more than {_mb(limits.max_zip_total_bytes)}",
+                )
+            if size > info.file_size or _ratio_exceeded(
+                size, info.compress_size, limits
+            ):
+                raise _bomb(
+                    label, f"{info.filename[:100]!r} expands far beyond its stated size"
+                )
             chunks.append(block)
     return b"".join(chunks)
 
 
 def _ratio_exceeded(size: int, compressed: int, limits: Limits) -> bool:
-    return size >= limits.zip_ratio_min_member_bytes and size > limits.max_zip_ratio * max(1, compressed)
+    return (
+        size >= limits.zip_ratio_min_member_bytes
+        and size > limits.max_zip_ratio * max(1, compressed)
+    )
 
 
-def _check_overlap(zf: zipfile.ZipFile, infos: list[zipfile.ZipInfo], label: str) -> None:
+def _check_overlap(
+    zf: zipfile.ZipFile, infos: list[zipfile.ZipInfo], label: str
+) -> None:
     # Each entry's data must end before the next entry's header begins; a bomb made
     # of overlapping entries reuses one compressed stream many times.
     ordered = sorted(infos, key=lambda i: i.header_offset)
@@ -153,11 +207,18 @@ def _ooxml_bytes(content: bytes) -> bool:
 
 def _unsafe_path(name: str) -> bool:
     name = name.replace("\\", "/")
-    return "\x00" in name or name.startswith("/") or bool(_DRIVE.match(name)) or ".." in name.split("/")
+    return (
+        "\x00" in name
+        or name.startswith("/")
+        or bool(_DRIVE.match(name))
+        or ".." in name.split("/")
+    )
 
 
 def _bomb(label: str, why: str) -> ExtractionError:
-    return ExtractionError(ErrorCode.ZIP_BOMB, f"{label} was refused: {why} (a possible zip bomb).")
+    return ExtractionError(
+        ErrorCode.ZIP_BOMB, f"{label} was refused: {why} (a possible zip bomb)."
+    )
 
 
 def _mb(n: int) -> str:

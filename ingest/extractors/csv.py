@@ -15,7 +15,12 @@ from typing import Any
 
 from ingest.errors import ErrorCode, ExtractionError
 from ingest.extractors import Extracted
-from ingest.extractors._common import Progress, decode_text, read_limited, title_from_filename
+from ingest.extractors._common import (
+    Progress,
+    decode_text,
+    read_limited,
+    title_from_filename,
+)
 from ingest.limits import Limits
 from ingest.normalize import normalize_page
 
@@ -26,7 +31,9 @@ _MAX_ROW_SPANS = 100_000
 _ROW_SEPARATOR = "\n\n"
 
 
-def extract_csv(path: Path, *, filename: str, limits: Limits, progress: Progress) -> Extracted:
+def extract_csv(
+    path: Path, *, filename: str, limits: Limits, progress: Progress
+) -> Extracted:
     text, encoding = decode_text(read_limited(path, limits.max_file_bytes))
     dialect = _dialect(text, filename)
     # One huge quoted field is legitimate up to the document's own text limit.
@@ -53,7 +60,9 @@ def extract_csv(path: Path, *, filename: str, limits: Limits, progress: Progress
             blocks.append(block)
             offset += len(block)
     except csv.Error as exc:
-        raise ExtractionError(ErrorCode.CORRUPT, f"This CSV file is malformed: {exc}.") from exc
+        raise ExtractionError(
+            ErrorCode.CORRUPT, f"This CSV file is malformed: {exc}."
+        ) from exc
     page = _ROW_SEPARATOR.join(blocks)
     metadata: dict[str, Any] = {
         "columns": columns,
@@ -65,7 +74,12 @@ def extract_csv(path: Path, *, filename: str, limits: Limits, progress: Progress
         metadata["row_spans"] = spans  # [row number (1 = first data row), start, end]
         metadata["row_spans_truncated"] = len(blocks) > len(spans)
     progress(1, 1)
-    return Extracted(title=title_from_filename(filename), source_type="csv", pages=[page], metadata=metadata)
+    return Extracted(
+        title=title_from_filename(filename),
+        source_type="csv",
+        pages=[page],
+        metadata=metadata,
+    )
 
 
 def _dialect(text: str, filename: str) -> type[csv.Dialect] | csv.Dialect:

@@ -24,7 +24,9 @@ __all__ = ["extract_docx"]
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
-_P, _TBL, _TR, _TC, _SDT, _SDT_CONTENT = (f"{_W}{t}" for t in ("p", "tbl", "tr", "tc", "sdt", "sdtContent"))
+_P, _TBL, _TR, _TC, _SDT, _SDT_CONTENT = (
+    f"{_W}{t}" for t in ("p", "tbl", "tr", "tc", "sdt", "sdtContent")
+)
 _CUSTOM_XML = f"{_W}customXml"
 _INLINE = {
     f"{_W}t": None,
@@ -41,14 +43,21 @@ _MAX_TABLE_DEPTH = 8
 _TITLE_STYLES = {"title", "heading1", "heading 1"}
 
 
-def extract_docx(path: Path, *, filename: str, limits: Limits, progress: Progress) -> Extracted:
+def extract_docx(
+    path: Path, *, filename: str, limits: Limits, progress: Progress
+) -> Extracted:
     try:
         with zipfile.ZipFile(path) as zf:
             check_zip(zf, limits, ZipBudget.from_limits(limits), label="This Word file")
             if "word/document.xml" not in zf.namelist():
-                raise ExtractionError(ErrorCode.CORRUPT, "This file is named .docx but is not a Word document.")
+                raise ExtractionError(
+                    ErrorCode.CORRUPT,
+                    "This file is named .docx but is not a Word document.",
+                )
     except zipfile.BadZipFile as exc:
-        raise ExtractionError(ErrorCode.CORRUPT, "This Word file is damaged (not a valid .docx).") from exc
+        raise ExtractionError(
+            ErrorCode.CORRUPT, "This Word file is damaged (not a valid .docx)."
+        ) from exc
 
     import docx  # python-docx; imported here so other extractors do not pay for it
 
@@ -59,8 +68,12 @@ def extract_docx(path: Path, *, filename: str, limits: Limits, progress: Progres
     metadata = _core_properties(document)
     metadata["paragraphs"] = sum(1 for _ in body.iter(_P))
     metadata["tables"] = sum(1 for _ in body.iter(_TBL))
-    title = metadata.get("title") or _first_heading(body) or title_from_filename(filename)
-    return Extracted(title=title, source_type="docx", pages=["\n\n".join(blocks)], metadata=metadata)
+    title = (
+        metadata.get("title") or _first_heading(body) or title_from_filename(filename)
+    )
+    return Extracted(
+        title=title, source_type="docx", pages=["\n\n".join(blocks)], metadata=metadata
+    )
 
 
 def _blocks(container: Any, depth: int) -> list[str]:
@@ -102,7 +115,9 @@ def _table(tbl: Any, depth: int) -> str:
     for tr in tbl.iterchildren(_TR):
         cells = []
         for tc in tr.iterchildren(_TC):
-            cell = " ".join(b.replace("\n", " ") for b in _blocks(tc, depth + 1) if b.strip())
+            cell = " ".join(
+                b.replace("\n", " ") for b in _blocks(tc, depth + 1) if b.strip()
+            )
             cells.append(cell)
         if any(c.strip() for c in cells):
             rows.append("\t".join(cells))
@@ -124,8 +139,13 @@ def _core_properties(document: Any) -> dict[str, Any]:
     meta: dict[str, Any] = {}
     try:
         props = document.core_properties
-        for key, attr in (("title", "title"), ("author", "author"), ("last_modified_by", "last_modified_by"),
-                          ("subject", "subject"), ("keywords", "keywords")):
+        for key, attr in (
+            ("title", "title"),
+            ("author", "author"),
+            ("last_modified_by", "last_modified_by"),
+            ("subject", "subject"),
+            ("keywords", "keywords"),
+        ):
             value = getattr(props, attr, None)
             if isinstance(value, str) and value.strip():
                 meta[key] = " ".join(value.split())[:1000]

@@ -11,9 +11,10 @@ archive becomes an attachment error while the email itself still succeeds.
 from __future__ import annotations
 
 import email.utils
+import itertools
 import mimetypes
 import re
-from datetime import timezone
+from datetime import UTC
 from email import policy
 from email.header import decode_header, make_header
 from email.message import EmailMessage, Message
@@ -23,30 +24,45 @@ from typing import Any
 
 from ingest.errors import ErrorCode, ExtractionError
 from ingest.extractors import Attachment, Extracted
-from ingest.extractors._common import Progress, decode_text, read_limited, title_from_filename
+from ingest.extractors._common import (
+    Progress,
+    decode_text,
+    read_limited,
+    title_from_filename,
+)
 from ingest.extractors.archive import read_zip
 from ingest.limits import Limits
 
 __all__ = ["extract_email", "prescan_email"]
 
 _MSG_ID = re.compile(r"<[^<>\s]+>")
-_BOUNDARY = re.compile(rb'boundary\s*=\s*(?:"([^"\r\n]{1,200})"|([^\s;"]{1,200}))', re.I)
+_BOUNDARY = re.compile(
+    rb'boundary\s*=\s*(?:"([^"\r\n]{1,200})"|([^\s;"]{1,200}))', re.I
+)
 _FIELD_START = re.compile(rb"^[^ \t\r\n]", re.M)
 _HEADER_END = re.compile(rb"\r?\n\r?\n")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _RAW_NAME = re.compile(r'(?:^|;)\s*(?:file)?name\s*=\s*"?([^";]+)', re.I)
 # A header block may hold many fields; this bounds the parser's work on one part.
 _HEADER_BLOCK_FIELDS = 16
-_ZIP_TYPES = frozenset({"application/zip", "application/x-zip-compressed", "application/x-zip"})
+_ZIP_TYPES = frozenset(
+    {"application/zip", "application/x-zip-compressed", "application/x-zip"}
+)
 
 
-def extract_email(path: Path, *, filename: str, limits: Limits, progress: Progress) -> Extracted:
+def extract_email(
+    path: Path, *, filename: str, limits: Limits, progress: Progress
+) -> Extracted:
     data = read_limited(path, limits.max_email_bytes, what="email")
     prescan_email(data, limits)
     try:
         msg = BytesParser(policy=policy.default).parsebytes(data)
-    except Exception as exc:  # the parser is lenient; anything raised means hostile input
-        raise ExtractionError(ErrorCode.BAD_EMAIL, "This email is malformed and could not be read.") from exc
+    except (
+        Exception
+    ) as exc:  # the parser is lenient; anything raised means hostile input
+        raise ExtractionError(
+            ErrorCode.BAD_EMAIL, "This email is malformed and could not be read."
+        ) from exc
     assert isinstance(msg, EmailMessage)
     metadata = _headers(msg)
     body_text, attachments, errors = _content(msg, limits)
@@ -74,7 +90,8 @@ def prescan_email(data: bytes, limits: Limits) -> None:
     """
     if len(data) > limits.max_email_bytes:
         raise ExtractionError(
-            ErrorCode.TOO_LARGE, f"This email is larger than {limits.max_email_bytes // 2**20} MB."
+            ErrorCode.TOO_LARGE,
+            f"This email is larger than {limits.max_email_bytes // 2**20} MB.",
         )
     parts = [0]
     stack = [(0, len(data), 1)]
@@ -88,7 +105,8 @@ def prescan_email(data: bytes, limits: Limits) -> None:
         parts[0] += 1
         if parts[0] > limits.max_email_parts:
             raise ExtractionError(
-                ErrorCode.BAD_EMAIL, f"This email has more than {limits.max_email_parts} parts and was refused."
+                ErrorCode.BAD_EMAIL,
+                f"This email has more than {limits.max_email_parts} parts and was refused.",
             )
         header_end, body_start = _header_span(data, start, end)
         content_type = _check_headers(data, start, header_end, limits)
@@ -97,7 +115,10 @@ def prescan_email(data: bytes, limits: Limits) -> None:
             match = _BOUNDARY.search(content_type)
             if match:
                 boundary = match.group(1) or match.group(2)
-                stack.extend((s, e, depth + 1) for s, e in _parts(data, body_start, end, boundary))
+                stack.extend(
+                    (s, e, depth + 1)
+                    for s, e in _parts(data, body_start, end, boundary)
+                )
         elif media_type.startswith((b"message/rfc822", b"message/global")):
             stack.append((body_start, end, depth + 1))
 
@@ -116,7 +137,7 @@ def _check_headers(data: bytes, start: int, end: int, limits: Limits) -> bytes:
         raise _header_too_long(limits)
     starts = [m.start() for m in _FIELD_START.finditer(data, start, end)] + [end]
     content_type = b""
-    for field_start, field_end in zip(starts, starts[1:], strict=False):
+    for field_start, field_end in itertools.pairwise(starts):
         if field_end - field_start > limits.max_email_header_bytes:
             raise _header_too_long(limits)
         if data[field_start : field_start + 13].lower() == b"content-type:":
@@ -227,7 +248,7 @@ def _timestamp(value: str) -> str | None:
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)  # "-0000": time zone unknown, read as UTC
+        parsed = parsed.replace(tzinfo=UTC)  # "-0000": time zone unknown, read as UTC
     return parsed.isoformat()
 
 
@@ -272,7 +293,9 @@ def _content(
         if part.is_multipart() and part.get_content_maintype() == "multipart":
             children = part.get_payload()
             if isinstance(children, list):
-                if part.get_content_subtype() == "alternative" and _contains(part, body):
+                if part.get_content_subtype() == "alternative" and _contains(
+                    part, body
+                ):
                     continue  # the other renderings of the body
                 stack.extend((child, part) for child in reversed(children))
             continue
@@ -312,11 +335,17 @@ def _leaf(
             inner_msg = inner[0] if isinstance(inner, list) else inner
             data = inner_msg.as_bytes(policy=policy.default)
         except Exception:
-            errors.append((filename, f"The attached email {filename} could not be read."))
+            errors.append(
+                (filename, f"The attached email {filename} could not be read.")
+            )
             return
         subject = _header(inner_msg, "subject")
         name = _given_name(part) or f"{_safe_name(subject) or 'attached message'}.eml"
-        attachments.append(Attachment(filename=_safe_name(name), content_type="message/rfc822", data=data))
+        attachments.append(
+            Attachment(
+                filename=_safe_name(name), content_type="message/rfc822", data=data
+            )
+        )
         return
     named = bool(_given_name(part))
     if content_type.startswith("text/") and disposition != "attachment" and not named:
@@ -324,21 +353,33 @@ def _leaf(
         return
     if disposition != "attachment" and not named:
         return  # inline decoration (logos, tracking pixels) with no name
-    if parent is not None and parent.get_content_subtype() == "related" and disposition == "inline":
+    if (
+        parent is not None
+        and parent.get_content_subtype() == "related"
+        and disposition == "inline"
+    ):
         return  # pictures referenced from the HTML body
     try:
         data = part.get_payload(decode=True) or b""
     except Exception:
-        errors.append((filename, f"The attachment {filename} is damaged and could not be read."))
+        errors.append(
+            (filename, f"The attachment {filename} is damaged and could not be read.")
+        )
         return
     if _is_zip(filename, content_type, data):
         _unzip(filename, data, limits, attachments, errors)
         return
-    attachments.append(Attachment(filename=filename, content_type=content_type, data=data))
+    attachments.append(
+        Attachment(filename=filename, content_type=content_type, data=data)
+    )
 
 
 def _unzip(
-    filename: str, data: bytes, limits: Limits, attachments: list[Attachment], errors: list[tuple[str, str]]
+    filename: str,
+    data: bytes,
+    limits: Limits,
+    attachments: list[Attachment],
+    errors: list[tuple[str, str]],
 ) -> None:
     try:
         members, member_errors = read_zip(data, limits, label=filename)
@@ -350,7 +391,9 @@ def _unzip(
     for path, content in members:
         name = _safe_name(PurePosixPath(path).name) or "file"
         content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
-        attachments.append(Attachment(filename=name, content_type=content_type, data=content))
+        attachments.append(
+            Attachment(filename=name, content_type=content_type, data=content)
+        )
 
 
 def _is_zip(filename: str, content_type: str, data: bytes) -> bool:

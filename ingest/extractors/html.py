@@ -23,17 +23,81 @@ from ingest.limits import Limits
 __all__ = ["HtmlDocument", "extract_html", "html_to_text", "parse_html"]
 
 _DROP = frozenset(
-    {"script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "canvas",
-     "head", "title", "meta", "link", "input", "select", "option", "button", "textarea", "dialog"}
+    {
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "iframe",
+        "object",
+        "embed",
+        "svg",
+        "canvas",
+        "head",
+        "title",
+        "meta",
+        "link",
+        "input",
+        "select",
+        "option",
+        "button",
+        "textarea",
+        "dialog",
+    }
 )
 _PARAGRAPH = frozenset(
-    {"p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "table", "ul", "ol", "dl",
-     "figure", "section", "article", "header", "footer", "aside", "nav", "main", "hr", "address",
-     "form", "fieldset", "details"}
+    {
+        "p",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "blockquote",
+        "pre",
+        "table",
+        "ul",
+        "ol",
+        "dl",
+        "figure",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "aside",
+        "nav",
+        "main",
+        "hr",
+        "address",
+        "form",
+        "fieldset",
+        "details",
+    }
 )
 _LINE = frozenset(
-    {"div", "li", "dt", "dd", "tr", "caption", "figcaption", "summary", "br", "center", "hgroup",
-     "legend", "menu", "body", "html", "thead", "tbody", "tfoot", "label", "option"}
+    {
+        "div",
+        "li",
+        "dt",
+        "dd",
+        "tr",
+        "caption",
+        "figcaption",
+        "summary",
+        "br",
+        "center",
+        "hgroup",
+        "legend",
+        "menu",
+        "body",
+        "html",
+        "thead",
+        "tbody",
+        "tfoot",
+        "label",
+        "option",
+    }
 )
 _CELL = frozenset({"td", "th"})
 _HIDDEN_STYLE = re.compile(
@@ -52,7 +116,9 @@ class HtmlDocument:
     origin_url: str | None = None
 
 
-def extract_html(path: Path, *, filename: str, limits: Limits, progress: Progress) -> Extracted:
+def extract_html(
+    path: Path, *, filename: str, limits: Limits, progress: Progress
+) -> Extracted:
     doc = parse_html(read_limited(path, limits.max_file_bytes))
     progress(1, 1)
     return Extracted(
@@ -86,7 +152,9 @@ def parse_html(markup: str | bytes, *, prefer_article: bool = True) -> HtmlDocum
             if len(article_text) >= _MIN_ARTICLE_SHARE * len(text):
                 text = article_text
                 metadata["article_only"] = True
-    return HtmlDocument(title=title, text=text, metadata=metadata, origin_url=origin_url)
+    return HtmlDocument(
+        title=title, text=text, metadata=metadata, origin_url=origin_url
+    )
 
 
 def _remove_invisible(root: Tag) -> int:
@@ -158,7 +226,11 @@ class _Builder:
             self.pending = max(self.pending, 1)
         elif name in _CELL and not closing:
             # Cells of a row are separated by a tab; the row itself is a line.
-            if self.parts and not self.pending and not self.parts[-1].endswith(("\n", "\t")):
+            if (
+                self.parts
+                and not self.pending
+                and not self.parts[-1].endswith(("\n", "\t"))
+            ):
                 self.parts.append("\t")
             self.space = False
 
@@ -205,7 +277,9 @@ def _title(soup: BeautifulSoup) -> str:
 
 def _meta(soup: BeautifulSoup, *names: str) -> str | None:
     for name in names:
-        tag = soup.find("meta", attrs={"name": name}) or soup.find("meta", attrs={"property": name})
+        tag = soup.find("meta", attrs={"name": name}) or soup.find(
+            "meta", attrs={"property": name}
+        )
         if tag is not None and str(tag.get("content") or "").strip():
             return " ".join(str(tag["content"]).split())[:1000]
     return None
@@ -220,8 +294,10 @@ def _metadata(soup: BeautifulSoup) -> dict[str, Any]:
     if byline and byline.startswith(("http://", "https://")):
         byline = None
     if not byline:
-        tag = soup.find(attrs={"rel": "author"}) or soup.find(attrs={"itemprop": "author"}) or soup.find(
-            class_=re.compile(r"\bbyline\b", re.I)
+        tag = (
+            soup.find(attrs={"rel": "author"})
+            or soup.find(attrs={"itemprop": "author"})
+            or soup.find(class_=re.compile(r"\bbyline\b", re.I))
         )
         if tag is not None:
             byline = " ".join(tag.get_text(" ").split())[:200] or None

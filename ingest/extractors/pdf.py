@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import ctypes
 import io
+import itertools
 import math
 import re
 from bisect import bisect_left
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from statistics import median
 from typing import Any
@@ -40,7 +41,13 @@ from ingest.extractors.pdf_layout import Segment, reading_order
 from ingest.limits import Limits
 from ingest.normalize import normalize_page, normalize_page_with_map
 
-__all__ = ["PageGeometry", "extract_pdf", "find_tables", "page_char_boxes", "render_page_png"]
+__all__ = [
+    "PageGeometry",
+    "extract_pdf",
+    "find_tables",
+    "page_char_boxes",
+    "render_page_png",
+]
 
 Box = tuple[float, float, float, float]
 
@@ -49,8 +56,13 @@ Box = tuple[float, float, float, float]
 _HYPHEN_MARKS = {0xFFFE: "-", 0x02: "-"}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _MAX_RENDER_PIXELS = 40_000_000
-_JUNK_TITLES = re.compile(r"^(untitled|document\d*|microsoft word|slide \d+)\b|\.(docx?|pdf|exe|tmp|rtf)$", re.I)
-_PDF_DATE = re.compile(r"D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz+\-])?(\d{2})?'?(\d{2})?")
+_JUNK_TITLES = re.compile(
+    r"^(untitled|document\d*|microsoft word|slide \d+)\b|\.(docx?|pdf|exe|tmp|rtf)$",
+    re.I,
+)
+_PDF_DATE = re.compile(
+    r"D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz+\-])?(\d{2})?'?(\d{2})?"
+)
 
 
 @dataclass(frozen=True)
@@ -64,7 +76,9 @@ class PageGeometry:
     boxes: list[Box | None]
 
 
-def extract_pdf(path: Path, *, filename: str, limits: Limits, progress: Progress) -> Extracted:
+def extract_pdf(
+    path: Path, *, filename: str, limits: Limits, progress: Progress
+) -> Extracted:
     pages: list[str] = []
     empty_pages = 0
     column_pages = 0
@@ -108,7 +122,11 @@ def extract_pdf(path: Path, *, filename: str, limits: Limits, progress: Progress
             "so upload a PDF with selectable text (for example, export it from the original "
             "document or run OCR first).",
         )
-    metadata.update(page_count=count, pages_without_text=empty_pages, multi_column_pages=column_pages)
+    metadata.update(
+        page_count=count,
+        pages_without_text=empty_pages,
+        multi_column_pages=column_pages,
+    )
     title = metadata.get("title") or ""
     if not _plausible_title(title):
         title = title_from_filename(filename)
@@ -177,7 +195,8 @@ def _open(path: Path) -> Iterator[pdfium.PdfDocument]:
         code = getattr(exc, "err_code", None)
         if code == pdfium_c.FPDF_ERR_PASSWORD:
             raise ExtractionError(
-                ErrorCode.ENCRYPTED, "This PDF is password-protected; upload an unlocked copy."
+                ErrorCode.ENCRYPTED,
+                "This PDF is password-protected; upload an unlocked copy.",
             ) from exc
         if code == pdfium_c.FPDF_ERR_SECURITY:
             raise ExtractionError(
@@ -185,7 +204,8 @@ def _open(path: Path) -> Iterator[pdfium.PdfDocument]:
                 "This PDF uses an encryption scheme that cannot be opened; upload an unlocked copy.",
             ) from exc
         raise ExtractionError(
-            ErrorCode.CORRUPT, "This PDF is damaged (its structure cannot be read), so it could not be opened."
+            ErrorCode.CORRUPT,
+            "This PDF is damaged (its structure cannot be read), so it could not be opened.",
         ) from exc
     try:
         yield pdf
@@ -194,7 +214,9 @@ def _open(path: Path) -> Iterator[pdfium.PdfDocument]:
 
 
 @contextmanager
-def _page(pdf: pdfium.PdfDocument, index: int) -> Iterator[tuple[pdfium.PdfPage, pdfium.PdfTextPage]]:
+def _page(
+    pdf: pdfium.PdfDocument, index: int
+) -> Iterator[tuple[pdfium.PdfPage, pdfium.PdfTextPage]]:
     # Closed per page, not at the end: a 5,000-page file must not hold every page (UPL-09).
     page = pdf[index]
     try:
@@ -219,7 +241,9 @@ def _page_index(pdf: pdfium.PdfDocument, page_number: int) -> int:
 Piece = tuple[int, int] | str
 
 
-def _page_text(page: pdfium.PdfPage, textpage: pdfium.PdfTextPage) -> tuple[str, list[Piece] | None]:
+def _page_text(
+    page: pdfium.PdfPage, textpage: pdfium.PdfTextPage
+) -> tuple[str, list[Piece] | None]:
     """Raw page text (before normalize_page) and, for reordered pages, its pieces.
 
     With pieces None the text is PDFium's own, char i being PDFium char i.
@@ -250,7 +274,9 @@ def _chars(textpage: pdfium.PdfTextPage) -> str:
     if len(text) != count:
         # Characters outside the BMP come back as surrogate pairs: ask per char.
         raw = textpage.raw
-        text = "".join(_safe_chr(pdfium_c.FPDFText_GetUnicode(raw, i)) for i in range(count))
+        text = "".join(
+            _safe_chr(pdfium_c.FPDFText_GetUnicode(raw, i)) for i in range(count)
+        )
     return text.translate(_HYPHEN_MARKS)
 
 
@@ -312,7 +338,12 @@ def _gap_groups(rects: list[Box]) -> list[Box]:
     for x0, y0, x1, y1 in sorted(rects):
         for g in reversed(groups):
             if x0 - g[2] <= min_gap and min(y1, g[3]) > max(y0, g[1]):
-                g[0], g[1], g[2], g[3] = min(g[0], x0), min(g[1], y0), max(g[2], x1), max(g[3], y1)
+                g[0], g[1], g[2], g[3] = (
+                    min(g[0], x0),
+                    min(g[1], y0),
+                    max(g[2], x1),
+                    max(g[3], y1),
+                )
                 break
         else:
             groups.append([x0, y0, x1, y1])
@@ -328,7 +359,7 @@ def _split_line(
     right, so each cut is found by bisection over glyph positions (a few box
     lookups); otherwise every glyph is placed by its own box.
     """
-    side_by_side = all(a[2] < b[0] for a, b in zip(groups, groups[1:], strict=False))
+    side_by_side = all(a[2] < b[0] for a, b in itertools.pairwise(groups))
     if not side_by_side:
         return _split_line_per_glyph(textpage, chars, start, stop, groups)
     raw = textpage.raw
@@ -345,11 +376,17 @@ def _split_line(
         middle = (groups[g - 1][2] + groups[g][0]) / 2
         cuts.append(bisect_left(glyphs, middle, lo=cuts[-1], key=x_mid))
     cuts.append(len(glyphs))
-    ordered = all(
-        0 < cuts[g] < len(glyphs)
-        and x_mid(glyphs[cuts[g] - 1]) < (groups[g - 1][2] + groups[g][0]) / 2 <= x_mid(glyphs[cuts[g]])
-        for g in range(1, len(groups))
-    ) and x_mid(glyphs[0]) <= groups[0][2] and x_mid(glyphs[-1]) >= groups[-1][0]
+    ordered = (
+        all(
+            0 < cuts[g] < len(glyphs)
+            and x_mid(glyphs[cuts[g] - 1])
+            < (groups[g - 1][2] + groups[g][0]) / 2
+            <= x_mid(glyphs[cuts[g]])
+            for g in range(1, len(groups))
+        )
+        and x_mid(glyphs[0]) <= groups[0][2]
+        and x_mid(glyphs[-1]) >= groups[-1][0]
+    )
     if not ordered:
         return _split_line_per_glyph(textpage, chars, start, stop, groups)
     out = []
@@ -367,13 +404,17 @@ def _split_line_per_glyph(
     out: list[Segment] = []
     current: list[Any] | None = None  # [group, start, end, x0, y0, x1, y1]
     for i in range(start, stop):
-        if chars[i].isspace() or not pdfium_c.FPDFText_GetCharBox(raw, i, left, right, bottom, top):
+        if chars[i].isspace() or not pdfium_c.FPDFText_GetCharBox(
+            raw, i, left, right, bottom, top
+        ):
             if current is not None:
                 current[2] = i + 1
             continue
         x_mid = (left.value + right.value) / 2
         y_mid = (bottom.value + top.value) / 2
-        group = min(range(len(groups)), key=lambda g: _distance(x_mid, y_mid, groups[g]))
+        group = min(
+            range(len(groups)), key=lambda g: _distance(x_mid, y_mid, groups[g])
+        )
         if current is not None and current[0] == group:
             current[2] = i + 1
             current[3] = min(current[3], left.value)
@@ -401,7 +442,10 @@ def _distance(x: float, y: float, box: Box) -> float:
 
 
 def _raw_boxes(
-    page: pdfium.PdfPage, textpage: pdfium.PdfTextPage, raw_text: str, pieces: list[Piece] | None
+    page: pdfium.PdfPage,
+    textpage: pdfium.PdfTextPage,
+    raw_text: str,
+    pieces: list[Piece] | None,
 ) -> list[Box | None]:
     """A box (top-left origin) for each character of the raw page text."""
     indices: list[int] = []
@@ -429,7 +473,7 @@ def _raw_boxes(
     return boxes
 
 
-def _user_to_view(page: pdfium.PdfPage):  # noqa: ANN202 - a small closure
+def _user_to_view(page: pdfium.PdfPage):
     """Map PDF user space to rendered-page points (top-left origin, rotation applied)."""
     width, height = page.get_size()
     # PDFium's own mapping (crop box, /Rotate) at 100 device units per point, so
@@ -482,12 +526,18 @@ def _pdf_date(value: str) -> str | None:
         return None
     year, month, day, hour, minute, second, sign, tz_h, tz_m = match.groups()
     try:
-        tz = timezone.utc
+        tz = UTC
         if sign in ("+", "-") and tz_h:
             offset = timedelta(hours=int(tz_h), minutes=int(tz_m or 0))
             tz = timezone(offset if sign == "+" else -offset)
         return datetime(
-            int(year), int(month or 1), int(day or 1), int(hour or 0), int(minute or 0), int(second or 0), tzinfo=tz
+            int(year),
+            int(month or 1),
+            int(day or 1),
+            int(hour or 0),
+            int(minute or 0),
+            int(second or 0),
+            tzinfo=tz,
         ).isoformat()
     except ValueError:
         return None

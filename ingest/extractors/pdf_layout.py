@@ -24,8 +24,8 @@ keeps PDFium's order untouched: the common single-column case costs nothing.
 from __future__ import annotations
 
 import math
-from itertools import accumulate
 from dataclasses import dataclass
+from itertools import accumulate, pairwise
 from statistics import median
 
 __all__ = ["Segment", "reading_order"]
@@ -76,7 +76,9 @@ def reading_order(segments: list[Segment]) -> list[list[Segment]] | None:
         return None
     # Vertical text (margin notes, "printed on" stamps) is read after the page.
     line_height = median(s.height for s in segs)
-    vertical = [s for s in segs if s.height > 3 * line_height and s.height > 2 * (s.x1 - s.x0)]
+    vertical = [
+        s for s in segs if s.height > 3 * line_height and s.height > 2 * (s.x1 - s.x0)
+    ]
     segs = [s for s in segs if s not in vertical]
     if len(segs) < _MIN_SEGMENTS:
         return None
@@ -166,7 +168,7 @@ def _split(
         col_width = max(s.x1 for s in column) - min(s.x0 for s in column)
         if median(s.x1 - s.x0 for s in column) < _MIN_FILL * col_width:
             return None
-    for a, b in zip(columns, columns[1:], strict=False):
+    for a, b in pairwise(columns):
         if _vertical_overlap(a, b) < _MIN_SIDE_BY_SIDE:
             return None  # blocks at different heights are read top to bottom anyway
     return spanning, columns
@@ -185,7 +187,9 @@ def _order(
     spanning, columns = split
     separators = _lines(spanning)
     # Band k lies above separator k (bands run top to bottom; the last is below all).
-    bands: list[list[list[Segment]]] = [[[] for _ in columns] for _ in range(len(separators) + 1)]
+    bands: list[list[list[Segment]]] = [
+        [[] for _ in columns] for _ in range(len(separators) + 1)
+    ]
     for c, column in enumerate(columns):
         for s in column:
             band = sum(1 for line in separators if line[0].y_mid > s.y_mid)

@@ -7,7 +7,12 @@ import re
 from pathlib import Path
 
 from ingest.extractors import Extracted
-from ingest.extractors._common import Progress, decode_text, read_limited, title_from_filename
+from ingest.extractors._common import (
+    Progress,
+    decode_text,
+    read_limited,
+    title_from_filename,
+)
 from ingest.limits import Limits
 
 __all__ = ["extract_markdown", "extract_text", "markdown_title"]
@@ -19,7 +24,9 @@ _FRONT_MATTER_TITLE = re.compile(r"^title:\s*(.+?)\s*$", re.M)
 _INLINE_MARKUP = re.compile(r"[*_`]+")
 
 
-def extract_text(path: Path, *, filename: str, limits: Limits, progress: Progress) -> Extracted:
+def extract_text(
+    path: Path, *, filename: str, limits: Limits, progress: Progress
+) -> Extracted:
     text, encoding = _read(path, limits)
     pages = _pages(text)
     progress(len(pages), len(pages))
@@ -31,7 +38,9 @@ def extract_text(path: Path, *, filename: str, limits: Limits, progress: Progres
     )
 
 
-def extract_markdown(path: Path, *, filename: str, limits: Limits, progress: Progress) -> Extracted:
+def extract_markdown(
+    path: Path, *, filename: str, limits: Limits, progress: Progress
+) -> Extracted:
     text, encoding = _read(path, limits)
     progress(1, 1)
     return Extracted(

@@ -9,7 +9,18 @@ from hypothesis import strategies as st
 from ingest.chunking import ChunkSpan, chunk_text
 from ingest.normalize import normalize_pages, page_for_offset
 
-WORDS = "the supplier shall deliver goods within thirty days of notice".split()
+WORDS = [
+    "the",
+    "supplier",
+    "shall",
+    "deliver",
+    "goods",
+    "within",
+    "thirty",
+    "days",
+    "of",
+    "notice",
+]
 
 
 def prose(n_words: int, seed: int = 0) -> str:
@@ -34,19 +45,33 @@ def _word_at(content: str, i: int) -> tuple[int, int]:
     return a, b
 
 
-def check_invariants(content: str, page_starts: list[int], spans: list[ChunkSpan], target: int, overlap: int) -> None:
+def check_invariants(
+    content: str,
+    page_starts: list[int],
+    spans: list[ChunkSpan],
+    target: int,
+    overlap: int,
+) -> None:
     covered = bytearray(len(content))
     for k, span in enumerate(spans):
         assert span.index == k
         assert 0 <= span.start < span.end <= len(content)
         text = content[span.start : span.end]
         assert text.strip(), "no empty or all-whitespace chunk"
-        assert not text[0].isspace() and not text[-1].isspace(), "whitespace is trimmed by moving boundaries"
+        assert not text[0].isspace() and not text[-1].isspace(), (
+            "whitespace is trimmed by moving boundaries"
+        )
         for boundary in (span.start, span.end):
-            inside_word = 0 < boundary < len(content) and not content[boundary - 1].isspace() and not content[boundary].isspace()
+            inside_word = (
+                0 < boundary < len(content)
+                and not content[boundary - 1].isspace()
+                and not content[boundary].isspace()
+            )
             if inside_word:
                 a, b = _word_at(content, boundary)
-                assert b - a > 2 * target, f"cut inside a word of {b - a} chars at {boundary}"
+                assert b - a > 2 * target, (
+                    f"cut inside a word of {b - a} chars at {boundary}"
+                )
         assert span.end - span.start <= 2 * target + overlap
         assert span.page_start == page_for_offset(page_starts, span.start)
         assert span.page_end == page_for_offset(page_starts, span.end - 1)
@@ -76,7 +101,9 @@ def test_long_prose_gets_target_sized_overlapping_chunks():
     check_invariants(content, [0], spans, 1200, 150)
     assert len(spans) > 10
     assert all(s.end - s.start <= 1200 for s in spans)
-    assert all(spans[i + 1].start < spans[i].end for i in range(len(spans) - 1)), "consecutive chunks overlap"
+    assert all(spans[i + 1].start < spans[i].end for i in range(len(spans) - 1)), (
+        "consecutive chunks overlap"
+    )
 
 
 def test_prefers_paragraph_then_sentence_breaks():
@@ -98,7 +125,9 @@ def test_overlap_starts_on_a_word():
 
 def test_pages_follow_page_starts():
     text = normalize_pages([prose(300, seed=1), prose(300, seed=2), prose(300, seed=3)])
-    spans = chunk_text(text.content, text.page_starts, target_chars=400, overlap_chars=50)
+    spans = chunk_text(
+        text.content, text.page_starts, target_chars=400, overlap_chars=50
+    )
     check_invariants(text.content, text.page_starts, spans, 400, 50)
     assert spans[0].page_start == 1 and spans[-1].page_end == 3
     assert any(s.page_start < s.page_end for s in spans) or all(
@@ -111,7 +140,10 @@ def test_word_up_to_twice_the_target_is_kept_whole():
     content = f"start {word} end"
     spans = chunk_text(content, [0], target_chars=100, overlap_chars=20)
     check_invariants(content, [0], spans, 100, 20)
-    assert any(content[s.start : s.end].endswith(word) or word in content[s.start : s.end] for s in spans)
+    assert any(
+        content[s.start : s.end].endswith(word) or word in content[s.start : s.end]
+        for s in spans
+    )
 
 
 def test_pathological_word_is_split_every_target_chars():
@@ -120,7 +152,12 @@ def test_pathological_word_is_split_every_target_chars():
     spans = chunk_text(content, [0], target_chars=100, overlap_chars=20)
     check_invariants(content, [0], spans, 100, 20)
     pieces = [content[s.start : s.end] for s in spans]
-    assert "".join(p.replace("intro ", "").replace(" outro", "") for p in pieces if "A" in p).count("A") >= 1000
+    assert (
+        "".join(
+            p.replace("intro ", "").replace(" outro", "") for p in pieces if "A" in p
+        ).count("A")
+        >= 1000
+    )
 
 
 def test_chunking_is_fast_on_a_large_document():
@@ -133,8 +170,27 @@ def test_chunking_is_fast_on_a_large_document():
 
 PAGE_TEXT = st.lists(
     st.sampled_from(
-        list("aé bc.!?\n\t")
-        + ["\n\n", "\r\n", "😀", "\u0301", "\u00a0", "ﬁ", "“", "”", "\u200b", "—", "ß", "\x00", "xyzzy", "Q" * 70]
+        [
+            *"aé bc.!?\n\t",
+            *(
+                "\n\n",
+                "\r\n",
+                "\u0301",
+                "\u00a0",
+                "\u200b",
+                "\x00",
+            ),  # breaks, combining, NBSP, ZWSP, NUL
+            *(
+                "😀",
+                "ﬁ",
+                "“",
+                "”",
+                "—",
+                "ß",
+                "xyzzy",
+                "Q" * 70,
+            ),  # emoji, ligature, quotes, a very long word
+        ]
     ),
     max_size=120,
 ).map("".join)
@@ -149,5 +205,9 @@ PAGE_TEXT = st.lists(
 def test_chunk_invariants_hold_for_any_text(pages, target, overlap_share):
     text = normalize_pages(pages)
     overlap = int(target * overlap_share)
-    spans = chunk_text(text.content, text.page_starts, target_chars=target, overlap_chars=overlap)
-    check_invariants(text.content, text.page_starts, spans, target, max(0, min(overlap, target // 2)))
+    spans = chunk_text(
+        text.content, text.page_starts, target_chars=target, overlap_chars=overlap
+    )
+    check_invariants(
+        text.content, text.page_starts, spans, target, max(0, min(overlap, target // 2))
+    )

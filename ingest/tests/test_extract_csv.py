@@ -17,16 +17,23 @@ def run(tmp_path: Path, name: str, data: bytes):
 
 
 def test_rows_render_as_column_value_lines(tmp_path):
-    result = run(tmp_path, "vendors.csv", b'Vendor,Amount,Note\r\nAcme,"1,200.00",late\r\nGlobex,300,\r\n')
+    result = run(
+        tmp_path,
+        "vendors.csv",
+        b'Vendor,Amount,Note\r\nAcme,"1,200.00",late\r\nGlobex,300,\r\n',
+    )
     assert result.source_type == "csv"
     assert result.title == "vendors"
-    assert result.pages[0] == "Vendor: Acme\nAmount: 1,200.00\nNote: late\n\nVendor: Globex\nAmount: 300"
+    assert (
+        result.pages[0]
+        == "Vendor: Acme\nAmount: 1,200.00\nNote: late\n\nVendor: Globex\nAmount: 300"
+    )
     assert result.metadata["columns"] == ["Vendor", "Amount", "Note"]
     assert result.metadata["rows"] == 2
 
 
 def test_row_spans_point_into_the_normalized_content(tmp_path):
-    result = run(tmp_path, "r.csv", b"name,comment\nAlice,\"two\nlines\"\n,\nBob,ok\n")
+    result = run(tmp_path, "r.csv", b'name,comment\nAlice,"two\nlines"\n,\nBob,ok\n')
     content = normalize_pages(result.pages).content
     spans = result.metadata["row_spans"]
     assert [row for row, _, _ in spans] == [1, 3]  # the empty row 2 has no text
@@ -67,4 +74,4 @@ def test_header_only_csv_is_empty(tmp_path):
 
 def test_cp1252_csv(tmp_path):
     result = run(tmp_path, "e.csv", "Client,Note\nCafé,“ok”\n".encode("cp1252"))
-    assert "Client: Café\nNote: “ok”" == result.pages[0]
+    assert result.pages[0] == "Client: Café\nNote: “ok”"

@@ -33,13 +33,28 @@ PDF_HEAD = pdfgen.corrupt_pdf_bytes()[:64]
         (b"<p>hi</p>", "page.htm", None, "html"),
         (b"a,b\n1,2\n", "data.csv", None, "csv"),
         (b"a\tb\n1\t2\n", "data.tsv", None, "csv"),
-        (b"From: a@example.com\r\nTo: b@example.com\r\nSubject: x\r\n\r\nbody", "msg.eml", None, "email"),
-        (_zip(["[Content_Types].xml", "word/document.xml"]), "contract.docx", None, "docx"),
+        (
+            b"From: a@example.com\r\nTo: b@example.com\r\nSubject: x\r\n\r\nbody",
+            "msg.eml",
+            None,
+            "email",
+        ),
+        (
+            _zip(["[Content_Types].xml", "word/document.xml"]),
+            "contract.docx",
+            None,
+            "docx",
+        ),
         (_zip(["word/document.xml", "[Content_Types].xml"]), "upload", None, "docx"),
         # No extension: the declared type, then sniffing.
         (b"plain words", "upload", "text/markdown", "markdown"),
         (b"<!doctype html><html><title>t</title>", "upload", None, "html"),
-        (b"Received: from x\r\nFrom: a@b.c\r\nSubject: s\r\n\r\nbody", "upload", None, "email"),
+        (
+            b"Received: from x\r\nFrom: a@b.c\r\nSubject: s\r\n\r\nbody",
+            "upload",
+            None,
+            "email",
+        ),
         (b"plain words", "upload", "application/octet-stream", "text"),
         (b"plain words", "data.log", None, "text"),
         ("caf\u00e9".encode("utf-16"), "notes.txt", None, "text"),
@@ -72,7 +87,9 @@ def test_unsupported_types_name_what_is_supported(head, filename, fragment):
 
 def test_a_file_named_pdf_that_is_not_a_pdf_is_corrupt():
     with pytest.raises(ExtractionError) as info:
-        detect_source_type(b"<html><body>Access denied</body></html>", "invoice.pdf", "application/pdf")
+        detect_source_type(
+            b"<html><body>Access denied</body></html>", "invoice.pdf", "application/pdf"
+        )
     assert info.value.code == "corrupt"
     assert "HTML" in info.value.message
 
@@ -97,7 +114,12 @@ def test_oversized_file_is_refused_before_reading(tmp_path):
     path = tmp_path / "big.txt"
     path.write_text("word " * 1000)
     with pytest.raises(ExtractionError) as info:
-        extract(path, filename="big.txt", content_type=None, limits=Limits(max_file_bytes=100))
+        extract(
+            path,
+            filename="big.txt",
+            content_type=None,
+            limits=Limits(max_file_bytes=100),
+        )
     assert info.value.code == "too_large"
 
 
@@ -111,8 +133,17 @@ def test_unknown_type_through_extract(tmp_path):
 
 def test_error_codes_are_a_fixed_set():
     assert {c.value for c in ErrorCode} >= {
-        "encrypted", "corrupt", "empty", "no_text", "too_large", "too_many_pages",
-        "timeout", "too_complex", "unsupported_type", "zip_bomb", "bad_email",
+        "encrypted",
+        "corrupt",
+        "empty",
+        "no_text",
+        "too_large",
+        "too_many_pages",
+        "timeout",
+        "too_complex",
+        "unsupported_type",
+        "zip_bomb",
+        "bad_email",
     }
     with pytest.raises(ValueError):
         ExtractionError("made_up")

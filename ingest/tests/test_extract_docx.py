@@ -15,7 +15,9 @@ from ingest.limits import Limits
 
 
 def run(path: Path, limits: Limits | None = None):
-    return extract(path, filename=path.name, content_type=None, limits=limits or Limits())
+    return extract(
+        path, filename=path.name, content_type=None, limits=limits or Limits()
+    )
 
 
 def make_docx(path: Path, *, title: str = "") -> Path:
@@ -46,7 +48,9 @@ def test_paragraphs_and_tables_in_document_order(tmp_path):
 
 
 def test_title_from_core_properties_then_heading_then_file_name(tmp_path):
-    assert run(make_docx(tmp_path / "a.docx", title="MSA (final)")).title == "MSA (final)"
+    assert (
+        run(make_docx(tmp_path / "a.docx", title="MSA (final)")).title == "MSA (final)"
+    )
     assert run(make_docx(tmp_path / "b.docx")).title == "Master Services Agreement"
     plain = docx.Document()
     plain.core_properties.title = ""

@@ -18,7 +18,9 @@ from ingest.limits import Limits
 LIMITS = Limits()
 
 
-def message(subject: str = "Renewal terms", body: str = "Please review the attached draft.") -> EmailMessage:
+def message(
+    subject: str = "Renewal terms", body: str = "Please review the attached draft."
+) -> EmailMessage:
     msg = EmailMessage()
     msg["From"] = "Alice Example <alice@example.com>"
     msg["To"] = "Bob <bob@example.com>, carol@example.com"
@@ -32,13 +34,20 @@ def message(subject: str = "Renewal terms", body: str = "Please review the attac
     return msg
 
 
-def run(tmp_path: Path, data: bytes | EmailMessage, limits: Limits = LIMITS, name: str = "mail.eml"):
+def run(
+    tmp_path: Path,
+    data: bytes | EmailMessage,
+    limits: Limits = LIMITS,
+    name: str = "mail.eml",
+):
     path = tmp_path / name
     path.write_bytes(bytes(data) if isinstance(data, EmailMessage) else data)
     return extract(path, filename=name, content_type="message/rfc822", limits=limits)
 
 
-def expect_error(tmp_path: Path, data: bytes, code: str, limits: Limits = LIMITS) -> ExtractionError:
+def expect_error(
+    tmp_path: Path, data: bytes, code: str, limits: Limits = LIMITS
+) -> ExtractionError:
     with pytest.raises(ExtractionError) as info:
         run(tmp_path, data, limits)
     assert info.value.code == code, info.value
@@ -66,9 +75,13 @@ def test_headers_and_thread_identity(tmp_path):
     assert meta["message_id"] == "<msg-3@example.com>"
     assert meta["in_reply_to"] == "<msg-2@example.com>"
     assert meta["references"] == ["<msg-1@example.com>", "<msg-2@example.com>"]
-    assert meta["thread_id"] == "<msg-1@example.com>"  # the first reference: the thread's root
+    assert (
+        meta["thread_id"] == "<msg-1@example.com>"
+    )  # the first reference: the thread's root
     page = result.pages[0]
-    assert page.startswith("From: Alice Example <alice@example.com>\nTo: Bob <bob@example.com>, carol@example.com")
+    assert page.startswith(
+        "From: Alice Example <alice@example.com>\nTo: Bob <bob@example.com>, carol@example.com"
+    )
     assert "Subject: Renewal terms\n\nPlease review the attached draft." in page
 
 
@@ -89,7 +102,10 @@ def test_plain_text_body_is_preferred_over_html(tmp_path):
 
 def test_html_only_body_is_converted_to_text(tmp_path):
     msg = message()
-    msg.set_content("<p>Only <b>HTML</b> here.</p><style>p{}</style><script>alert('x')</script>", subtype="html")
+    msg.set_content(
+        "<p>Only <b>HTML</b> here.</p><style>p{}</style><script>alert('x')</script>",
+        subtype="html",
+    )
     page = run(tmp_path, msg).pages[0]
     assert "Only HTML here." in page
     assert "alert" not in page and "<p>" not in page
@@ -97,9 +113,15 @@ def test_html_only_body_is_converted_to_text(tmp_path):
 
 def test_attachments_are_returned_for_ingestion(tmp_path):
     msg = message()
-    pdf_bytes = pdfgen.text_pages_pdf(tmp_path / "draft.pdf", ["Draft clause."]).read_bytes()
-    msg.add_attachment(pdf_bytes, maintype="application", subtype="pdf", filename="draft.pdf")
-    msg.add_attachment(b"a,b\n1,2\n", maintype="text", subtype="csv", filename="../../etc/fees.csv")
+    pdf_bytes = pdfgen.text_pages_pdf(
+        tmp_path / "draft.pdf", ["Draft clause."]
+    ).read_bytes()
+    msg.add_attachment(
+        pdf_bytes, maintype="application", subtype="pdf", filename="draft.pdf"
+    )
+    msg.add_attachment(
+        b"a,b\n1,2\n", maintype="text", subtype="csv", filename="../../etc/fees.csv"
+    )
     result = run(tmp_path, msg)
     assert [(a.filename, a.content_type) for a in result.attachments] == [
         ("draft.pdf", "application/pdf"),
@@ -125,7 +147,13 @@ def test_attached_email_becomes_an_attachment(tmp_path):
 def test_safe_zip_members_become_attachments(tmp_path):
     msg = message()
     msg.add_attachment(
-        make_zip({"contracts/msa.txt": b"Master agreement", "contracts/sow.md": b"# SOW", "empty/": b""}),
+        make_zip(
+            {
+                "contracts/msa.txt": b"Master agreement",
+                "contracts/sow.md": b"# SOW",
+                "empty/": b"",
+            }
+        ),
         maintype="application",
         subtype="zip",
         filename="contracts.zip",
@@ -139,11 +167,17 @@ def test_safe_zip_members_become_attachments(tmp_path):
 
 
 def test_zip_bomb_attachment_is_refused_but_the_email_is_ingested(tmp_path):
-    bomb = make_zip({"zeros.bin": b"\0" * (8 * 1024 * 1024)})  # ~8 KB compressed, ratio ~1000:1
+    bomb = make_zip(
+        {"zeros.bin": b"\0" * (8 * 1024 * 1024)}
+    )  # ~8 KB compressed, ratio ~1000:1
     assert len(bomb) < 50_000
     msg = message()
-    msg.add_attachment(bomb, maintype="application", subtype="zip", filename="invoices.zip")
-    msg.add_attachment(b"real notes", maintype="text", subtype="plain", filename="notes.txt")
+    msg.add_attachment(
+        bomb, maintype="application", subtype="zip", filename="invoices.zip"
+    )
+    msg.add_attachment(
+        b"real notes", maintype="text", subtype="plain", filename="notes.txt"
+    )
     started = time.monotonic()
     result = run(tmp_path, msg)
     assert time.monotonic() - started < 1.0
@@ -155,7 +189,9 @@ def test_zip_bomb_attachment_is_refused_but_the_email_is_ingested(tmp_path):
 
 
 def test_zip_over_the_total_size_cap(tmp_path):
-    data = make_zip({f"f{i}.txt": bytes([65 + i]) * 600_000 for i in range(3)}, zipfile.ZIP_STORED)
+    data = make_zip(
+        {f"f{i}.txt": bytes([65 + i]) * 600_000 for i in range(3)}, zipfile.ZIP_STORED
+    )
     with pytest.raises(ExtractionError) as info:
         read_zip(data, Limits(max_zip_total_bytes=1_000_000), label="big.zip")
     assert info.value.code == "zip_bomb"
@@ -169,7 +205,9 @@ def test_zip_with_lying_sizes_is_caught_while_reading():
         at = data.find(signature)
         data[at + size_offset : at + size_offset + 4] = struct.pack("<I", 10)
     files, errors = read_zip(bytes(data), LIMITS, label="liar.zip")
-    assert files == [] and len(errors) == 1  # CPython stops at the stated size: a CRC error
+    assert (
+        files == [] and len(errors) == 1
+    )  # CPython stops at the stated size: a CRC error
 
 
 def test_too_many_entries():
@@ -179,7 +217,9 @@ def test_too_many_entries():
     assert info.value.code == "zip_bomb"
 
 
-@pytest.mark.parametrize("name", ["../../evil.txt", "/etc/passwd", "C:\\Windows\\evil.dll", "a/../../b.txt"])
+@pytest.mark.parametrize(
+    "name", ["../../evil.txt", "/etc/passwd", "C:\\Windows\\evil.dll", "a/../../b.txt"]
+)
 def test_zip_slip_paths_are_refused(name):
     data = make_zip({"ok.txt": b"fine", name: b"evil"})
     with pytest.raises(ExtractionError) as info:
@@ -190,8 +230,11 @@ def test_zip_slip_paths_are_refused(name):
 def test_nested_zips_are_opened_two_levels_deep_and_no_further():
     level2 = make_zip({"deep.txt": b"deep text"})
     level1 = make_zip({"inner.zip": level2, "top.txt": b"top text"})
-    files, errors = read_zip(level1, LIMITS, label="outer.zip")
-    assert sorted(files) == [("inner.zip/deep.txt", b"deep text"), ("top.txt", b"top text")]
+    files, _errors = read_zip(level1, LIMITS, label="outer.zip")
+    assert sorted(files) == [
+        ("inner.zip/deep.txt", b"deep text"),
+        ("top.txt", b"top text"),
+    ]
     level0 = make_zip({"middle.zip": level1})
     with pytest.raises(ExtractionError) as info:
         read_zip(level0, LIMITS, label="outer.zip")
@@ -210,8 +253,12 @@ def test_overlapping_entries_bomb_is_refused_fast():
 
 
 def test_docx_inside_a_zip_stays_a_document():
-    docx_like = make_zip({"[Content_Types].xml": b"<Types/>", "word/document.xml": b"<w:document/>"})
-    files, _ = read_zip(make_zip({"contract.docx": docx_like}), LIMITS, label="docs.zip")
+    docx_like = make_zip(
+        {"[Content_Types].xml": b"<Types/>", "word/document.xml": b"<w:document/>"}
+    )
+    files, _ = read_zip(
+        make_zip({"contract.docx": docx_like}), LIMITS, label="docs.zip"
+    )
     assert files == [("contract.docx", docx_like)]
 
 
@@ -219,7 +266,10 @@ def test_docx_inside_a_zip_stays_a_document():
 
 
 def multipart(n_parts: int) -> bytes:
-    parts = b"".join(b"--B\r\nContent-Type: text/plain\r\n\r\npart %d\r\n" % i for i in range(n_parts))
+    parts = b"".join(
+        b"--B\r\nContent-Type: text/plain\r\n\r\npart %d\r\n" % i
+        for i in range(n_parts)
+    )
     return (
         b"From: a@example.com\r\nSubject: parts\r\nMIME-Version: 1.0\r\n"
         b'Content-Type: multipart/mixed; boundary="B"\r\n\r\n' + parts + b"--B--\r\n"
@@ -227,7 +277,9 @@ def multipart(n_parts: int) -> bytes:
 
 
 def test_part_count_limit(tmp_path):
-    assert "part 98" in run(tmp_path, multipart(99)).pages[0]  # 99 parts + the container
+    assert (
+        "part 98" in run(tmp_path, multipart(99)).pages[0]
+    )  # 99 parts + the container
     error = expect_error(tmp_path, multipart(100), "bad_email")
     assert "100 parts" in error.message
 
@@ -249,7 +301,9 @@ def test_nesting_depth_limit(tmp_path):
 
 
 def test_header_length_limit(tmp_path):
-    huge = b"Subject: " + b"x" * (70 * 1024) + b"\r\nFrom: a@example.com\r\n\r\nbody\r\n"
+    huge = (
+        b"Subject: " + b"x" * (70 * 1024) + b"\r\nFrom: a@example.com\r\n\r\nbody\r\n"
+    )
     started = time.monotonic()
     error = expect_error(tmp_path, huge, "bad_email")
     assert time.monotonic() - started < 2.0
@@ -262,7 +316,7 @@ def test_size_limit(tmp_path):
 
 def test_malformed_headers_do_not_fail_the_email(tmp_path):
     data = (
-        b"From: \"unterminated <x@\r\nTo: ,,,@@\r\nDate: not a date\r\n"
+        b'From: "unterminated <x@\r\nTo: ,,,@@\r\nDate: not a date\r\n'
         b"Subject: =?utf-8?B?4pyTIGNoZWNr?= \xff\xfe raw\r\nMessage-ID: no-brackets\r\n\r\nBody text.\r\n"
     )
     result = run(tmp_path, data)

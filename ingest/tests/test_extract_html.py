@@ -41,9 +41,21 @@ HOSTILE = b"""<!DOCTYPE html>
 def test_visible_text_only(tmp_path):
     path = tmp_path / "page.html"
     path.write_bytes(HOSTILE)
-    result = extract(path, filename="page.html", content_type="text/html", limits=Limits())
+    result = extract(
+        path, filename="page.html", content_type="text/html", limits=Limits()
+    )
     text = result.pages[0]
-    for hidden in ("SCRIPT", "STYLE", "COMMENT", "NOSCRIPT", "TEMPLATE", "HIDDEN", "ZERO SIZE", "ONERROR", "JSON LD"):
+    for hidden in (
+        "SCRIPT",
+        "STYLE",
+        "COMMENT",
+        "NOSCRIPT",
+        "TEMPLATE",
+        "HIDDEN",
+        "ZERO SIZE",
+        "ONERROR",
+        "JSON LD",
+    ):
         assert hidden not in text, hidden
     assert "The Supplier shall deliver the Goods within thirty (30) days." in text
     assert result.metadata["hidden_elements_removed"] >= 5
@@ -67,7 +79,10 @@ def test_title_metadata_and_origin(tmp_path):
 
 def test_title_falls_back_to_title_tag_then_h1():
     assert parse_html(b"<title> Plain  Title </title><p>x</p>").title == "Plain Title"
-    assert parse_html(b"<body><h1>Heading <i>Title</i></h1><p>x</p></body>").title == "Heading Title"
+    assert (
+        parse_html(b"<body><h1>Heading <i>Title</i></h1><p>x</p></body>").title
+        == "Heading Title"
+    )
 
 
 def test_article_is_preferred_when_it_is_most_of_the_page():
@@ -79,14 +94,28 @@ def test_article_is_preferred_when_it_is_most_of_the_page():
 
 
 def test_content_outside_a_small_article_is_kept():
-    markup = "<body><article><p>Short teaser.</p></article><div>" + "Main body text. " * 100 + "</div></body>"
+    markup = (
+        "<body><article><p>Short teaser.</p></article><div>"
+        + "Main body text. " * 100
+        + "</div></body>"
+    )
     doc = parse_html(markup)
     assert "Short teaser." in doc.text and "Main body text." in doc.text
 
 
 def test_unsafe_canonical_urls_are_ignored():
-    assert parse_html(b'<link rel="canonical" href="javascript:alert(1)"><p>x</p>').origin_url is None
-    assert parse_html(b'<meta property="og:url" content="https://a.example/x"><p>x</p>').origin_url == "https://a.example/x"
+    assert (
+        parse_html(
+            b'<link rel="canonical" href="javascript:alert(1)"><p>x</p>'
+        ).origin_url
+        is None
+    )
+    assert (
+        parse_html(
+            b'<meta property="og:url" content="https://a.example/x"><p>x</p>'
+        ).origin_url
+        == "https://a.example/x"
+    )
 
 
 def test_deeply_nested_markup_does_not_recurse():
@@ -95,13 +124,17 @@ def test_deeply_nested_markup_does_not_recurse():
 
 
 def test_charset_from_meta(tmp_path):
-    markup = '<meta charset="windows-1252"><p>caf\xe9 \x93quoted\x94</p>'.encode("latin-1")
+    markup = '<meta charset="windows-1252"><p>caf\xe9 \x93quoted\x94</p>'.encode(
+        "latin-1"
+    )
     assert "café “quoted”" in html_to_text(markup)
 
 
 def test_extract_html_uses_file_name_without_title(tmp_path):
     path = Path(tmp_path / "saved-page.html")
     path.write_bytes(b"<p>Just text</p>")
-    result = extract(path, filename="saved-page.html", content_type=None, limits=Limits())
+    result = extract(
+        path, filename="saved-page.html", content_type=None, limits=Limits()
+    )
     assert result.title == "saved-page"
     assert result.source_type == "html"

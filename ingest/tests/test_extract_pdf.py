@@ -17,10 +17,18 @@ LIMITS = Limits()
 
 
 def run(path: Path, limits: Limits = LIMITS, **kwargs):
-    return extract(path, filename=kwargs.pop("filename", path.name), content_type=None, limits=limits, **kwargs)
+    return extract(
+        path,
+        filename=kwargs.pop("filename", path.name),
+        content_type=None,
+        limits=limits,
+        **kwargs,
+    )
 
 
-def expect_error(path: Path, code: str, limits: Limits = LIMITS, **kwargs) -> ExtractionError:
+def expect_error(
+    path: Path, code: str, limits: Limits = LIMITS, **kwargs
+) -> ExtractionError:
     with pytest.raises(ExtractionError) as info:
         run(path, limits, **kwargs)
     assert info.value.code == code, info.value
@@ -35,7 +43,9 @@ def prose(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def two_column(tmp_path_factory) -> Path:
-    return pdfgen.two_column_pdf(tmp_path_factory.mktemp("pdf") / "columns.pdf", pages=3)
+    return pdfgen.two_column_pdf(
+        tmp_path_factory.mktemp("pdf") / "columns.pdf", pages=3
+    )
 
 
 def test_prose_pdf_gives_one_entry_per_page_with_metadata(prose):
@@ -58,7 +68,9 @@ def test_progress_reports_every_page(prose):
 
 def test_text_on_given_pages_lands_on_those_pages(tmp_path):
     path = pdfgen.text_pages_pdf(
-        tmp_path / "t.pdf", {2: "The indemnity cap is $2,000,000.", 5: "Governing law: Delaware."}, pages=6
+        tmp_path / "t.pdf",
+        {2: "The indemnity cap is $2,000,000.", 5: "Governing law: Delaware."},
+        pages=6,
     )
     result = run(path)
     text = normalize_pages(result.pages)
@@ -77,9 +89,15 @@ def test_two_column_page_is_read_column_by_column(two_column):
         order = [(side, int(line)) for side, pg, line in markers if int(pg) == number]
         lefts = [i for i, (side, _) in enumerate(order) if side == "L"]
         rights = [i for i, (side, _) in enumerate(order) if side == "R"]
-        assert lefts and rights and max(lefts) < min(rights), "all of the left column first"
-        assert [n for side, n in order if side == "L"] == sorted(n for side, n in order if side == "L")
-        assert [n for side, n in order if side == "R"] == sorted(n for side, n in order if side == "R")
+        assert lefts and rights and max(lefts) < min(rights), (
+            "all of the left column first"
+        )
+        assert [n for side, n in order if side == "L"] == sorted(
+            n for side, n in order if side == "L"
+        )
+        assert [n for side, n in order if side == "R"] == sorted(
+            n for side, n in order if side == "R"
+        )
 
 
 def test_sequential_two_column_layout_reads_the_same(tmp_path, two_column):
@@ -117,7 +135,9 @@ def test_boxes_are_top_left_points_where_the_glyphs_are(two_column):
     geometry = page_char_boxes(two_column, 1)
     assert (round(geometry.width), round(geometry.height)) == (595, 842)
     heading = geometry.boxes[geometry.text.index("Quarterly")]
-    assert heading is not None and heading[1] < 100, "top-left origin: the heading is near y=0"
+    assert heading is not None and heading[1] < 100, (
+        "top-left origin: the heading is near y=0"
+    )
     right = geometry.boxes[geometry.text.index("R1.1")]
     left = geometry.boxes[geometry.text.index("L1.1")]
     assert right[0] > geometry.width / 2 > left[2]
@@ -161,7 +181,9 @@ def test_user_password_pdf_is_refused_as_encrypted(tmp_path):
 
 
 def test_owner_password_only_pdf_extracts(tmp_path):
-    path = pdfgen.encrypted_pdf(tmp_path / "owner.pdf", user_password="", text="Owner-only restrictions.")
+    path = pdfgen.encrypted_pdf(
+        tmp_path / "owner.pdf", user_password="", text="Owner-only restrictions."
+    )
     assert run(path).pages[0] == "Owner-only restrictions."
 
 
@@ -185,14 +207,21 @@ def test_broken_files_fail_with_a_clear_code(tmp_path, data, code):
 
 
 def test_image_only_pdf_says_ocr_is_not_available(tmp_path):
-    error = expect_error(pdfgen.image_only_pdf(tmp_path / "scan.pdf", pages=2), "no_text")
+    error = expect_error(
+        pdfgen.image_only_pdf(tmp_path / "scan.pdf", pages=2), "no_text"
+    )
     assert "OCR" in error.message
 
 
 def test_page_limit_is_checked_before_reading_pages(tmp_path):
     path = pdfgen.text_pages_pdf(tmp_path / "long.pdf", ["x"], pages=12)
     seen: list[tuple[int, int]] = []
-    error = expect_error(path, "too_many_pages", Limits(max_pages=10), on_progress=lambda d, t: seen.append((d, t)))
+    error = expect_error(
+        path,
+        "too_many_pages",
+        Limits(max_pages=10),
+        on_progress=lambda d, t: seen.append((d, t)),
+    )
     assert "12" in error.message and "10" in error.message
     assert seen == []
 
@@ -247,7 +276,9 @@ def test_pdf_detected_by_magic_even_with_a_wrong_name(prose, tmp_path):
         ("", "contract"),
     ],
 )
-def test_title_from_pdf_metadata_only_when_it_looks_like_a_title(tmp_path, info_title, expected):
+def test_title_from_pdf_metadata_only_when_it_looks_like_a_title(
+    tmp_path, info_title, expected
+):
     from fpdf import FPDF
 
     pdf = FPDF(unit="pt")

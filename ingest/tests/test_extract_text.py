@@ -81,5 +81,10 @@ def test_total_text_limit(tmp_path):
     from ingest.errors import ExtractionError
 
     with pytest.raises(ExtractionError) as info:
-        extract(path, filename="big.txt", content_type=None, limits=Limits(max_total_chars=1000))
+        extract(
+            path,
+            filename="big.txt",
+            content_type=None,
+            limits=Limits(max_total_chars=1000),
+        )
     assert info.value.code == "too_large"

@@ -17,7 +17,9 @@ from ingest.normalize import (
 # surrogates, emoji, NBSP, ligatures and smart quotes (which must survive).
 MESSY = st.text(
     alphabet=st.sampled_from(
-        list("ab cé\t\n\r\x00\x07\x0b\x0c\x85\u2028\u00a0\u0301\u0327\ufb01“”—😀\ud800가\u1100\u1161\u11a8")
+        list(
+            "ab cé\t\n\r\x00\x07\x0b\x0c\x85\u2028\u00a0\u0301\u0327\ufb01“”—😀\ud800가\u1100\u1161\u11a8"
+        )
     ),
     max_size=60,
 )
@@ -63,7 +65,9 @@ def test_normalize_is_idempotent(text):
 def test_normalized_text_has_no_controls_or_trailing_spaces(text):
     out = normalize_page(text)
     assert "\r" not in out
-    assert all(ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cs") for ch in out)
+    assert all(
+        ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cs") for ch in out
+    )
     assert all(line == line.rstrip() for line in out.split("\n"))
     assert unicodedata.is_normalized("NFC", out)
 
@@ -86,7 +90,10 @@ def test_map_points_at_the_source_characters():
 
 def test_pages_join_with_a_separator_and_record_starts():
     result = normalize_pages(["Page one.\r\n", "", "Page three."])
-    assert result.content == "Page one.\n" + PAGE_SEPARATOR + PAGE_SEPARATOR + "Page three."
+    assert (
+        result.content
+        == "Page one.\n" + PAGE_SEPARATOR + PAGE_SEPARATOR + "Page three."
+    )
     assert result.page_starts == [0, 12, 14]
     for p, page in enumerate(["Page one.\n", "", "Page three."]):
         start = result.page_starts[p]
@@ -101,6 +108,17 @@ def test_no_pages_is_one_empty_page():
 
 def test_page_for_offset_is_one_based_and_separators_belong_to_the_page_before():
     starts = normalize_pages(["abc", "de", "f"]).page_starts  # [0, 5, 9]
-    assert [page_for_offset(starts, o) for o in range(10)] == [1, 1, 1, 1, 1, 2, 2, 2, 2, 3]
+    assert [page_for_offset(starts, o) for o in range(10)] == [
+        1,
+        1,
+        1,
+        1,
+        1,
+        2,
+        2,
+        2,
+        2,
+        3,
+    ]
     assert page_for_offset(starts, 10_000) == 3
     assert page_for_offset(starts, -1) == 1

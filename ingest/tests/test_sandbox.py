@@ -17,7 +17,11 @@ from docuiq.testing import pdfgen
 from ingest.errors import ExtractionError
 from ingest.extractors import extract
 from ingest.limits import Limits
-from ingest.sandbox import extract_in_child, page_char_boxes_in_child, render_page_png_in_child
+from ingest.sandbox import (
+    extract_in_child,
+    page_char_boxes_in_child,
+    render_page_png_in_child,
+)
 
 LIMITS = Limits()
 HERE = "ingest.tests.test_sandbox"
@@ -61,10 +65,18 @@ def report_pages(path, *, on_progress, **kwargs):
 
 
 def in_child(path: Path, limits: Limits = LIMITS, **kwargs):
-    return extract_in_child(path, filename=kwargs.pop("filename", path.name), content_type=None, limits=limits, **kwargs)
+    return extract_in_child(
+        path,
+        filename=kwargs.pop("filename", path.name),
+        content_type=None,
+        limits=limits,
+        **kwargs,
+    )
 
 
-def expect_error(path: Path, code: str, limits: Limits = LIMITS, **kwargs) -> ExtractionError:
+def expect_error(
+    path: Path, code: str, limits: Limits = LIMITS, **kwargs
+) -> ExtractionError:
     with pytest.raises(ExtractionError) as info:
         in_child(path, limits, **kwargs)
     assert info.value.code == code, info.value
@@ -92,7 +104,9 @@ def test_attachments_come_back_byte_for_byte(tmp_path):
     msg["From"], msg["To"], msg["Subject"] = "a@example.com", "b@example.com", "Files"
     msg.set_content("See attached.")
     blob = bytes(range(256)) * 1000
-    msg.add_attachment(blob, maintype="application", subtype="octet-stream", filename="data.bin")
+    msg.add_attachment(
+        blob, maintype="application", subtype="octet-stream", filename="data.bin"
+    )
     path = tmp_path / "m.eml"
     path.write_bytes(bytes(msg))
     result = in_child(path)
@@ -111,7 +125,11 @@ def test_output_from_c_libraries_cannot_corrupt_the_protocol(prose):
 
 def test_progress_is_passed_through(prose):
     seen: list[tuple[int, int]] = []
-    in_child(prose, on_progress=lambda d, t: seen.append((d, t)), _entry=f"{HERE}:report_pages")
+    in_child(
+        prose,
+        on_progress=lambda d, t: seen.append((d, t)),
+        _entry=f"{HERE}:report_pages",
+    )
     assert seen == [(0, 3), (1, 3), (2, 3), (3, 3)]
 
 
@@ -119,7 +137,9 @@ def test_geometry_and_rendering_in_a_child(prose):
     geometry = page_char_boxes_in_child(prose, 2, limits=LIMITS)
     assert geometry.text == in_child(prose).pages[1]
     assert len(geometry.boxes) == len(geometry.text)
-    assert render_page_png_in_child(prose, 1, limits=LIMITS, scale=0.3).startswith(b"\x89PNG")
+    assert render_page_png_in_child(prose, 1, limits=LIMITS, scale=0.3).startswith(
+        b"\x89PNG"
+    )
 
 
 # -- limits -------------------------------------------------------------------
@@ -138,14 +158,24 @@ def test_tiny_time_limit_on_a_big_pdf(prose):
 
 def test_a_stalled_page_times_out_before_the_whole_budget(prose):
     started = time.monotonic()
-    error = expect_error(prose, "timeout", Limits(timeout_s=60, page_timeout_s=0.5), _entry=f"{HERE}:stall_after_first_page")
+    error = expect_error(
+        prose,
+        "timeout",
+        Limits(timeout_s=60, page_timeout_s=0.5),
+        _entry=f"{HERE}:stall_after_first_page",
+    )
     assert time.monotonic() - started < 5.0
     assert "page" in error.message
 
 
 def test_memory_limit_in_python_code(prose):
     started = time.monotonic()
-    expect_error(prose, "too_complex", Limits(memory_bytes=512 * 2**20), _entry=f"{HERE}:allocate")
+    expect_error(
+        prose,
+        "too_complex",
+        Limits(memory_bytes=512 * 2**20),
+        _entry=f"{HERE}:allocate",
+    )
     assert time.monotonic() - started < 10.0
 
 
@@ -166,7 +196,11 @@ def test_a_crashing_child_is_reported_not_fatal(prose):
 def test_the_caller_survives_every_failure_and_works_after(prose, tmp_path):
     for entry in ("hang", "segfault", "allocate"):
         with pytest.raises(ExtractionError):
-            in_child(prose, Limits(timeout_s=1.0, memory_bytes=512 * 2**20), _entry=f"{HERE}:{entry}")
+            in_child(
+                prose,
+                Limits(timeout_s=1.0, memory_bytes=512 * 2**20),
+                _entry=f"{HERE}:{entry}",
+            )
     assert len(in_child(prose).pages) == 40
 
 

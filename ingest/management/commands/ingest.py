@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
@@ -24,6 +26,16 @@ def _expand(paths: list[str]) -> list[Path]:
         else:
             raise CommandError(f"No such file or folder: {raw}")
     return files
+
+
+def _wait(document: Document) -> Document:
+    """With a broker, a worker ingests: wait for the document to finish."""
+    deadline = time.monotonic() + settings.INGEST_TIME_LIMIT_S * (settings.INGEST_MAX_ATTEMPTS + 1) + 60
+    while True:
+        document = Document.objects.get(pk=document.pk)
+        if document.is_terminal or time.monotonic() > deadline:
+            return document
+        time.sleep(0.25)
 
 
 class Command(BaseCommand):
@@ -57,7 +69,7 @@ class Command(BaseCommand):
                         upload=Upload(filename=path.name, stream=stream),
                         collection=collection,
                     )
-                document = Document.objects.get(pk=document.pk)
+                document = _wait(document)
                 failed += document.status == Document.Status.FAILED
                 row = {
                     "file": str(path),

@@ -1,0 +1,455 @@
+"""Quote verification quality: recall, exact offsets, and traps that must fail.
+
+    .venv/bin/python bench/verification_eval.py [--corpus ../shared/corpus] [--cases 200]
+
+Built-in prose (contract-like sentences, bench/_common.py) gives, per kind:
+
+  verbatim            the quote copied from the document
+  whitespace          the document has PDF-style line breaks, CRLF, NBSP, double
+                      spaces, soft hyphens and line-break hyphenation
+  quotes_dashes       the document has typographic quotes, apostrophes, dashes
+  ligatures           the document has ﬁ ﬂ ﬀ ﬃ ﬄ glyphs
+  ocr_2pct, ocr_5pct  2% / 5% of the document's characters damaged with the OCR
+                      error mix of _common.OCR_ERROR_MIX (digits spared: the
+                      guard rejects changed digits by design; ocr_5pct_digits
+                      shows that)
+  elided              "... " / "…" / "[...]" / "[t]he" quotes of a clean document
+
+and traps that must never verify: a changed number, an added or dropped
+negation, a changed modal verb, swapped parties, 20% of words replaced, a
+sentence from another document, a frankenquote (halves of two sentences), an
+elided frankenquote (parts far apart), and a real sentence cited to the wrong
+source (verify_cited_quote). Traps run against the clean document and its 2%
+OCR copy, so the fuzzy path and its guard are exercised.
+
+With a corpus (--corpus or DOCUIQ_CORPUS):
+  cuad   expert clause spans copied from CUAD's .txt, looked up in the text
+         pypdfium2 extracts from the same contract's PDF (other quotes,
+         dashes, whitespace, page headers). "Right place" means the span's
+         relative position matches the clause's within 3% of the document.
+  icdar  clean ground-truth passages of ICDAR 2017 English monographs looked up
+         in the raw OCR text; the exact span is computed from the character
+         alignment. Reported overall and by the passage's character error rate.
+
+"exact" means start and end equal the expected span (after trimming
+whitespace); "near" means both are within 3 characters. Results go to
+bench/results/verification.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import random
+import re
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from rapidfuzz.distance import Levenshtein  # noqa: E402
+
+from bench._common import (  # noqa: E402
+    PARTIES,
+    expected_span,
+    ligature_damage,
+    make_document,
+    ocr_damage,
+    quote_mark_damage,
+    trim,
+    whitespace_damage,
+    write_results,
+)
+from citations.cascade import SourceText, verify_cited_quote, verify_quote  # noqa: E402
+from citations.cascade.folding import fold_text  # noqa: E402
+
+WORD = re.compile(r"\S+")
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.kinds: dict[str, dict] = defaultdict(
+            lambda: {"n": 0, "verified": 0, "exact": 0, "near": 0, "methods": defaultdict(int)}
+        )
+        self.misses: dict[str, list] = defaultdict(list)
+
+    def positive(self, kind: str, text: str, quote: str, expected, verdict) -> None:
+        row = self.kinds[kind]
+        row["n"] += 1
+        row["methods"][verdict.match_type] += 1
+        if not verdict.verified:
+            if len(self.misses[kind]) < 5:
+                self.misses[kind].append({"quote": quote[:160], "reason": verdict.reason[:200]})
+            return
+        row["verified"] += 1
+        assert text[verdict.start : verdict.end] == verdict.source_text
+        if expected is None:
+            return
+        if (verdict.start, verdict.end) == tuple(expected):
+            row["exact"] += 1
+        if abs(verdict.start - expected[0]) <= 3 and abs(verdict.end - expected[1]) <= 3:
+            row["near"] += 1
+        elif len(self.misses[kind + ":offsets"]) < 5:
+            self.misses[kind + ":offsets"].append(
+                {
+                    "quote": quote[:120],
+                    "expected": text[expected[0] : expected[1]][:120],
+                    "found": verdict.source_text[:120],
+                }
+            )
+
+    def trap(self, kind: str, quote: str, verdict) -> None:
+        row = self.kinds[kind]
+        row["n"] += 1
+        row["methods"][verdict.match_type] += 1
+        if verdict.verified:
+            row["verified"] += 1
+            self.misses[kind].append({"quote": quote[:200], "found": verdict.source_text[:200]})
+
+    def summary(self) -> dict:
+        out = {}
+        for kind, row in self.kinds.items():
+            n = row["n"] or 1
+            out[kind] = {
+                "n": row["n"],
+                "verified": row["verified"],
+                "recall": round(row["verified"] / n, 4),
+                "exact_offsets": round(row["exact"] / n, 4),
+                "near_offsets": round(row["near"] / n, 4),
+                "match_types": dict(row["methods"]),
+            }
+        return out
+
+
+# --- built-in prose ------------------------------------------------------------
+
+
+def _quote_spans(doc: str, rng: random.Random, count: int, lo: int = 80, hi: int = 400):
+    """Word-aligned spans of lo..hi characters inside one paragraph, unique in doc."""
+    paragraphs = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", doc)]
+    folded_doc = fold_text(doc)
+    spans = []
+    attempts = 0
+    while len(spans) < count and attempts < count * 20:
+        attempts += 1
+        p0, p1 = rng.choice(paragraphs)
+        words = [(m.start() + p0, m.end() + p0) for m in WORD.finditer(doc[p0:p1])]
+        if len(words) < 4:
+            continue
+        i = rng.randrange(len(words))
+        j = i
+        while j + 1 < len(words) and words[j + 1][1] - words[i][0] <= hi:
+            j += 1
+            if words[j][1] - words[i][0] >= lo and rng.random() < 0.15:
+                break
+        start, end = words[i][0], words[j][1]
+        if end - start < lo:
+            continue
+        if folded_doc.count(fold_text(doc[start:end])) != 1:
+            continue
+        spans.append((start, end))
+    return spans
+
+
+def _sentences(doc: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in re.finditer(r"[A-Z][^.\n]*(?:\.\d[^.\n]*)*\.", doc)]
+
+
+def run_prose(tally: Tally, rng: random.Random, cases: int) -> None:
+    documents = [make_document(rng, 120) for _ in range(6)]
+    damages = {
+        "whitespace": lambda t: whitespace_damage(t, rng),
+        "quotes_dashes": lambda t: quote_mark_damage(t, rng),
+        "ligatures": lambda t: ligature_damage(t, rng),
+        "ocr_2pct": lambda t: ocr_damage(t, rng, 0.02),
+        "ocr_5pct": lambda t: ocr_damage(t, rng, 0.05),
+        "ocr_5pct_digits": lambda t: ocr_damage(t, rng, 0.05, damage_digits=True),
+    }
+    per_doc = max(1, cases // len(documents))
+    for doc in documents:
+        for start, end in _quote_spans(doc, rng, per_doc):
+            quote = doc[start:end]
+            tally.positive("verbatim", doc, quote, (start, end), verify_quote(doc, quote))
+        for kind, damage in damages.items():
+            damaged, origin = damage(doc)
+            for start, end in _quote_spans(doc, rng, per_doc):
+                quote = doc[start:end]
+                span = expected_span(origin, start, end)
+                expected = trim(damaged, *span) if span else None
+                verdict = verify_quote(damaged, quote)
+                tally.positive(kind, damaged, quote, expected, verdict)
+    run_elisions(tally, rng, documents, per_doc)
+    run_traps(tally, rng, documents, per_doc)
+
+
+ELLIPSES = ["...", "…", "[...]", "[…]", ". . ."]
+
+
+def run_elisions(tally: Tally, rng: random.Random, documents: list[str], per_doc: int) -> None:
+    for doc in documents:
+        sentences = [s for s in _sentences(doc) if len(WORD.findall(doc[s[0] : s[1]])) >= 12]
+        for start, end in rng.sample(sentences, min(per_doc, len(sentences))):
+            words = [(m.start() + start, m.end() + start) for m in WORD.finditer(doc[start:end])]
+            i = rng.randint(3, len(words) - 5)
+            j = rng.randint(i + 1, min(len(words) - 3, i + 10))
+            head = doc[words[0][0] : words[i - 1][1]]
+            tail = doc[words[j][0] : words[-1][1]]
+            quote = f"{head} {rng.choice(ELLIPSES)} {tail}"
+            if rng.random() < 0.3 and head.startswith("The "):
+                quote = "[t]" + quote[1:]
+            verdict = verify_quote(doc, quote)
+            tally.positive("elided", doc, quote, (words[0][0], words[-1][1]), verdict)
+
+
+SWAPS = {a: b for pair in PARTIES for a, b in (pair, pair[::-1])}
+MODAL_SWAPS = {"shall": "may", "may": "shall", "must": "may", "will": "may", "should": "must"}
+
+
+def _trap_quotes(doc: str, other: str, rng: random.Random, count: int) -> dict[str, list[str]]:
+    sentences = [doc[a:b] for a, b in _sentences(doc)]
+    traps: dict[str, list[str]] = defaultdict(list)
+    folded_doc = fold_text(doc)
+    vocabulary = sorted({w for s in sentences for w in WORD.findall(s)})
+    for sentence in rng.sample(sentences, min(count, len(sentences))):
+        numbers = list(re.finditer(r"\d+", sentence))
+        if numbers:
+            m = rng.choice(numbers)
+            value = int(m.group())
+            changed = str(value + rng.randint(1, 9)) if rng.random() < 0.5 else m.group() + "0"
+            traps["trap_number"].append(sentence[: m.start()] + changed + sentence[m.end() :])
+        modal = re.search(r"\b(shall|may|must|will|should)\b(?! not)", sentence)
+        if modal:
+            traps["trap_negation_added"].append(
+                sentence[: modal.end()] + " not" + sentence[modal.end() :]
+            )
+            swapped = MODAL_SWAPS[modal.group()]
+            traps["trap_modal"].append(sentence[: modal.start()] + swapped + sentence[modal.end() :])
+        if " not " in sentence:
+            traps["trap_negation_dropped"].append(sentence.replace(" not ", " ", 1))
+        party = re.search(r"\b(" + "|".join(SWAPS) + r")\b", sentence)
+        if party:
+            swapped = SWAPS[party.group()]
+            traps["trap_party"].append(sentence[: party.start()] + swapped + sentence[party.end() :])
+        words = sentence.split()
+        if len(words) >= 10:
+            replaced = list(words)
+            for k in rng.sample(range(len(words)), max(2, len(words) // 5)):
+                replaced[k] = rng.choice(vocabulary)
+            if replaced != words:
+                traps["trap_words_20pct"].append(" ".join(replaced))
+    other_sentences = [other[a:b] for a, b in _sentences(other)]
+    for sentence in rng.sample(other_sentences, min(count, len(other_sentences))):
+        traps["trap_other_document"].append(sentence)
+    for _ in range(count):
+        s1, s2 = rng.sample(sentences, 2)
+        w1, w2 = s1.split(), s2.split()
+        traps["trap_frankenquote"].append(" ".join(w1[: len(w1) // 2] + w2[len(w2) // 2 :]))
+        far = [(a, b) for a, b in _sentences(doc)]
+        (a1, b1), (a2, b2) = sorted(rng.sample(far, 2))
+        if a2 - b1 > 1000:
+            traps["trap_elided_far"].append(f"{doc[a1:b1]} ... {doc[a2:b2]}")
+    # A trap that happens to be a real sentence of the document is no trap.
+    return {
+        kind: [q for q in quotes if fold_text(q) not in folded_doc]
+        for kind, quotes in traps.items()
+    }
+
+
+def run_traps(tally: Tally, rng: random.Random, documents: list[str], per_doc: int) -> None:
+    for index, doc in enumerate(documents):
+        other = documents[(index + 1) % len(documents)]
+        damaged, _ = ocr_damage(doc, rng, 0.02)
+        traps = _trap_quotes(doc, other, rng, per_doc)
+        for kind, quotes in traps.items():
+            for quote in quotes:
+                tally.trap(kind, quote, verify_quote(doc, quote))
+                tally.trap(kind + "_ocr", quote, verify_quote(damaged, quote))
+        cited = SourceText("S1", doc)
+        source = SourceText("S2", other)
+        for a, b in rng.sample(_sentences(other), min(per_doc, len(_sentences(other)))):
+            quote = other[a:b]
+            if fold_text(quote) in fold_text(doc):
+                continue
+            verdict = verify_cited_quote(quote, cited=cited, others=[source])
+            tally.trap("trap_wrong_source", quote, verdict)
+            tally.kinds["trap_wrong_source"]["flagged_mis_attributed"] = tally.kinds[
+                "trap_wrong_source"
+            ].get("flagged_mis_attributed", 0) + int(verdict.found_in == "S2")
+
+
+# --- corpus: CUAD ---------------------------------------------------------------
+
+
+def run_cuad(tally: Tally, corpus: Path, rng: random.Random, per_contract: int) -> None:
+    import pypdfium2
+
+    base = corpus / "cuad"
+    for line in (base / "gold_spans.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        txt = (base / record["txt"]).read_text(encoding="utf-8", errors="replace")
+        pdf = pypdfium2.PdfDocument(str(base / record["pdf"]))
+        try:
+            pages = [pdf[i].get_textpage().get_text_range() for i in range(len(pdf))]
+        finally:
+            pdf.close()
+        pdf_text = "\n".join(pages)
+        spans = [
+            span
+            for category in record["categories"]
+            for span in category["spans"]
+            if len(WORD.findall(span["text"])) >= 5
+        ]
+        for span in rng.sample(spans, min(per_contract, len(spans))):
+            quote = span["text"]
+            verdict = verify_quote(pdf_text, quote)
+            kind = "cuad_pdf"
+            tally.positive(kind, pdf_text, quote, None, verdict)
+            if verdict.verified:
+                where = verdict.start / max(1, len(pdf_text))
+                right = any(
+                    abs(where - s / max(1, len(txt))) <= 0.03 for s in span["all_starts"]
+                )
+                tally.kinds[kind]["right_place"] = tally.kinds[kind].get("right_place", 0) + int(
+                    right
+                )
+
+
+# --- corpus: ICDAR 2017 OCR ------------------------------------------------------
+
+
+def _icdar_file(path: str) -> tuple[str, str, str]:
+    fields = {}
+    for line in Path(path).read_text(encoding="utf-8").split("\n"):
+        for key in ("[OCR_toInput]", "[OCR_aligned]", "[ GS_aligned]"):
+            if line.startswith(key):
+                fields[key] = line[len(key) + 1 :]
+    return fields["[OCR_toInput]"], fields["[OCR_aligned]"], fields["[ GS_aligned]"]
+
+
+def run_icdar(tally: Tally, corpus: Path, rng: random.Random, per_file: int) -> dict:
+    by_cer: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for path in sorted(glob.glob(str(corpus / "ocr_icdar2017" / "eng_monograph" / "*.txt"))):
+        raw, ocr_aligned, gs_aligned = _icdar_file(path)
+        # raw offset of each aligned column ('@' in the OCR row is a gap).
+        raw_at = []
+        position = 0
+        for c in ocr_aligned:
+            raw_at.append(position)
+            if c != "@":
+                position += 1
+        raw_at.append(position)
+        starts = [m.start() for m in re.finditer(r"(?<![^ @])[^ @#]", gs_aligned)]
+        for _ in range(per_file):
+            if not starts:
+                break
+            c1 = rng.choice(starts)
+            c2 = c1 + rng.randint(100, 300)
+            ends = [m.end() for m in re.finditer(r"[^ @#](?=[ @])", gs_aligned[c1 : c2 + 40])]
+            if not ends:
+                continue
+            c2 = c1 + ends[-1]
+            if "#" in gs_aligned[c1:c2] or "#" in ocr_aligned[c1:c2]:
+                continue
+            quote = gs_aligned[c1:c2].replace("@", "")
+            expected = trim(raw, raw_at[c1], raw_at[c2])
+            ocr_text = raw[expected[0] : expected[1]]
+            cer = Levenshtein.distance(quote, ocr_text) / max(1, len(quote))
+            bucket = "cer<2%" if cer < 0.02 else "cer<5%" if cer < 0.05 else "cer<10%" if cer < 0.1 else "cer>=10%"
+            verdict = verify_quote(raw, quote)
+            tally.positive("icdar_ocr", raw, quote, expected, verdict)
+            row = by_cer[bucket]
+            row[0] += 1
+            row[1] += int(verdict.verified)
+            row[2] += int(verdict.verified and (verdict.start, verdict.end) == expected)
+    return {
+        bucket: {"n": n, "recall": round(v / n, 4), "exact_offsets": round(e / n, 4)}
+        for bucket, (n, v, e) in sorted(by_cer.items())
+    }
+
+
+# --- report -------------------------------------------------------------------
+
+TARGETS = {
+    "verbatim": ("recall", 1.0),
+    "whitespace": ("exact_offsets", 0.99),
+    "quotes_dashes": ("exact_offsets", 0.99),
+    "ligatures": ("exact_offsets", 0.99),
+    "ocr_5pct": ("recall", 0.97),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpus", default=os.environ.get("DOCUIQ_CORPUS"))
+    parser.add_argument("--cases", type=int, default=300, help="cases per built-in kind")
+    parser.add_argument("--seed", type=int, default=20240601)
+    parser.add_argument("--per-contract", type=int, default=40)
+    parser.add_argument("--per-file", type=int, default=12)
+    parser.add_argument("--out", default="verification.json")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    tally = Tally()
+    started = time.perf_counter()
+    run_prose(tally, rng, args.cases)
+    icdar_buckets = None
+    corpus = Path(args.corpus) if args.corpus else None
+    if corpus and (corpus / "cuad").exists():
+        run_cuad(tally, corpus, rng, args.per_contract)
+    if corpus and (corpus / "ocr_icdar2017").exists():
+        icdar_buckets = run_icdar(tally, corpus, rng, args.per_file)
+    summary = tally.summary()
+    for kind, row in tally.kinds.items():
+        for extra in ("right_place", "flagged_mis_attributed"):
+            if extra in row:
+                summary[kind][extra] = row[extra]
+    traps = {k: v for k, v in summary.items() if k.startswith("trap_")}
+    positives = {k: v for k, v in summary.items() if not k.startswith("trap_")}
+    false_verified = sum(v["verified"] for v in traps.values())
+    targets = {}
+    for kind, (metric, goal) in TARGETS.items():
+        value = positives.get(kind, {}).get(metric)
+        targets[f"{kind}.{metric}>={goal}"] = value is not None and value >= goal
+    targets["traps.verified==0"] = false_verified == 0
+
+    print(f"{'kind':<22}{'n':>6}{'recall':>9}{'exact':>9}{'near':>9}  match types")
+    for kind, row in positives.items():
+        print(
+            f"{kind:<22}{row['n']:>6}{row['recall']:>9.3f}{row['exact_offsets']:>9.3f}"
+            f"{row['near_offsets']:>9.3f}  {row['match_types']}"
+            + (f"  right place {row['right_place']}" if "right_place" in row else "")
+        )
+    if icdar_buckets:
+        for bucket, row in icdar_buckets.items():
+            print(f"  icdar {bucket:<14}{row['n']:>6}{row['recall']:>9.3f}{row['exact_offsets']:>9.3f}")
+    print(f"\n{'trap':<30}{'n':>6}{'verified (must be 0)':>22}")
+    for kind, row in traps.items():
+        print(f"{kind:<30}{row['n']:>6}{row['verified']:>22}")
+    print(f"\nfalse verifications: {false_verified}")
+    for goal, met in targets.items():
+        print(f"target {goal}: {'met' if met else 'NOT MET'}")
+    elapsed = time.perf_counter() - started
+    print(f"({elapsed:.1f}s)")
+    path = write_results(
+        args.out,
+        {
+            "seed": args.seed,
+            "cases_per_kind": args.cases,
+            "corpus": str(corpus) if corpus else None,
+            "positives": positives,
+            "icdar_by_cer": icdar_buckets,
+            "traps": traps,
+            "false_verifications": false_verified,
+            "targets": targets,
+            "examples_of_misses": dict(tally.misses),
+            "seconds": round(elapsed, 1),
+        },
+    )
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,304 @@
+"""Tabular review services: create, start, cancel, re-run a cell.
+
+Contracts:
+- `review_create` stores the review, its rows (documents in the operator's
+  order, duplicates dropped; an id that names no document of the tenant is
+  kept as a `missing` row), its columns and one pending cell per (row,
+  column), in one transaction. It does not start the run.
+- `review_start` marks the review `queued` and publishes the run task after
+  commit (the review is the task's record, CEL-10). Starting a review that
+  is queued or running does nothing more; a finished or cancelled review with
+  pending cells runs again and only those cells run. A broker that is down
+  leaves it queued for `reviews_sweep`.
+- `review_cancel` is a conditional UPDATE (queued/running -> cancelled); the
+  executor notices between cells. Finished cells are kept.
+- `cell_rerun` resets one finished cell to pending and starts the review.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.scoping import tenant_scope, unscoped
+from docuiq.exceptions import DocuIQError
+from ingest.models import Document
+from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+    from accounts.models import Tenant
+
+logger = logging.getLogger(__name__)
+
+MAX_DOCUMENTS = 500
+MAX_COLUMNS = 50
+# A running review whose heartbeat is older than this lost its worker.
+STALE_AFTER_S = 600
+
+
+class ReviewError(DocuIQError):
+    code = "invalid_review"
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    name: str
+    question: str
+    type: str = ReviewColumn.Type.TEXT
+    description: str = ""
+
+
+_TYPE_ALIASES = {
+    "text": ReviewColumn.Type.TEXT,
+    "date": ReviewColumn.Type.DATE,
+    "money": ReviewColumn.Type.MONEY,
+    "amount": ReviewColumn.Type.MONEY,
+    "currency": ReviewColumn.Type.MONEY,
+    "yes/no": ReviewColumn.Type.YES_NO,
+    "yes_no": ReviewColumn.Type.YES_NO,
+    "yesno": ReviewColumn.Type.YES_NO,
+    "boolean": ReviewColumn.Type.YES_NO,
+    "list": ReviewColumn.Type.LIST,
+}
+_SPEC_RE = re.compile(r"^\s*(?P<name>[^:()]+?)\s*(?:\((?P<type>[^)]*)\))?\s*:\s*(?P<question>.+)$", re.S)
+
+
+def column_type(raw: str) -> str:
+    """A column type from its name or an alias ("yes/no", "amount"); ReviewError if unknown."""
+    kind = _TYPE_ALIASES.get(raw.strip().lower())
+    if kind is None:
+        raise ReviewError(
+            f"Unknown column type {raw!r}: use text, date, money, yes/no or list.",
+            code="invalid_column_type",
+        )
+    return kind
+
+
+def parse_column(spec: str) -> ColumnSpec:
+    """``"Name: question"`` or ``"Name (type): question"`` -> ColumnSpec."""
+    match = _SPEC_RE.match(spec)
+    if not match or not match.group("question").strip():
+        raise ReviewError(
+            f'Column {spec!r} is not "Name: question" (or "Name (type): question").',
+            code="invalid_column",
+        )
+    kind = column_type(match.group("type")) if match.group("type") else ReviewColumn.Type.TEXT
+    return ColumnSpec(
+        name=match.group("name").strip(), question=match.group("question").strip(), type=kind
+    )
+
+
+def _document_uuid(value: object) -> uuid.UUID:
+    try:
+        return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+    except (ValueError, TypeError, AttributeError):
+        raise ReviewError(f"{value!r} is not a document id.", code="invalid_document_id") from None
+
+
+@transaction.atomic
+def review_create(
+    *,
+    tenant: Tenant,
+    name: str,
+    document_ids: Sequence[object],
+    columns: Sequence[ColumnSpec],
+    user: AbstractBaseUser | None = None,
+) -> Review:
+    """Create a review with its rows, columns and pending cells (see module docstring)."""
+    name = (name or "").strip() or "Untitled review"
+    ids: list[uuid.UUID] = []
+    for raw in document_ids:
+        doc_id = _document_uuid(raw)
+        if doc_id not in ids:
+            ids.append(doc_id)
+    if not ids:
+        raise ReviewError("Choose at least one document.", code="no_documents")
+    if len(ids) > MAX_DOCUMENTS:
+        raise ReviewError(f"A review can have at most {MAX_DOCUMENTS} documents.", code="too_many_documents")
+    if not columns:
+        raise ReviewError("Add at least one column.", code="no_columns")
+    if len(columns) > MAX_COLUMNS:
+        raise ReviewError(f"A review can have at most {MAX_COLUMNS} columns.", code="too_many_columns")
+    specs = []
+    for spec in columns:
+        if not spec.name.strip() or not spec.question.strip():
+            raise ReviewError("Every column needs a name and a question.", code="invalid_column")
+        specs.append(
+            ColumnSpec(
+                name=spec.name.strip()[:200],
+                question=spec.question.strip()[:4000],
+                type=column_type(spec.type),
+                description=(spec.description or "").strip()[:4000],
+            )
+        )
+    user = user if (user is not None and getattr(user, "is_authenticated", False) and getattr(user, "pk", None)) else None
+    with tenant_scope(tenant):
+        review = Review.objects.create(tenant=tenant, name=name[:200], created_by=user)
+        titles = dict(Document.objects.filter(pk__in=ids).values_list("pk", "title"))
+        rows = ReviewDocument.objects.bulk_create(
+            [
+                ReviewDocument(
+                    tenant=tenant,
+                    review=review,
+                    document_uid=doc_id,
+                    document_id=doc_id if doc_id in titles else None,
+                    title=(titles.get(doc_id) or "")[:500],
+                    order=order,
+                    state=(
+                        ReviewDocument.State.PENDING
+                        if doc_id in titles
+                        else ReviewDocument.State.MISSING
+                    ),
+                    error="" if doc_id in titles else "No such document in this workspace.",
+                )
+                for order, doc_id in enumerate(ids)
+            ]
+        )
+        cols = ReviewColumn.objects.bulk_create(
+            [
+                ReviewColumn(
+                    tenant=tenant,
+                    review=review,
+                    name=spec.name,
+                    question=spec.question,
+                    description=spec.description,
+                    type=spec.type,
+                    order=order,
+                )
+                for order, spec in enumerate(specs)
+            ]
+        )
+        if any(r.pk is None for r in rows) or any(c.pk is None for c in cols):
+            rows = list(ReviewDocument.objects.filter(review=review).order_by("order"))
+            cols = list(ReviewColumn.objects.filter(review=review).order_by("order"))
+        Cell.objects.bulk_create(
+            [Cell(tenant=tenant, review=review, row=r, column=c) for r in rows for c in cols],
+            batch_size=1000,
+        )
+    return review
+
+
+def review_start(*, review: Review) -> Review:
+    """Queue the review's run (see module docstring). Returns it refreshed."""
+    with tenant_scope(review.tenant):
+        if review.status in Review.ACTIVE:
+            if review.status == Review.Status.QUEUED:
+                _enqueue(review)  # a second nudge is harmless: the run is idempotent
+            review.refresh_from_db()
+            return review
+        has_work = Cell.objects.filter(review=review, status=Cell.Status.PENDING).exists()
+        if not has_work and review.status == Review.Status.COMPLETED:
+            return review
+        with transaction.atomic():
+            Review.objects.filter(pk=review.pk).exclude(status__in=Review.ACTIVE).update(
+                status=Review.Status.QUEUED, finished_at=None, error=""
+            )
+            _enqueue(review)
+        review.refresh_from_db()
+        return review
+
+
+def review_cancel(*, review: Review) -> bool:
+    """Cancel a queued or running review; False if it had already finished."""
+    with tenant_scope(review.tenant):
+        changed = Review.objects.filter(pk=review.pk, status__in=Review.ACTIVE).update(
+            status=Review.Status.CANCELLED, finished_at=timezone.now()
+        )
+        review.refresh_from_db()
+        if changed:
+            # Results so far, so the grid and exports are complete for what ran.
+            from tabular.selectors import review_results
+
+            Review.objects.filter(pk=review.pk).update(results=review_results(review))
+        return bool(changed)
+
+
+def cell_rerun(*, cell: Cell) -> Cell:
+    """Reset a finished cell to pending and start its review. A running or
+    pending cell is left alone (it is about to be answered anyway)."""
+    with tenant_scope(cell.review.tenant):
+        Cell.objects.filter(pk=cell.pk, status__in=Cell.FINISHED).update(
+            status=Cell.Status.PENDING,
+            value="",
+            confidence="",
+            justification="",
+            quote="",
+            error="",
+            message=None,
+            citation=None,
+            cited_chunk_ids=[],
+            retrieved_chunk_ids=[],
+            used_fallback=False,
+            run_token=None,
+            attempts=0,
+            started_at=None,
+            finished_at=None,
+            prompt_tokens=0,
+            completion_tokens=0,
+            cost_usd=0,
+        )
+        review_start(review=Review.objects.get(pk=cell.review_id))
+        cell.refresh_from_db()
+        return cell
+
+
+def _enqueue(review: Review) -> None:
+    review_id = str(review.pk)
+
+    def send() -> None:
+        from tabular.tasks import run_review
+
+        if settings.CELERY_TASK_ALWAYS_EAGER and getattr(settings, "TABULAR_EAGER_THREAD", False):
+            # No broker (make run): run in the background so the page can
+            # show cells filling in, as it does with a worker.
+            threading.Thread(target=_run_in_thread, args=(review_id,), daemon=True).start()
+            return
+        try:
+            run_review.delay(review_id)
+        except Exception:  # broker down: the sweeper queues it again (CEL-07)
+            logger.warning("broker unavailable; review %s stays queued for the sweeper", review_id)
+
+    transaction.on_commit(send)
+
+
+def _run_in_thread(review_id: str) -> None:
+    from django.db import connection
+
+    from tabular.tasks import run_review
+
+    try:
+        run_review.apply(args=(review_id,))
+    finally:
+        connection.close()
+
+
+def reviews_sweep(*, stale_after_s: int | None = None) -> int:
+    """Queue again reviews left queued (broker down) or running without a
+    heartbeat (worker lost for good). Returns how many were queued."""
+    stale_after_s = STALE_AFTER_S if stale_after_s is None else stale_after_s
+    cutoff = timezone.now() - timedelta(seconds=stale_after_s)
+    with unscoped():
+        active = list(Review.objects.filter(status__in=Review.ACTIVE).select_related("tenant"))
+    count = 0
+    for review in active:
+        last = review.heartbeat_at or review.updated_at
+        if last >= cutoff:
+            continue
+        with tenant_scope(review.tenant):
+            Review.objects.filter(pk=review.pk).update(heartbeat_at=timezone.now())
+            with transaction.atomic():
+                _enqueue(review)
+        count += 1
+    return count
