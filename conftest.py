@@ -192,3 +192,18 @@ def celery_worker_proc(settings, transactional_db, tmp_path):
         app.conf.broker_url, app.conf.task_always_eager = old
         app.pool.force_close_all()
 
+
+
+@pytest.fixture
+def llm(settings):
+    """A scripted OpenAI-compatible server on 127.0.0.1, configured as the model."""
+    from docuiq.testing.llm_server import ScriptedLLMServer
+
+    with ScriptedLLMServer(mode=None) as server:
+        settings.LLM_BASE_URL = server.base_url
+        settings.LLM_MODEL = "scripted-model"
+        settings.LLM_API_KEY = "test-key"
+        settings.LLM_MAX_RETRIES = 1
+        settings.LLM_TIMEOUT_S = 5
+        settings.LLM_JUDGE_MODEL = ""
+        yield server

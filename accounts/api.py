@@ -30,6 +30,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import exceptions, serializers
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
@@ -204,6 +205,10 @@ class TenantApiView(APIView):
 
     permission_classes = [IsAuthenticated, HasTenant]
     throttle_classes = [CallerRateThrottle, AnonRateThrottle]
+    # JSON only: the browsable API would render templates whose context
+    # processors expect a person (an API-key principal breaks them), and
+    # /api/docs/ already documents every operation.
+    renderer_classes = [JSONRenderer]
     tenant_query_param: ClassVar[str | None] = None
 
     def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> Any:

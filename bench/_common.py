@@ -25,7 +25,16 @@ PARTIES = [
     ("Distributor", "Manufacturer"),
 ]
 MODALS = ["shall", "may", "must", "will", "should"]
-MONTHS = ["January", "March", "April", "June", "July", "September", "October", "December"]
+MONTHS = [
+    "January",
+    "March",
+    "April",
+    "June",
+    "July",
+    "September",
+    "October",
+    "December",
+]
 OBJECTS = [
     "the Goods",
     "the Services",
@@ -63,7 +72,15 @@ TEMPLATES = [
     "The {a} {modal} keep accurate books and records and allow an audit once in any {n}-month period.",
     "If the {b} fails to pay any sum when due, the {a} {modal} suspend performance on {n} days' notice.",
 ]
-TERMS = ["Territory", "Products", "Term", "Affiliate", "Field", "Effective Date", "Specifications"]
+TERMS = [
+    "Territory",
+    "Products",
+    "Term",
+    "Affiliate",
+    "Field",
+    "Effective Date",
+    "Specifications",
+]
 
 
 def _fill(template: str, rng: random.Random) -> str:
@@ -132,7 +149,12 @@ def whitespace_damage(text: str, rng: random.Random) -> tuple[str, Origin]:
             if r < 0.25:
                 return [(" ", i), (" ", None)]
             return [(c, i)]
-        if c.isalpha() and 0 < i < len(text) - 1 and text[i - 1].isalpha() and text[i + 1].isalpha():
+        if (
+            c.isalpha()
+            and 0 < i < len(text) - 1
+            and text[i - 1].isalpha()
+            and text[i + 1].isalpha()
+        ):
             r = rng.random()
             if r < 0.01:
                 return [(c, i), ("-", None), ("\n", None)]
@@ -227,14 +249,26 @@ OCR_ERROR_MIX = {
 }
 
 
+# Look-alike and segmentation errors only: what the matcher can tell apart
+# from a different word. Arbitrary letter edits ("days" -> "dys") are refused
+# by the guard by design (they look like "employer" -> "employee").
+OCR_LOOKALIKE_MIX = {"confusion": 0.70, "space": 0.18, "punctuation": 0.12}
+
+
 def ocr_damage(
-    text: str, rng: random.Random, rate: float, *, damage_digits: bool = False
+    text: str,
+    rng: random.Random,
+    rate: float,
+    *,
+    damage_digits: bool = False,
+    mix: dict[str, float] | None = None,
 ) -> tuple[str, Origin]:
-    """Damage about `rate` of the characters with OCR_ERROR_MIX. Digits are
-    left alone unless `damage_digits`: the guard rejects any changed digit by
-    design, which the traps measure separately."""
-    kinds = list(OCR_ERROR_MIX)
-    weights = list(OCR_ERROR_MIX.values())
+    """Damage about `rate` of the characters with `mix` (OCR_ERROR_MIX by
+    default). Digits are left alone unless `damage_digits`: the guard rejects
+    any changed digit by design, which the traps measure separately."""
+    mix = mix or OCR_ERROR_MIX
+    kinds = list(mix)
+    weights = list(mix.values())
 
     def step(i: int, c: str) -> list[tuple[str, int | None]]:
         if c.isdigit() and not damage_digits:

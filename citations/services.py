@@ -126,7 +126,9 @@ def citations_record(
 
 
 def _judges() -> tuple[object | None, list]:
-    if not (settings.LLM_BASE_URL and (settings.LLM_JUDGE_MODEL or settings.LLM_MODEL)):
+    # Stages 3-4 cost a model call per citation: they run only when a judge
+    # model is named explicitly (LLM_JUDGE_MODEL, may equal LLM_MODEL).
+    if not (settings.LLM_BASE_URL and settings.LLM_JUDGE_MODEL):
         return None, []
     from chat.providers import llm_config
     from citations.judge import judges_from_config
@@ -211,7 +213,7 @@ def citation_verify(*, citation_id: uuid.UUID, trigger: str = "initial") -> Mess
         )
         others = []
         other_revisions = {
-            r.pk: r
+            r.document_id: r
             for r in _current_revisions_for({s.document_id for s in sources if s is not cited})
         }
         for s in sources:

@@ -253,6 +253,7 @@ LOGGING = {
     "loggers": {
         "pdfminer": {"level": "ERROR"},
         "httpx": {"level": "WARNING"},
+        "httpx2": {"level": "WARNING"},
         "celery": {"level": "WARNING"},
         "kombu": {"level": "ERROR"},
     },

@@ -198,14 +198,16 @@ class DocumentUploadApi(TenantApiView):
             )
             for uploaded in data["files"]
         ]
-        documents = list(
+        # Read back in one query with what the output needs; one item per
+        # uploaded file, in upload order (a repeated file repeats its document).
+        fetched = (
             Document.objects.with_scope(tenant=self.tenant.pk)
             .filter(pk__in=[d.pk for d in documents])
             .select_related("file", "current_revision")
             .prefetch_related("collections")
+            .in_bulk()
         )
-        order = {d.pk: i for i, d in enumerate(documents)}
-        documents.sort(key=lambda d: order[d.pk])
+        documents = [fetched[d.pk] for d in documents]
         return Response(
             self.OutputSerializer({"items": documents}).data,
             status=status.HTTP_201_CREATED,

@@ -41,11 +41,14 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ingest.errors import ErrorCode, ExtractionError
 from ingest.extractors import Attachment, Extracted
 from ingest.limits import Limits
+
+if TYPE_CHECKING:
+    from ingest.extractors.pdf import PageGeometry
 
 __all__ = ["extract_in_child", "page_char_boxes_in_child", "render_page_png_in_child"]
 
@@ -89,7 +92,9 @@ def extract_in_child(
         return _extracted(reply, Path(workdir))
 
 
-def page_char_boxes_in_child(path: Path, page_number: int, *, limits: Limits) -> Any:
+def page_char_boxes_in_child(
+    path: Path, page_number: int, *, limits: Limits
+) -> PageGeometry:
     """`pdf.page_char_boxes` in a child process (for the web tier's document viewer)."""
     from ingest.extractors.pdf import PageGeometry
 
@@ -338,6 +343,7 @@ def child_main() -> int:
         protocol.write(json.dumps(message).encode() + b"\n")
         protocol.flush()
 
+    _die_with_parent()
     request = json.loads(sys.stdin.buffer.readline())
     limits = Limits.from_dict(request["limits"])
     _set_rlimits(limits)
@@ -354,6 +360,18 @@ def child_main() -> int:
         send({"error": ExtractionError(ErrorCode.CORRUPT).as_dict()})
     protocol.close()
     return 0
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this child if the worker that started it is killed first."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: RLIMIT_CPU and the closed pipe still end an orphan
 
 
 def _set_rlimits(limits: Limits) -> None:

@@ -38,7 +38,7 @@ from citations.cascade.folding import OCR_SAME_LENGTH, ocr_skeleton
 # A number stands alone ("30", "1,000.50"); digits glued to letters ("30days",
 # "0rder") are read as a word and sorted out in `features`.
 _TOKEN = re.compile(
-    r"(?P<num>(?<!\w)\d+(?:[.,]\d+)*(?!\w))|(?P<sym>[$€£¥₹%])|(?P<word>\w+(?:'\w+)?)"
+    r"(?P<num>(?<!\w)\d+(?:[.,]\d+)*(?!\w))|(?P<sym>[$€£¥₹%])|(?P<word>\w+(?:[.,']\w+)*)"
 )
 _WORD = re.compile(r"\w+")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
@@ -239,7 +239,8 @@ def features(folded: str) -> list[Feature]:
                 Feature(feature_kind, value, raw, _context(folded, start, end))
             )
             continue
-        word = raw
+        # A stray mark inside a word ("no.tice") is OCR noise, not two words.
+        word = raw.replace(".", "").replace(",", "")
         context = _context(folded, start, end)
         if word.endswith("n't"):
             found.append(Feature(NEGATION, "not", raw, context))
@@ -321,21 +322,54 @@ def _negating_prefix(a: str, b: str) -> bool:
     return len(shorter) >= 3 and any(longer == p + shorter for p in _NEGATING_PREFIXES)
 
 
+# One glyph read as two (in OCR_SAME_LENGTH space, where i and 1 are l).
+SPLIT_GLYPHS = frozenset(
+    {("rn", "m"), ("nn", "m"), ("ln", "m"), ("cl", "d"), ("vv", "w"), ("rl", "n")}
+    | {("ll", "h"), ("ll", "u")}
+)
+
+
 def _plausible_ocr(a: str, b: str) -> bool:
-    """Could OCR have turned one word into the other? Both are skeletons."""
-    ops = Levenshtein.editops(a, b)
-    if len(ops) > 1 + max(len(a), len(b)) // 4:
+    """Could OCR have turned word `a` into word `b`? Both are folded.
+
+    The cheapest edit path that uses only OCR-like edits (confusable
+    substitutions, a glyph read as two or two as one, thin strokes dropped or
+    added) must be short. A DP over all paths, not one path from editops:
+    "hand"/"harid" is n->r plus an i, and an equally short path through n->i
+    would wrongly look implausible.
+    """
+    a = a.translate(OCR_SAME_LENGTH)
+    b = b.translate(OCR_SAME_LENGTH)
+    n, m = len(a), len(b)
+    limit = 1 + max(n, m) // 4
+    if abs(n - m) > 2 * limit or n * m > 4096:
         return False
-    for op in ops:
-        if op.tag == "replace":
-            if frozenset((a[op.src_pos], b[op.dest_pos])) not in CONFUSABLE:
-                return False
-        elif op.tag == "insert":
-            if b[op.dest_pos] not in THIN:
-                return False
-        elif a[op.src_pos] not in THIN:
-            return False
-    return True
+    never = limit + 1
+    table = [[never] * (m + 1) for _ in range(n + 1)]
+    table[0][0] = 0
+    for i in range(n + 1):
+        row = table[i]
+        for j in range(m + 1):
+            here = row[j]
+            if i == 0 and j == 0:
+                continue
+            best = never
+            if i and j:
+                x, y = a[i - 1], b[j - 1]
+                if x == y:
+                    best = table[i - 1][j - 1]
+                elif frozenset((x, y)) in CONFUSABLE:
+                    best = table[i - 1][j - 1] + 1
+            if i and a[i - 1] in THIN:
+                best = min(best, table[i - 1][j] + 1)
+            if j and b[j - 1] in THIN:
+                best = min(best, row[j - 1] + 1)
+            if i >= 2 and j and (a[i - 2 : i], b[j - 1]) in SPLIT_GLYPHS:
+                best = min(best, table[i - 2][j - 1] + 1)
+            if j >= 2 and i and (b[j - 2 : j], a[i - 1]) in SPLIT_GLYPHS:
+                best = min(best, table[i - 1][j - 2] + 1)
+            row[j] = min(here, best, never)
+    return table[n][m] <= limit
 
 
 def _is_junk(word: str) -> bool:
@@ -343,14 +377,17 @@ def _is_junk(word: str) -> bool:
     return len(word) == 1 and word in THIN
 
 
-def wording_difference(quote: str, span: str) -> str | None:
-    """Word-level check of a fuzzy match (see module docstring).
+@dataclass(frozen=True)
+class _Group:
+    """Words of the quote and of the span that an alignment ties together."""
 
-    Words are aligned through a character alignment; words that share
-    characters form a group (so "kingwas" vs "king was" compares as one), and
-    every group must read the same after OCR folding, or differ only by edits
-    OCR makes. A missing or extra word, or a different word, fails.
-    """
+    quote_words: tuple[tuple[int, int], ...]
+    span_words: tuple[tuple[int, int], ...]
+
+
+def _align_words(quote: str, span: str) -> list[_Group]:
+    # Words are aligned through a character alignment; words that share
+    # characters form a group, so "kingwas" vs "king was" compares as one.
     qk = quote.translate(OCR_SAME_LENGTH)
     sk = span.translate(OCR_SAME_LENGTH)
     q_tokens = [(m.start(), m.end()) for m in _WORD.finditer(qk)]
@@ -378,30 +415,89 @@ def wording_difference(quote: str, span: str) -> str | None:
             j = to_span[i]
             if j >= 0 and token_at[j] >= 0:
                 parent[root(qi)] = root(nq + token_at[j])
-    groups: dict[int, tuple[list[int], list[int]]] = {}
+    members: dict[int, tuple[list[int], list[int]]] = {}
     for node in range(nq + len(s_tokens)):
-        qs, ss = groups.setdefault(root(node), ([], []))
+        qs, ss = members.setdefault(root(node), ([], []))
         (qs if node < nq else ss).append(node if node < nq else node - nq)
-    for qs, ss in groups.values():
-        q_words = [quote[q_tokens[i][0] : q_tokens[i][1]] for i in qs]
-        s_words = [span[s_tokens[i][0] : s_tokens[i][1]] for i in ss]
-        if not s_words:
-            if all(_is_junk(ocr_skeleton(w)) for w in q_words):
+    return [
+        _Group(tuple(q_tokens[i] for i in qs), tuple(s_tokens[i] for i in ss))
+        for qs, ss in members.values()
+    ]
+
+
+def _words(text: str, spans: tuple[tuple[int, int], ...]) -> str:
+    return " ".join(text[a:b] for a, b in spans)
+
+
+def _wording(quote: str, span: str, groups: list[_Group]) -> str | None:
+    for group in groups:
+        q_words = _words(quote, group.quote_words)
+        s_words = _words(span, group.span_words)
+        if not group.span_words:
+            if all(_is_junk(ocr_skeleton(w)) for w in q_words.split()):
                 continue
-            return f"word missing in source: quote has '{' '.join(q_words)}'"
-        if not q_words:
-            if all(_is_junk(ocr_skeleton(w)) for w in s_words):
+            return f"word missing in source: quote has '{q_words}'"
+        if not group.quote_words:
+            if all(_is_junk(ocr_skeleton(w)) for w in s_words.split()):
                 continue
-            return f"word added in source: source has '{' '.join(s_words)}'"
-        kq = ocr_skeleton("".join(q_words))
-        ks = ocr_skeleton("".join(s_words))
+            return f"word added in source: source has '{s_words}'"
+        kq = ocr_skeleton(q_words.replace(" ", ""))
+        ks = ocr_skeleton(s_words.replace(" ", ""))
         if kq == ks:
             continue
         if _negating_prefix(kq, ks):
-            return (
-                f"negation differs: quote has '{' '.join(q_words)}', "
-                f"source has '{' '.join(s_words)}'"
-            )
-        if not _plausible_ocr(kq, ks):
-            return f"word differs: quote has '{' '.join(q_words)}', source has '{' '.join(s_words)}'"
+            return f"negation differs: quote has '{q_words}', source has '{s_words}'"
+        if not _plausible_ocr(q_words.replace(" ", ""), s_words.replace(" ", "")):
+            return f"word differs: quote has '{q_words}', source has '{s_words}'"
     return None
+
+
+def _repair_guard_words(quote: str, span: str, groups: list[_Group]) -> str:
+    """The span with OCR-damaged words read as the quote's, for the meaning check.
+
+    A group of span words is read as the quote's words when it reads the same
+    after OCR folding ("no tice" is "notice", not the negation "no"; "1n" is
+    "in", not the number 1), or when OCR could have made the difference
+    ("shauld" for "should", "suppliermav" for "supplier may"). Never when the
+    quote's words have a digit, the span's have no letter ("10" is not "lo"),
+    or, for a difference, when the span's words hold a digit or a guard word of
+    their own ("nor" for "not", "may" for "must" stay differences).
+    """
+    repairs: list[tuple[int, int, str]] = []
+    for group in groups:
+        if not group.quote_words or not group.span_words:
+            continue
+        q_text = quote[group.quote_words[0][0] : group.quote_words[-1][1]]
+        s_start, s_end = group.span_words[0][0], group.span_words[-1][1]
+        s_text = span[s_start:s_end]
+        if q_text == s_text:
+            continue
+        if any(c.isdigit() for c in q_text) or not any(c.isalpha() for c in s_text):
+            continue
+        q_bare = re.sub(r"\W", "", q_text)
+        s_bare = re.sub(r"\W", "", s_text)
+        if ocr_skeleton(q_bare) == ocr_skeleton(s_bare):
+            repairs.append((s_start, s_end, q_text))
+            continue
+        if any(c.isdigit() for c in s_text):
+            continue
+        if any(ocr_skeleton(span[a:b]) in _WORD_FEATURES for a, b in group.span_words):
+            continue
+        if _plausible_ocr(q_bare, s_bare):
+            repairs.append((s_start, s_end, q_text))
+    for start, end, text in sorted(repairs, reverse=True):
+        span = span[:start] + text + span[end:]
+    return span
+
+
+def fuzzy_difference(quote: str, span: str) -> str | None:
+    """Everything a fuzzy match must pass: meaning, then wording (see module
+    docstring). None when the span says what the quote says."""
+    groups = _align_words(quote, span)
+    repaired = _repair_guard_words(quote, span, groups)
+    return meaning_difference(quote, repaired) or _wording(quote, span, groups)
+
+
+def wording_difference(quote: str, span: str) -> str | None:
+    """Word-level check of a fuzzy match alone (see module docstring)."""
+    return _wording(quote, span, _align_words(quote, span))

@@ -24,7 +24,7 @@ from rapidfuzz.distance import Levenshtein
 
 from citations.cascade.align import place, place_in_window
 from citations.cascade.folding import IGNORABLE, OCR_SAME_LENGTH, fold, ocr_skeleton
-from citations.cascade.guards import meaning_difference, wording_difference
+from citations.cascade.guards import fuzzy_difference
 from citations.cascade.prepared import PreparedText, word_bigrams
 
 SIMILARITY_THRESHOLD = 0.85
@@ -229,10 +229,40 @@ def _seeds(
     return chosen
 
 
+# One glyph read as two: a span must not start or end in the middle of one.
+_SPLIT_GLYPHS = (
+    ("rn", "m"),
+    ("cl", "d"),
+    ("vv", "w"),
+    ("ri", "n"),
+    ("li", "h"),
+    ("ii", "u"),
+)
+
+
+def _widen_split_glyphs(
+    folded: str, quote: str, f_start: int, f_end: int
+) -> tuple[int, int]:
+    for pair, glyph in _SPLIT_GLYPHS:
+        if (
+            quote.startswith(glyph)
+            and folded.startswith(pair, f_start - 1)
+            and f_start > 0
+        ):
+            f_start -= 1
+            break
+    for pair, glyph in _SPLIT_GLYPHS:
+        if quote.endswith(glyph) and folded.startswith(pair, f_end - 1):
+            f_end += 1
+            break
+    return f_start, f_end
+
+
 def judge_span(
     prepared: PreparedText, quote: FoldedQuote, f_start: int, f_end: int, region
 ) -> Found | Near | None:
     folded = prepared.folded.text
+    f_start, f_end = _widen_split_glyphs(folded, quote.folded, f_start, f_end)
     while f_start < f_end and folded[f_start] == " ":
         f_start += 1
     while f_end > f_start and folded[f_end - 1] == " ":
@@ -247,9 +277,7 @@ def judge_span(
     plain = Levenshtein.normalized_similarity(quote.folded, candidate)
     if similarity < SIMILARITY_THRESHOLD or plain < PLAIN_SIMILARITY_FLOOR:
         return Near(*span, plain, f"closest passage is only {plain:.2f} similar")
-    reason = meaning_difference(quote.folded, candidate) or wording_difference(
-        quote.folded, candidate
-    )
+    reason = fuzzy_difference(quote.folded, candidate)
     if reason:
         return Near(*span, plain, reason)
     return Found(*span, "fuzzy", plain, _inside(f_start, f_end, region), similarity)

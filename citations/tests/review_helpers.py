@@ -51,9 +51,11 @@ def make_citation(
     verified = status == "verified"
     if method is None:
         method = {"verified": "exact_match", "failed": "failed"}.get(status)
-    match_type = {"exact_match": "exact", "tolerant_match": "normalized", "failed": "not_found"}.get(
-        method or "", None
-    )
+    match_type = {
+        "exact_match": "exact",
+        "tolerant_match": "normalized",
+        "failed": "not_found",
+    }.get(method or "", None)
     if score is None and method is not None:
         score = 1.0 if verified else 0.42
     message = message or make_message(tenant)
@@ -77,14 +79,20 @@ def make_citation(
             revision_id=revision.pk,
             revision_length=len(text),
             document_id=document.pk,
-            document_name=document_name if document_name is not None else document.title,
+            document_name=document_name
+            if document_name is not None
+            else document.title,
             ref_label="S1",
-            reason="" if status != "failed" else "The quote was not found in the cited source.",
+            reason=""
+            if status != "failed"
+            else "The quote was not found in the cited source.",
             created_at=created_at or timezone.now(),
         )
 
 
-def make_unsourced(tenant, *, quote: str = "An invented clause.", ref: str = "S9") -> UnsourcedCitation:
+def make_unsourced(
+    tenant, *, quote: str = "An invented clause.", ref: str = "S9"
+) -> UnsourcedCitation:
     message = make_message(tenant)
     with tenant_scope(tenant):
         return UnsourcedCitation.objects.create(

@@ -34,13 +34,17 @@ AUTOCOMPLETE = reverse("admin:autocomplete")
 def world(tenant_a, tenant_b, alice, charlie):
     """Tenant A with a contract, two citations and a collection; tenant B with its own."""
     doc_a = make_document(tenant_a, CONTRACT, title="Alpha Master Agreement")
-    doc_b = make_document(tenant_b, "Bravo plan: expand to Mars by 2030.", title="Bravo Secret Plan")
+    doc_b = make_document(
+        tenant_b, "Bravo plan: expand to Mars by 2030.", title="Bravo Secret Plan"
+    )
     collection_get_or_create(tenant=tenant_a, name="Alpha deals")
     collection_get_or_create(tenant=tenant_b, name="Bravo deals")
     return {
         "doc_a": doc_a,
         "doc_b": doc_b,
-        "a_verified": make_citation(tenant_a, doc_a, quote="The Supplier shall deliver the goods"),
+        "a_verified": make_citation(
+            tenant_a, doc_a, quote="The Supplier shall deliver the goods"
+        ),
         "a_failed": make_citation(
             tenant_a, doc_a, quote="within 60 days of the order", status="failed"
         ),
@@ -49,7 +53,11 @@ def world(tenant_a, tenant_b, alice, charlie):
 
 
 def _action(client, action, pks, **extra):
-    data = {"action": action, helpers.ACTION_CHECKBOX_NAME: [str(pk) for pk in pks], "index": 0}
+    data = {
+        "action": action,
+        helpers.ACTION_CHECKBOX_NAME: [str(pk) for pk in pks],
+        "index": 0,
+    }
     data.update(extra)
     return client.post(CHANGELIST, data)
 
@@ -61,7 +69,9 @@ def _csv(response):
 # ---------------------------------------------------------------- changelist, search, filters
 
 
-def test_the_changelist_shows_only_the_tenants_citations_with_stats(alice_client, world):
+def test_the_changelist_shows_only_the_tenants_citations_with_stats(
+    alice_client, world
+):
     response = alice_client.get(CHANGELIST)
     body = response.content.decode()
     assert response.status_code == 200
@@ -73,13 +83,17 @@ def test_the_changelist_shows_only_the_tenants_citations_with_stats(alice_client
     assert "citations/admin.css" in body
 
 
-def test_charlie_sees_none_of_tenant_as_rows_in_changelist_search_and_filters(charlie_client, world):
+def test_charlie_sees_none_of_tenant_as_rows_in_changelist_search_and_filters(
+    charlie_client, world
+):
     body = charlie_client.get(CHANGELIST).content.decode()
     assert "Bravo Secret Plan" in body
     assert "Alpha" not in body and "Supplier" not in body
     searched = charlie_client.get(CHANGELIST, {"q": "Supplier"}).content.decode()
     assert "0 results" in searched and "Alpha" not in searched
-    by_name = charlie_client.get(CHANGELIST, {"document_name": "Alpha Master Agreement"})
+    by_name = charlie_client.get(
+        CHANGELIST, {"document_name": "Alpha Master Agreement"}
+    )
     assert by_name.context["cl"].result_count == 0
     # The document-name filter lists only the tenant's own names.
     sidebar = body.split('id="changelist-filter"')[1]
@@ -93,7 +107,11 @@ def test_filters_by_status_method_and_date(alice_client, world):
     exact = alice_client.get(CHANGELIST, {"verification_method__exact": "exact_match"})
     assert exact.context["cl"].result_count == 1
     today = alice_client.get(
-        CHANGELIST, {"created_at__gte": "2000-01-01 00:00:00+00:00", "created_at__lt": "2100-01-01 00:00:00+00:00"}
+        CHANGELIST,
+        {
+            "created_at__gte": "2000-01-01 00:00:00+00:00",
+            "created_at__lt": "2100-01-01 00:00:00+00:00",
+        },
     )
     assert today.context["cl"].result_count == 2
     searched = alice_client.get(CHANGELIST, {"q": "Alpha Master"})
@@ -105,7 +123,9 @@ def test_filters_by_status_method_and_date(alice_client, world):
 def test_every_tenant_admin_is_scoped_for_charlie(charlie_client, world, tenant_a):
     """Walk every registered model admin: changelist and a search, no A rows."""
     with tenant_scope(tenant_a):
-        ApiKey.objects.create(tenant=tenant_a, name="Alpha CI key", prefix="alpha001", hashed_key="x")
+        ApiKey.objects.create(
+            tenant=tenant_a, name="Alpha CI key", prefix="alpha001", hashed_key="x"
+        )
     make_unsourced(tenant_a, quote="Alpha invented clause")
     for model, model_admin in django_admin.site._registry.items():
         opts = model._meta
@@ -121,23 +141,44 @@ def test_every_tenant_admin_is_scoped_for_charlie(charlie_client, world, tenant_
             assert searched.context["cl"].result_count == 0, url
 
 
-def test_autocomplete_returns_only_the_tenants_rows(charlie_client, alice_client, world):
+def test_autocomplete_returns_only_the_tenants_rows(
+    charlie_client, alice_client, world
+):
     def results(client, **params):
         response = client.get(AUTOCOMPLETE, {"term": "", **params})
         assert response.status_code == 200, response.content
         return [r["text"] for r in json.loads(response.content)["results"]]
 
-    collections = results(charlie_client, app_label="ingest", model_name="document", field_name="collections")
+    collections = results(
+        charlie_client,
+        app_label="ingest",
+        model_name="document",
+        field_name="collections",
+    )
     assert collections == ["Bravo deals"]
-    assert results(alice_client, app_label="ingest", model_name="document", field_name="collections") == [
-        "Alpha deals"
-    ]
-    parents = results(charlie_client, app_label="ingest", model_name="document", field_name="parent")
+    assert results(
+        alice_client,
+        app_label="ingest",
+        model_name="document",
+        field_name="collections",
+    ) == ["Alpha deals"]
+    parents = results(
+        charlie_client, app_label="ingest", model_name="document", field_name="parent"
+    )
     assert parents == ["Bravo Secret Plan"]
-    tenants = results(charlie_client, app_label="citations", model_name="messagecitation", field_name="tenant")
+    tenants = results(
+        charlie_client,
+        app_label="citations",
+        model_name="messagecitation",
+        field_name="tenant",
+    )
     assert tenants == ["tenant-b"]
     searched = results(
-        charlie_client, app_label="ingest", model_name="document", field_name="parent", term="Alpha"
+        charlie_client,
+        app_label="ingest",
+        model_name="document",
+        field_name="parent",
+        term="Alpha",
     )
     assert searched == []
 
@@ -160,9 +201,13 @@ def test_another_tenants_citation_cannot_be_opened_or_exported(charlie_client, w
 # ---------------------------------------------------------------- detail and actions
 
 
-def test_the_detail_shows_the_quote_and_the_highlighted_source_passage(alice_client, world):
+def test_the_detail_shows_the_quote_and_the_highlighted_source_passage(
+    alice_client, world
+):
     a = world["a_verified"]
-    body = alice_client.get(reverse("admin:citations_messagecitation_change", args=[a.pk])).content.decode()
+    body = alice_client.get(
+        reverse("admin:citations_messagecitation_change", args=[a.pk])
+    ).content.decode()
     assert "The Supplier shall deliver the goods" in body
     assert '<mark class="dq-span">The Supplier shall deliver the goods</mark>' in body
     assert "Verification history" in body and "Reviews" in body
@@ -178,15 +223,23 @@ def test_reject_asks_for_a_note_then_records_a_review_without_touching_the_verdi
     step1 = _action(alice_client, "reject_selected", [a.pk])
     assert step1.status_code == 200
     assert "Reject 1 citation" in step1.content.decode()
-    missing_note = _action(alice_client, "reject_selected", [a.pk], apply="yes", note="")
+    missing_note = _action(
+        alice_client, "reject_selected", [a.pk], apply="yes", note=""
+    )
     assert missing_note.status_code == 200
     assert "Say why the citation is rejected." in missing_note.content.decode()
-    done = _action(alice_client, "reject_selected", [a.pk], apply="yes", note="60 is not 30.")
+    done = _action(
+        alice_client, "reject_selected", [a.pk], apply="yes", note="60 is not 30."
+    )
     assert done.status_code == 302
     with unscoped():
         review = CitationReview.objects.get(citation=a)
         after = MessageCitation.objects.filter(pk=a.pk).values().get()
-    assert (review.decision, review.reviewer, review.note) == ("reject", alice, "60 is not 30.")
+    assert (review.decision, review.reviewer, review.note) == (
+        "reject",
+        alice,
+        "60 is not 30.",
+    )
     before.pop("updated_at"), after.pop("updated_at")
     assert after == before
     listed = alice_client.get(CHANGELIST, {"review": "reject"})
@@ -195,14 +248,18 @@ def test_reject_asks_for_a_note_then_records_a_review_without_touching_the_verdi
 
 def test_accept_records_one_review_per_selected_citation(alice_client, alice, world):
     pks = [world["a_verified"].pk, world["a_failed"].pk]
-    response = _action(alice_client, "accept_selected", pks, apply="yes", note="Checked by hand.")
+    response = _action(
+        alice_client, "accept_selected", pks, apply="yes", note="Checked by hand."
+    )
     assert response.status_code == 302
     with unscoped():
         reviews = CitationReview.objects.filter(decision="accept", reviewer=alice)
         assert sorted(r.citation_id for r in reviews) == sorted(pks)
 
 
-def test_reverify_action_records_a_verification(alice_client, world, django_capture_on_commit_callbacks):
+def test_reverify_action_records_a_verification(
+    alice_client, world, django_capture_on_commit_callbacks
+):
     a = world["a_verified"]
     with django_capture_on_commit_callbacks(execute=True):
         response = _action(alice_client, "reverify_selected", [a.pk])
@@ -215,7 +272,9 @@ def test_reverify_action_records_a_verification(alice_client, world, django_capt
 
 
 def test_export_action_writes_a_formula_safe_csv(alice_client, tenant_a, world):
-    evil = make_citation(tenant_a, world["doc_a"], quote="=cmd|' /C calc'!A0", document_name="-Evil")
+    evil = make_citation(
+        tenant_a, world["doc_a"], quote="=cmd|' /C calc'!A0", document_name="-Evil"
+    )
     response = _action(alice_client, "export_csv", [evil.pk, world["a_verified"].pk])
     assert response["Content-Type"].startswith("text/csv")
     rows = _csv(response)
@@ -229,7 +288,10 @@ def test_markup_in_quotes_and_names_is_escaped_in_the_admin(alice_client, tenant
     payload = '<script>alert(1)</script>"><img src=x onerror=alert(1)>'
     doc = make_document(tenant_a, "Text " + payload + " more.", title=payload)
     citation = make_citation(tenant_a, doc, quote=payload)
-    for url in (CHANGELIST, reverse("admin:citations_messagecitation_change", args=[citation.pk])):
+    for url in (
+        CHANGELIST,
+        reverse("admin:citations_messagecitation_change", args=[citation.pk]),
+    ):
         body = alice_client.get(url).content.decode()
         assert "<script>alert(1)" not in body and "<img src=x" not in body
         tree = html5lib.parse(body, namespaceHTMLElements=False)
@@ -249,19 +311,33 @@ def test_a_superuser_without_a_membership_sees_nothing_and_is_told_why(world):
     c.force_login(root)
     for model in django_admin.site._registry:
         opts = model._meta
-        response = c.get(reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist"))
+        response = c.get(
+            reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist")
+        )
         assert response.status_code == 200
         body = response.content.decode()
         assert "Alpha" not in body and "Bravo Secret" not in body
     body = c.get(CHANGELIST, follow=True).content.decode()
     assert "You are not a member of any workspace" in body
-    assert c.get(AUTOCOMPLETE, {"app_label": "ingest", "model_name": "document", "field_name": "collections"}).status_code == 200
+    assert (
+        c.get(
+            AUTOCOMPLETE,
+            {
+                "app_label": "ingest",
+                "model_name": "document",
+                "field_name": "collections",
+            },
+        ).status_code
+        == 200
+    )
 
 
 # ---------------------------------------------------------------- accounts
 
 
-def test_creating_an_api_key_shows_it_once_and_the_list_shows_the_prefix(alice_client, tenant_a):
+def test_creating_an_api_key_shows_it_once_and_the_list_shows_the_prefix(
+    alice_client, tenant_a
+):
     response = alice_client.post(
         reverse("admin:accounts_apikey_add"), {"name": "CI pipeline"}, follow=True
     )
@@ -269,19 +345,29 @@ def test_creating_an_api_key_shows_it_once_and_the_list_shows_the_prefix(alice_c
     with tenant_scope(tenant_a):
         key = ApiKey.objects.get(name="CI pipeline")
     assert key.tenant_id == tenant_a.pk
-    raw = next(w for w in body.replace("<", " ").split() if w.startswith(f"dq_{key.prefix}_"))
+    raw = next(
+        w for w in body.replace("<", " ").split() if w.startswith(f"dq_{key.prefix}_")
+    )
     assert key.hashed_key == hash_api_key(raw)
-    listing = alice_client.get(reverse("admin:accounts_apikey_changelist")).content.decode()
+    listing = alice_client.get(
+        reverse("admin:accounts_apikey_changelist")
+    ).content.decode()
     assert f"dq_{key.prefix}_…" in listing and raw not in listing
     alice_client.post(
         reverse("admin:accounts_apikey_changelist"),
-        {"action": "revoke_selected", helpers.ACTION_CHECKBOX_NAME: [key.pk], "index": 0},
+        {
+            "action": "revoke_selected",
+            helpers.ACTION_CHECKBOX_NAME: [key.pk],
+            "index": 0,
+        },
     )
     key.refresh_from_db()
     assert key.revoked_at is not None
 
 
-def test_new_rows_belong_to_the_admins_tenant(alice_client, tenant_a, tenant_b, charlie):
+def test_new_rows_belong_to_the_admins_tenant(
+    alice_client, tenant_a, tenant_b, charlie
+):
     alice_client.post(reverse("admin:accounts_collection_add"), {"name": "Litigation"})
     with unscoped():
         assert Collection.objects.get(name="Litigation").tenant_id == tenant_a.pk
@@ -289,16 +375,22 @@ def test_new_rows_belong_to_the_admins_tenant(alice_client, tenant_a, tenant_b, 
     page = alice_client.get(reverse("admin:accounts_membership_add")).content.decode()
     assert "charlie" not in page
     alice_client.post(
-        reverse("admin:accounts_membership_add"), {"username": "charlie", "role": "reviewer"}
+        reverse("admin:accounts_membership_add"),
+        {"username": "charlie", "role": "reviewer"},
     )
-    assert Membership.objects.filter(user=charlie, tenant=tenant_a, role="reviewer").exists()
+    assert Membership.objects.filter(
+        user=charlie, tenant=tenant_a, role="reviewer"
+    ).exists()
     again = alice_client.post(
-        reverse("admin:accounts_membership_add"), {"username": "charlie", "role": "member"}
+        reverse("admin:accounts_membership_add"),
+        {"username": "charlie", "role": "member"},
     )
     assert "already a member" in again.content.decode()
 
 
-def test_the_user_admin_lists_only_the_tenants_members_for_non_superusers(alice, charlie, tenant_a):
+def test_the_user_admin_lists_only_the_tenants_members_for_non_superusers(
+    alice, charlie, tenant_a
+):
     from django.contrib.auth.models import Permission
 
     alice.user_permissions.add(Permission.objects.get(codename="view_user"))

@@ -22,15 +22,22 @@ def parts(tenant_a):
     document = make_document(tenant_a, "The Supplier shall deliver within 30 days.")
     with unscoped():
         session = ChatSession.objects.create(tenant=tenant_a)
-        message = Message.objects.create(tenant=tenant_a, session=session, role="assistant", content="x")
+        message = Message.objects.create(
+            tenant=tenant_a, session=session, role="assistant", content="x"
+        )
     return tenant_a, document, message
 
 
 def _row(parts, **overrides):
     tenant, document, message = parts
     fields = dict(
-        tenant=tenant, message=message, source_file=document.file, source_offset_start=0,
-        source_offset_end=10, source_text="The Suppli", quoted_text="The Suppli",
+        tenant=tenant,
+        message=message,
+        source_file=document.file,
+        source_offset_start=0,
+        source_offset_end=10,
+        source_text="The Suppli",
+        quoted_text="The Suppli",
         verification_status="pending",
     )
     fields.update(overrides)
@@ -69,11 +76,18 @@ def test_confidence_below_zero_is_rejected(parts):
 
 
 def test_verified_without_method_is_rejected(parts):
-    _rejected(parts, verified=True, verification_status="verified", verified_at=timezone.now())
+    _rejected(
+        parts, verified=True, verification_status="verified", verified_at=timezone.now()
+    )
 
 
 def test_verified_without_verified_at_is_rejected(parts):
-    _rejected(parts, verified=True, verification_method="exact_match", verification_status="verified")
+    _rejected(
+        parts,
+        verified=True,
+        verification_method="exact_match",
+        verification_status="verified",
+    )
 
 
 def test_unknown_status_is_rejected(parts):
@@ -95,8 +109,13 @@ def test_a_revision_cannot_belong_to_another_tenants_document(parts, tenant_b):
     tenant, document, _ = parts
     with unscoped(), pytest.raises(IntegrityError), transaction.atomic():
         DocumentRevision.objects.create(
-            tenant=tenant_b, document=document, number=9, file=document.file,
-            normalized_content="x", page_starts=[0], content_sha256="0" * 64,
+            tenant=tenant_b,
+            document=document,
+            number=9,
+            file=document.file,
+            normalized_content="x",
+            page_starts=[0],
+            content_sha256="0" * 64,
         )
 
 
@@ -110,6 +129,9 @@ def test_deleting_a_message_deletes_its_citations_in_the_database(parts):
         if connection.vendor == "sqlite":
             cursor.execute("PRAGMA foreign_keys = ON")
         # Raw SQL, bypassing Django's Python-side cascade: the database does it.
-        cursor.execute("DELETE FROM messages WHERE id = %s", [message.pk.hex if connection.vendor == "sqlite" else message.pk])
+        cursor.execute(
+            "DELETE FROM messages WHERE id = %s",
+            [message.pk.hex if connection.vendor == "sqlite" else message.pk],
+        )
         cursor.execute("SELECT COUNT(*) FROM message_citations")
         assert cursor.fetchone()[0] == 0

@@ -64,7 +64,9 @@ def contract_a(tenant_a):
 @pytest.fixture
 def lease_a(tenant_a):
     return make_document(
-        tenant_a, "The Tenant shall pay rent monthly. The lease ends in 2030.", title="Office Lease"
+        tenant_a,
+        "The Tenant shall pay rent monthly. The lease ends in 2030.",
+        title="Office Lease",
     )
 
 
@@ -72,7 +74,9 @@ def lease_a(tenant_a):
 def rows_a(tenant_a, contract_a, lease_a):
     return {
         "verified": make_citation(
-            tenant_a, contract_a, quote="The Supplier shall deliver the goods within 30 days"
+            tenant_a,
+            contract_a,
+            quote="The Supplier shall deliver the goods within 30 days",
         ),
         "tolerant": make_citation(
             tenant_a,
@@ -81,14 +85,20 @@ def rows_a(tenant_a, contract_a, lease_a):
             method="tolerant_match",
             score=0.93,
         ),
-        "failed": make_citation(tenant_a, lease_a, quote="The lease ends in 2040.", status="failed"),
-        "pending": make_citation(tenant_a, lease_a, quote="rent monthly", status="pending"),
+        "failed": make_citation(
+            tenant_a, lease_a, quote="The lease ends in 2040.", status="failed"
+        ),
+        "pending": make_citation(
+            tenant_a, lease_a, quote="rent monthly", status="pending"
+        ),
     }
 
 
 @pytest.fixture
 def rows_b(tenant_b):
-    doc = make_document(tenant_b, "Tenant B's secret plan: expand to Mars.", title="B Secret Plan")
+    doc = make_document(
+        tenant_b, "Tenant B's secret plan: expand to Mars.", title="B Secret Plan"
+    )
     return [make_citation(tenant_b, doc, quote="expand to Mars")]
 
 
@@ -105,7 +115,9 @@ def test_members_who_are_not_staff_are_forbidden(client, bob, rows_a):
     client.force_login(bob)
     assert client.get(REVIEW).status_code == 403
     citation = rows_a["verified"]
-    assert client.get(reverse("citations:detail", args=[citation.pk])).status_code == 403
+    assert (
+        client.get(reverse("citations:detail", args=[citation.pk])).status_code == 403
+    )
     assert client.get(reverse("citations:export")).status_code == 403
     response = client.post(
         reverse("citations:decide", args=[citation.pk]), {"decision": "accept"}
@@ -129,7 +141,10 @@ def test_the_nav_shows_review_to_staff_only(alice_client, client, bob, rows_a):
     assert f'href="{REVIEW}"' in page
     other = Client()
     other.force_login(bob)
-    assert f'href="{REVIEW}"' not in other.get(reverse("ingest:document-list")).content.decode()
+    assert (
+        f'href="{REVIEW}"'
+        not in other.get(reverse("ingest:document-list")).content.decode()
+    )
 
 
 # ---------------------------------------------------------------- page, stats, filters
@@ -169,7 +184,9 @@ def test_an_empty_workspace_shows_zeros_not_an_error(alice_client):
     assert _rows(tree) == []
 
 
-def test_filter_by_document_name_is_a_case_insensitive_partial_match(alice_client, rows_a):
+def test_filter_by_document_name_is_a_case_insensitive_partial_match(
+    alice_client, rows_a
+):
     rows = _rows(_tree(alice_client.get(REVIEW, {"document": "sERVICES agr"})))
     assert len(rows) == 2
     assert all("Master Services Agreement" in r for r in rows)
@@ -185,31 +202,46 @@ def test_filter_by_status_and_method(alice_client, tenant_a, rows_a):
     assert len(oop) == 1 and "An invented clause." in oop[0]
 
 
-def test_filter_by_date_range_includes_both_end_days(alice_client, tenant_a, contract_a):
+def test_filter_by_date_range_includes_both_end_days(
+    alice_client, tenant_a, contract_a
+):
     def at(day):
         return dt.datetime(2026, 3, day, 12, tzinfo=dt.UTC)
 
     for day in (1, 10, 20):
-        make_citation(tenant_a, contract_a, quote="Master Services Agreement", created_at=at(day))
-    rows = _rows(_tree(alice_client.get(REVIEW, {"date_from": "2026-03-10", "date_to": "2026-03-20"})))
+        make_citation(
+            tenant_a, contract_a, quote="Master Services Agreement", created_at=at(day)
+        )
+    rows = _rows(
+        _tree(
+            alice_client.get(
+                REVIEW, {"date_from": "2026-03-10", "date_to": "2026-03-20"}
+            )
+        )
+    )
     assert [r.split()[-2] for r in rows] == ["2026-03-20", "2026-03-10"]
     assert len(_rows(_tree(alice_client.get(REVIEW, {"date_to": "2026-03-05"})))) == 1
 
 
 def test_bad_filter_values_are_reported_not_a_server_error(alice_client, rows_a):
     response = alice_client.get(
-        REVIEW, {"date_from": "yesterday", "status": "nonsense", "date_to": "2026-01-01"}
+        REVIEW,
+        {"date_from": "yesterday", "status": "nonsense", "date_to": "2026-01-01"},
     )
     assert response.status_code == 200
     tree = _tree(response)
     assert [el for el in tree.iter("ul") if "errorlist" in (el.get("class") or "")]
     assert _rows(tree) == []  # the valid date_to still applies: every row is newer
-    reversed_range = alice_client.get(REVIEW, {"date_from": "2026-02-01", "date_to": "2026-01-01"})
+    reversed_range = alice_client.get(
+        REVIEW, {"date_from": "2026-02-01", "date_to": "2026-01-01"}
+    )
     assert "before the start date" in reversed_range.content.decode()
 
 
 def test_an_htmx_filter_request_gets_only_the_results_fragment(alice_client, rows_a):
-    response = alice_client.get(REVIEW, {"status": "failed"}, headers={"HX-Request": "true"})
+    response = alice_client.get(
+        REVIEW, {"status": "failed"}, headers={"HX-Request": "true"}
+    )
     body = response.content.decode()
     assert response.status_code == 200
     assert "<html" not in body and 'id="review-results"' in body
@@ -217,21 +249,36 @@ def test_an_htmx_filter_request_gets_only_the_results_fragment(alice_client, row
     assert "2040" in body and "rent monthly" not in body
 
 
-def test_paging_is_by_keyset_and_every_link_has_href_and_hx_get(alice_client, tenant_a, contract_a):
+def test_paging_is_by_keyset_and_every_link_has_href_and_hx_get(
+    alice_client, tenant_a, contract_a
+):
     start = timezone.now() - dt.timedelta(days=1)
     for i in range(30):
         make_citation(
-            tenant_a, contract_a, quote=f"Quote number {i:02d}", created_at=start + dt.timedelta(minutes=i)
+            tenant_a,
+            contract_a,
+            quote=f"Quote number {i:02d}",
+            created_at=start + dt.timedelta(minutes=i),
         )
     first = _tree(alice_client.get(REVIEW))
     rows = _rows(first)
-    assert len(rows) == 25 and "Quote number 29" in rows[0] and "Quote number 05" in rows[-1]
+    assert (
+        len(rows) == 25
+        and "Quote number 29" in rows[0]
+        and "Quote number 05" in rows[-1]
+    )
     assert not _by_testid(first, "page-newer")
     older = _by_testid(first, "page-older")[0]
     assert older.get("href") == older.get("hx-get")
     second = _tree(alice_client.get(older.get("href")))
     rows2 = _rows(second)
-    assert [r.split("Quote number ")[1][:2] for r in rows2] == ["04", "03", "02", "01", "00"]
+    assert [r.split("Quote number ")[1][:2] for r in rows2] == [
+        "04",
+        "03",
+        "02",
+        "01",
+        "00",
+    ]
     assert not _by_testid(second, "page-older")
     newer = _by_testid(second, "page-newer")[0]
     assert newer.get("href") == newer.get("hx-get")
@@ -273,7 +320,11 @@ def test_the_detail_shows_badge_score_source_quote_highlighted_passage_and_histo
     assert "No review yet" in body
     # Without htmx the same URL is the whole page with the panel open.
     page = alice_client.get(url).content.decode()
-    assert "<html" in page and 'data-testid="review-detail"' in page and 'data-testid="review-row"' in page
+    assert (
+        "<html" in page
+        and 'data-testid="review-detail"' in page
+        and 'data-testid="review-row"' in page
+    )
 
 
 def test_an_out_of_provenance_reference_opens_with_its_reason(alice_client, tenant_a):
@@ -306,20 +357,30 @@ def test_accept_and_reject_are_recorded_with_reviewer_and_note_and_keep_the_mach
     before = _verdict(citation)
     url = reverse("citations:decide", args=[citation.pk])
     response = alice_client.post(
-        url, {"decision": "reject", "note": "Clause 4.2 was superseded."}, headers={"HX-Request": "true"}
+        url,
+        {"decision": "reject", "note": "Clause 4.2 was superseded."},
+        headers={"HX-Request": "true"},
     )
     assert response.status_code == 200
     assert "citationReviewed" in response["HX-Trigger"]
     body = response.content.decode()
-    assert "Rejected" in body and "Clause 4.2 was superseded." in body and "alice" in body
+    assert (
+        "Rejected" in body and "Clause 4.2 was superseded." in body and "alice" in body
+    )
     alice_client.post(url, {"decision": "accept", "note": ""})
     with unscoped():
-        reviews = list(CitationReview.objects.filter(citation=citation).order_by("created_at", "id"))
+        reviews = list(
+            CitationReview.objects.filter(citation=citation).order_by(
+                "created_at", "id"
+            )
+        )
     assert [(r.decision, r.reviewer, r.note) for r in reviews] == [
         ("reject", alice, "Clause 4.2 was superseded."),
         ("accept", alice, ""),
     ]
-    assert all(r.created_at is not None and r.tenant_id == citation.tenant_id for r in reviews)
+    assert all(
+        r.created_at is not None and r.tenant_id == citation.tenant_id for r in reviews
+    )
     assert _verdict(citation) == before
     # The table shows the latest decision.
     rows = _rows(_tree(alice_client.get(REVIEW, {"document": "services"})))
@@ -346,12 +407,17 @@ def test_without_javascript_a_review_redirects_back_to_the_detail(alice_client, 
         {"decision": "accept", "note": "ok", "return_query": "status=pending"},
     )
     assert response.status_code == 302
-    assert response["Location"] == reverse("citations:detail", args=[citation.pk]) + "?status=pending"
+    assert (
+        response["Location"]
+        == reverse("citations:detail", args=[citation.pk]) + "?status=pending"
+    )
 
 
 def test_an_unknown_decision_records_nothing(alice_client, rows_a):
     citation = rows_a["pending"]
-    alice_client.post(reverse("citations:decide", args=[citation.pk]), {"decision": "maybe"})
+    alice_client.post(
+        reverse("citations:decide", args=[citation.pk]), {"decision": "maybe"}
+    )
     with unscoped():
         assert not CitationReview.objects.exists()
 
@@ -362,7 +428,8 @@ def test_reverify_runs_the_cascade_again_and_records_a_verification(
     citation = rows_a["failed"]  # "The lease ends in 2040." against "... ends in 2030."
     with django_capture_on_commit_callbacks(execute=True):
         response = alice_client.post(
-            reverse("citations:reverify", args=[citation.pk]), headers={"HX-Request": "true"}
+            reverse("citations:reverify", args=[citation.pk]),
+            headers={"HX-Request": "true"},
         )
     assert response.status_code == 200
     assert "Re-verification queued." in response.content.decode()
@@ -381,9 +448,15 @@ def _csv(response):
     return list(csv.reader(io.StringIO(body)))
 
 
-def test_export_has_the_filtered_rows_and_defuses_formulas(alice_client, tenant_a, contract_a, rows_a):
-    make_citation(tenant_a, contract_a, quote='=HYPERLINK("http://evil.example","click")')
-    make_citation(tenant_a, contract_a, quote="@SUM(A1:A2)", document_name="+Injected name")
+def test_export_has_the_filtered_rows_and_defuses_formulas(
+    alice_client, tenant_a, contract_a, rows_a
+):
+    make_citation(
+        tenant_a, contract_a, quote='=HYPERLINK("http://evil.example","click")'
+    )
+    make_citation(
+        tenant_a, contract_a, quote="@SUM(A1:A2)", document_name="+Injected name"
+    )
     response = alice_client.get(reverse("citations:export"), {"document": "agreement"})
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
@@ -392,8 +465,10 @@ def test_export_has_the_filtered_rows_and_defuses_formulas(alice_client, tenant_
     header, data = rows[0], rows[1:]
     assert header[:3] == ["id", "created_at", "document_name"]
     quotes = [r[header.index("quoted_text")] for r in data]
-    assert quotes[0] == "'=HYPERLINK(\"http://evil.example\",\"click\")"
-    assert len(data) == 3  # the Office Lease rows and the +Injected one are filtered out
+    assert quotes[0] == '\'=HYPERLINK("http://evil.example","click")'
+    assert (
+        len(data) == 3
+    )  # the Office Lease rows and the +Injected one are filtered out
     all_rows = _csv(alice_client.get(reverse("citations:export")))
     names = [r[header.index("document_name")] for r in all_rows[1:]]
     assert "'+Injected name" in names
@@ -402,7 +477,15 @@ def test_export_has_the_filtered_rows_and_defuses_formulas(alice_client, tenant_
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("=1+1", "'=1+1"), ("+1", "'+1"), ("-1", "'-1"), ("@x", "'@x"), ("\tx", "'\tx"), ("a=b", "a=b"), (None, "")],
+    [
+        ("=1+1", "'=1+1"),
+        ("+1", "'+1"),
+        ("-1", "'-1"),
+        ("@x", "'@x"),
+        ("\tx", "'\tx"),
+        ("a=b", "a=b"),
+        (None, ""),
+    ],
 )
 def test_csv_cells_that_look_like_formulas_are_quoted(value, expected):
     assert csv_cell(value) == expected
@@ -411,7 +494,9 @@ def test_csv_cells_that_look_like_formulas_are_quoted(value, expected):
 # ---------------------------------------------------------------- tenant isolation
 
 
-def test_another_tenants_staff_see_none_of_its_citations(charlie_client, rows_a, rows_b):
+def test_another_tenants_staff_see_none_of_its_citations(
+    charlie_client, rows_a, rows_b
+):
     tree = _tree(charlie_client.get(REVIEW))
     rows = _rows(tree)
     assert len(rows) == 1 and "expand to Mars" in rows[0]
@@ -419,14 +504,25 @@ def test_another_tenants_staff_see_none_of_its_citations(charlie_client, rows_a,
     body = charlie_client.get(REVIEW, {"document": "Master"}).content.decode()
     assert "Master Services" not in body
     for citation in rows_a.values():
-        assert charlie_client.get(reverse("citations:detail", args=[citation.pk])).status_code == 404
         assert (
-            charlie_client.post(
-                reverse("citations:decide", args=[citation.pk]), {"decision": "reject", "note": "x"}
+            charlie_client.get(
+                reverse("citations:detail", args=[citation.pk])
             ).status_code
             == 404
         )
-        assert charlie_client.post(reverse("citations:reverify", args=[citation.pk])).status_code == 404
+        assert (
+            charlie_client.post(
+                reverse("citations:decide", args=[citation.pk]),
+                {"decision": "reject", "note": "x"},
+            ).status_code
+            == 404
+        )
+        assert (
+            charlie_client.post(
+                reverse("citations:reverify", args=[citation.pk])
+            ).status_code
+            == 404
+        )
     with unscoped():
         assert not CitationReview.objects.exists()
         assert not CitationVerification.objects.exists()
@@ -437,7 +533,9 @@ def test_another_tenants_staff_see_none_of_its_citations(charlie_client, rows_a,
 def test_a_missing_id_and_another_tenants_id_look_the_same(charlie_client, rows_a):
     import uuid
 
-    other = charlie_client.get(reverse("citations:detail", args=[rows_a["verified"].pk]))
+    other = charlie_client.get(
+        reverse("citations:detail", args=[rows_a["verified"].pk])
+    )
     missing = charlie_client.get(reverse("citations:detail", args=[uuid.uuid4()]))
     assert other.status_code == missing.status_code == 404
     assert other.content == missing.content
@@ -459,7 +557,7 @@ def test_unsafe_requests_need_the_csrf_token(alice, rows_a, action):
 
 def test_the_page_carries_the_csrf_header_for_htmx(alice_client, rows_a):
     body = alice_client.get(REVIEW).content.decode()
-    assert "hx-headers='{\"X-CSRFToken\": \"" in body
+    assert 'hx-headers=\'{"X-CSRFToken": "' in body
 
 
 # ---------------------------------------------------------------- escaping (SEC-07)
@@ -481,7 +579,9 @@ def _assert_inert(response, *payload_parts):
 def test_quotes_and_document_names_with_markup_are_escaped_everywhere(
     alice_client, tenant_a, django_capture_on_commit_callbacks
 ):
-    doc = make_document(tenant_a, "Clause one. " + XSS_QUOTE + " Clause two.", title=XSS_TITLE)
+    doc = make_document(
+        tenant_a, "Clause one. " + XSS_QUOTE + " Clause two.", title=XSS_TITLE
+    )
     citation = make_citation(tenant_a, doc, quote=XSS_QUOTE)
     make_citation(tenant_a, doc, quote=XSS_QUOTE, status="failed")
     raw = ("<script>alert", "<img src=x")
@@ -498,15 +598,24 @@ def test_quotes_and_document_names_with_markup_are_escaped_everywhere(
         ),
         *raw,
     )
-    _assert_inert(alice_client.get(reverse("ingest:document-detail", args=[doc.pk])), *raw)
-    assert "&lt;script&gt;alert(&quot;q&quot;)&lt;/script&gt;" in alice_client.get(REVIEW).content.decode()
+    _assert_inert(
+        alice_client.get(reverse("ingest:document-detail", args=[doc.pk])), *raw
+    )
+    assert (
+        "&lt;script&gt;alert(&quot;q&quot;)&lt;/script&gt;"
+        in alice_client.get(REVIEW).content.decode()
+    )
 
 
 # ---------------------------------------------------------------- document page
 
 
-def test_a_document_page_summarises_its_citations(alice_client, client, bob, contract_a, rows_a):
-    page = _tree(alice_client.get(reverse("ingest:document-detail", args=[contract_a.pk])))
+def test_a_document_page_summarises_its_citations(
+    alice_client, client, bob, contract_a, rows_a
+):
+    page = _tree(
+        alice_client.get(reverse("ingest:document-detail", args=[contract_a.pk]))
+    )
     summary = _text(_by_testid(page, "document-citations")[0])
     assert "2 total" in summary and "Verified 2 (100.0%)" in summary
     assert "within 30 days" in summary and "Payment is due" in summary
@@ -524,5 +633,7 @@ def test_a_document_page_summarises_its_citations(alice_client, client, bob, con
 
 
 def test_a_document_without_citations_says_so(alice_client, lease_a):
-    body = alice_client.get(reverse("ingest:document-detail", args=[lease_a.pk])).content.decode()
+    body = alice_client.get(
+        reverse("ingest:document-detail", args=[lease_a.pk])
+    ).content.decode()
     assert "No answer has cited this document yet." in body

@@ -46,9 +46,14 @@ def _columns() -> dict[str, tuple[str, bool, str | None]]:
                 WHERE table_name = 'message_citations'
                 """
             )
-            return {name: (typ, nullable, default) for name, typ, nullable, default in cursor.fetchall()}
+            return {
+                name: (typ, nullable, default)
+                for name, typ, nullable, default in cursor.fetchall()
+            }
         cursor.execute("PRAGMA table_info(message_citations)")
-        return {row[1]: (row[2].lower(), not row[3], row[4]) for row in cursor.fetchall()}
+        return {
+            row[1]: (row[2].lower(), not row[3], row[4]) for row in cursor.fetchall()
+        }
 
 
 def test_seed_columns_have_the_seed_names_types_and_nullability():
@@ -62,7 +67,10 @@ def test_seed_columns_have_the_seed_names_types_and_nullability():
 
 def test_seed_defaults_are_database_defaults():
     columns = _columns()
-    assert "false" in str(columns["verified"][2]).lower() or columns["verified"][2] in {"0", "False"}
+    assert "false" in str(columns["verified"][2]).lower() or columns["verified"][2] in {
+        "0",
+        "False",
+    }
     assert columns["created_at"][2] is not None
     if connection.vendor == "postgresql":
         assert "gen_random_uuid" in str(columns["id"][2])
@@ -70,7 +78,9 @@ def test_seed_defaults_are_database_defaults():
 
 def test_the_five_seed_checks_and_two_indexes_exist_by_name():
     with connection.cursor() as cursor:
-        constraints = connection.introspection.get_constraints(cursor, "message_citations")
+        constraints = connection.introspection.get_constraints(
+            cursor, "message_citations"
+        )
     checks = {name for name, c in constraints.items() if c["check"]}
     assert SEED_CHECKS <= checks
     for name, columns in SEED_INDEXES.items():
@@ -100,6 +110,8 @@ def test_foreign_keys_point_at_messages_and_files_with_on_delete_cascade():
 
 def test_primary_key_is_id():
     with connection.cursor() as cursor:
-        constraints = connection.introspection.get_constraints(cursor, "message_citations")
+        constraints = connection.introspection.get_constraints(
+            cursor, "message_citations"
+        )
     primary = [c for c in constraints.values() if c["primary_key"]]
     assert primary and primary[0]["columns"] == ["id"]

@@ -15,6 +15,8 @@ mocks a parser. Text is deterministic (seeded), so tests can assert on it.
 * :func:`truncated_pdf_bytes` / :func:`corrupt_pdf_bytes`: broken files.
 * :func:`flate_bomb_pdf`: a small file whose content stream inflates to a lot
   of memory (for the memory-limit tests).
+* :func:`recursive_pages_pdf_bytes`, :func:`circular_xobject_pdf_bytes`: the
+  malformed structures that made parsers loop (UPL-04).
 """
 
 from __future__ import annotations
@@ -29,12 +31,15 @@ from fpdf.enums import EncryptionMethod
 
 __all__ = [
     "WORDS",
+    "circular_xobject_pdf_bytes",
     "corrupt_pdf_bytes",
     "encrypted_pdf",
     "flate_bomb_pdf",
     "image_only_pdf",
     "prose_lines",
     "prose_pdf",
+    "raw_pdf",
+    "recursive_pages_pdf_bytes",
     "text_pages_pdf",
     "truncated_pdf_bytes",
     "two_column_pdf",
@@ -348,15 +353,52 @@ def flate_bomb_pdf(path: Path | str, *, inflated_mb: int = 512) -> Path:
     comp = zlib.compressobj(9)
     block = b" " * (1024 * 1024)
     stream = b"".join(comp.compress(block) for _ in range(inflated_mb)) + comp.flush()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
-        b"/Resources << >> >>",
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream)
-        + stream
-        + b"\nendstream",
-    ]
+    path.write_bytes(
+        raw_pdf(
+            [
+                b"<< /Type /Catalog /Pages 2 0 R >>",
+                b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << >> >>",
+                b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream)
+                + stream
+                + b"\nendstream",
+            ]
+        )
+    )
+    return path
+
+
+def recursive_pages_pdf_bytes() -> bytes:
+    """A page tree whose /Kids contains itself (pdfminer/pdfminer.six#998)."""
+    return raw_pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>",
+        ]
+    )
+
+
+def circular_xobject_pdf_bytes() -> bytes:
+    """A page drawing a form XObject that draws itself, forever if allowed."""
+    content = b"BT /F1 12 Tf 72 720 Td (Visible text) Tj ET /X1 Do"
+    form = b"/X1 Do"
+    return raw_pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+            b"/Resources << /XObject << /X1 5 0 R >> /Font << /F1 6 0 R >> >> >>",
+            b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+            b"<< /Type /XObject /Subtype /Form /BBox [0 0 595 842] /Resources << /XObject << /X1 5 0 R >> >> "
+            b"/Length %d >>\nstream\n" % len(form) + form + b"\nendstream",
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        ]
+    )
+
+
+def raw_pdf(objects: list[bytes]) -> bytes:
+    """Objects 1..n written with a correct xref table (object 1 is the catalog)."""
     out = bytearray(b"%PDF-1.7\n")
     offsets = []
     for num, body in enumerate(objects, start=1):
@@ -369,5 +411,4 @@ def flate_bomb_pdf(path: Path | str, *, inflated_mb: int = 512) -> Path:
         len(objects) + 1,
         xref,
     )
-    path.write_bytes(bytes(out))
-    return path
+    return bytes(out)

@@ -34,7 +34,7 @@ class Progress:
         self._limits = limits
         now = time.monotonic()
         self._deadline = now + limits.timeout_s
-        self._last_step = now
+        self._last_step: float | None = None  # set once page-by-page reading starts
 
     def check(self) -> None:
         now = time.monotonic()
@@ -43,7 +43,10 @@ class Progress:
                 ErrorCode.TIMEOUT,
                 f"Reading this file took longer than {self._limits.timeout_s:g} seconds and was stopped.",
             )
-        if now - self._last_step > self._limits.page_timeout_s:
+        if (
+            self._last_step is not None
+            and now - self._last_step > self._limits.page_timeout_s
+        ):
             raise ExtractionError(
                 ErrorCode.TIMEOUT,
                 f"One page took longer than {self._limits.page_timeout_s:g} seconds to read; "
@@ -52,7 +55,8 @@ class Progress:
 
     def __call__(self, done: int, total: int) -> None:
         self.check()
-        self._last_step = time.monotonic()
+        # Same rule as the sandbox: the per-page clock runs only for paged reading.
+        self._last_step = time.monotonic() if total > 1 else None
         if self._callback is not None:
             self._callback(done, total)
 

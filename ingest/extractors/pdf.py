@@ -82,6 +82,7 @@ def extract_pdf(
     pages: list[str] = []
     empty_pages = 0
     column_pages = 0
+    damaged: list[int] = []
     total_chars = 0
     with _open(path) as pdf:
         count = len(pdf)
@@ -96,8 +97,14 @@ def extract_pdf(
         metadata = _metadata(pdf)
         progress(0, count)
         for index in range(count):
-            with _page(pdf, index) as (page, textpage):
-                raw, pieces = _page_text(page, textpage)
+            try:
+                with _page(pdf, index) as (page, textpage):
+                    raw, pieces = _page_text(page, textpage)
+            except _DamagedPage:
+                # One unreadable page (a broken page tree entry) must not cost the
+                # reader the rest of the document; the page stays, empty.
+                damaged.append(index + 1)
+                raw, pieces = "", None
             text = normalize_page(raw)
             if len(text) > limits.max_chars_per_page:
                 raise ExtractionError(
@@ -115,6 +122,11 @@ def extract_pdf(
             column_pages += pieces is not None
             pages.append(text)
             progress(index + 1, count)
+    if damaged and empty_pages == count:
+        raise ExtractionError(
+            ErrorCode.CORRUPT,
+            "This PDF is damaged: no page with readable text could be loaded.",
+        )
     if empty_pages == count:
         raise ExtractionError(
             ErrorCode.NO_TEXT,
@@ -127,6 +139,8 @@ def extract_pdf(
         pages_without_text=empty_pages,
         multi_column_pages=column_pages,
     )
+    if damaged:
+        metadata["damaged_pages"] = damaged[:1000]
     title = metadata.get("title") or ""
     if not _plausible_title(title):
         title = title_from_filename(filename)
@@ -134,7 +148,13 @@ def extract_pdf(
 
 
 def page_char_boxes(path: Path, page_number: int) -> PageGeometry:
-    """The page's text (as extracted) and a box per character, for highlighting."""
+    """The page's text (as extracted) and a box per character, for highlighting.
+
+    ``text`` equals the page's entry in ``extract(...).pages``, so a span found at
+    ``content[page_starts[p] + i : page_starts[p] + j]`` is highlighted with
+    ``boxes[i:j]``. Raises ExtractionError for an unreadable file or page, and
+    ValueError for a page number out of range.
+    """
     with _open(path) as pdf:
         index = _page_index(pdf, page_number)
         with _page(pdf, index) as (page, textpage):
@@ -147,10 +167,12 @@ def page_char_boxes(path: Path, page_number: int) -> PageGeometry:
 
 
 def render_page_png(path: Path, page_number: int, *, scale: float = 1.5) -> bytes:
-    """The page as a PNG, `scale` pixels per point (capped to ~40 megapixels)."""
+    """The page as a PNG, `scale` pixels per point (capped to ~40 megapixels).
+
+    Errors as for `page_char_boxes`.
+    """
     with _open(path) as pdf:
-        index = _page_index(pdf, page_number)
-        page = pdf[index]
+        page = _load_page(pdf, _page_index(pdf, page_number))
         try:
             width, height = page.get_size()
             if width * height * scale * scale > _MAX_RENDER_PIXELS:
@@ -213,14 +235,32 @@ def _open(path: Path) -> Iterator[pdfium.PdfDocument]:
         pdf.close()
 
 
+class _DamagedPage(ExtractionError):
+    def __init__(self, page_number: int) -> None:
+        super().__init__(
+            ErrorCode.CORRUPT,
+            f"Page {page_number} of this PDF is damaged and cannot be read.",
+        )
+
+
+def _load_page(pdf: pdfium.PdfDocument, index: int) -> pdfium.PdfPage:
+    try:
+        return pdf[index]
+    except pdfium.PdfiumError as exc:
+        raise _DamagedPage(index + 1) from exc
+
+
 @contextmanager
 def _page(
     pdf: pdfium.PdfDocument, index: int
 ) -> Iterator[tuple[pdfium.PdfPage, pdfium.PdfTextPage]]:
     # Closed per page, not at the end: a 5,000-page file must not hold every page (UPL-09).
-    page = pdf[index]
+    page = _load_page(pdf, index)
     try:
-        textpage = page.get_textpage()
+        try:
+            textpage = page.get_textpage()
+        except pdfium.PdfiumError as exc:
+            raise _DamagedPage(index + 1) from exc
         try:
             yield page, textpage
         finally:

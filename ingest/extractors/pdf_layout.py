@@ -11,9 +11,9 @@ the page has columns:
   no segment crosses (a few full-width lines such as a heading or a page number
   may), with a real column on each side;
 * each column must hold a fair share of the text in lines that fill most of its
-  width (this keeps tables and tab-aligned lists, whose cells are short, in row
-  order), and neighbouring columns must stand side by side for most of their
-  height;
+  width and hold a dozen characters or more (this keeps tables, forms and
+  tab-aligned lists, whose cells are short, in row order), and neighbouring
+  columns must stand side by side for most of their height;
 * full-width segments cut the page into horizontal bands; within a band the
   columns are read left to right, each top to bottom.
 
@@ -35,6 +35,7 @@ _MIN_COLUMN_SEGMENTS = 3
 _MIN_COLUMN_SHARE = 0.10  # of the characters outside full-width segments
 _MAX_SPANNING_SHARE = 0.5  # of all characters
 _MIN_FILL = 0.4  # median segment width / column width
+_MIN_LINE_CHARS = 12  # median characters per line of a column of running text
 _SPANNING_ALLOWANCE = 0.2  # of segments that may cross a gutter
 _MIN_SIDE_BY_SIDE = 0.5  # vertical overlap of neighbouring columns / the shorter one
 
@@ -168,6 +169,8 @@ def _split(
         col_width = max(s.x1 for s in column) - min(s.x0 for s in column)
         if median(s.x1 - s.x0 for s in column) < _MIN_FILL * col_width:
             return None
+        if median(s.chars for s in column) < _MIN_LINE_CHARS:
+            return None  # cells of a table or a form, which read across
     for a, b in pairwise(columns):
         if _vertical_overlap(a, b) < _MIN_SIDE_BY_SIDE:
             return None  # blocks at different heights are read top to bottom anyway

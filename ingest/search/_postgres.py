@@ -7,7 +7,7 @@ from django.db import connection
 from ingest.search._selectivity import selective
 
 _STATS_TTL_S = 60.0
-_stats_cache: dict[str, tuple[float, dict[str, float], float]] = {}
+_stats_cache: dict[str, tuple[float, dict[str, float], float, int]] = {}
 
 
 def _lexemes(cursor, terms: list[str]) -> dict[str, str]:
@@ -22,28 +22,30 @@ def _lexemes(cursor, terms: list[str]) -> dict[str, str]:
     return {term: lexeme for term, lexeme in cursor.fetchall() if lexeme}
 
 
-def _frequencies(cursor) -> tuple[dict[str, float], float]:
+def _frequencies(cursor) -> tuple[dict[str, float], float, int]:
     """Lexeme frequencies from ANALYZE's statistics on the tsvector column
     (most common elements and the fraction of rows holding each). A lexeme
     not listed is rarer than the rarest listed one."""
     cached = _stats_cache.get(connection.alias)
     if cached and time.monotonic() - cached[0] < _STATS_TTL_S:
-        return cached[1], cached[2]
+        return cached[1], cached[2], cached[3]
     cursor.execute(
         """
-        SELECT most_common_elems::text::text[], most_common_elem_freqs
+        SELECT most_common_elems::text::text[], most_common_elem_freqs,
+               (SELECT reltuples::bigint FROM pg_class WHERE relname = 'ingest_documentchunk')
         FROM pg_stats WHERE tablename = 'ingest_documentchunk' AND attname = 'search_vector'
         """
     )
     row = cursor.fetchone()
+    total = int(row[2]) if row and row[2] and row[2] > 0 else 0
     freqs: dict[str, float] = {}
     floor = 0.0
     if row and row[0]:
-        elems, values = row
+        elems, values = row[0], row[1]
         freqs = dict(zip(elems, values[: len(elems)], strict=False))
         floor = min(freqs.values(), default=0.0)
-    _stats_cache[connection.alias] = (time.monotonic(), freqs, floor)
-    return freqs, floor
+    _stats_cache[connection.alias] = (time.monotonic(), freqs, floor, total)
+    return freqs, floor, total
 
 
 def _tsquery(lexemes: list[str]) -> str:
@@ -64,11 +66,13 @@ def search(
         lexemes = _lexemes(cursor, terms)
         if not lexemes:
             return []
-        freqs, floor = _frequencies(cursor)
+        freqs, floor, total = _frequencies(cursor)
         unique = sorted(set(lexemes.values()))
         # Unlisted lexemes are rarer than every listed one; a tiny epsilon
         # keeps them "present" for selective().
-        wanted = selective({lex: freqs.get(lex, floor / 2 or 1e-9) for lex in unique})
+        wanted = selective(
+            {lex: freqs.get(lex, floor / 2 or 1e-9) for lex in unique}, total_chunks=total
+        )
         if document_ids is not None:
             wanted = unique  # a document's few chunks are cheap to rank on every term
         params: list = [_tsquery(wanted), tenant_id]

@@ -12,9 +12,12 @@ statistics (see _sqlite.py and _postgres.py).
 from __future__ import annotations
 
 COMMON_FRACTION = 0.12
+# Below this many chunks an OR over every term is cheap, and frequencies
+# measured on a handful of chunks say nothing about a word's information.
+MIN_CHUNKS_TO_PRUNE = 5000
 
 
-def selective(frequencies: dict[str, float]) -> list[str]:
+def selective(frequencies: dict[str, float], *, total_chunks: int) -> list[str]:
     """Terms (keys) to query, rarest first; terms that match nothing are dropped.
 
     `frequencies` maps each term to the fraction of chunks containing it
@@ -23,5 +26,7 @@ def selective(frequencies: dict[str, float]) -> list[str]:
     present = sorted((f, t) for t, f in frequencies.items() if f > 0)
     if not present:
         return []
+    if total_chunks < MIN_CHUNKS_TO_PRUNE:
+        return [t for _, t in present]
     kept = [t for f, t in present if f <= COMMON_FRACTION]
     return kept or [present[0][1]]

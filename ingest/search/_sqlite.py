@@ -63,7 +63,7 @@ def _selective_terms(cursor, terms: list[str]) -> list[str]:
     )
     doc_freq = dict(cursor.fetchall())
     total = _total_chunks(cursor)
-    by_stem = selective({s: doc_freq.get(s, 0) / total for s in unique})
+    by_stem = selective({s: doc_freq.get(s, 0) / total for s in unique}, total_chunks=total)
     # Query with the user's words (FTS5 stems them the same way again).
     return [next(t for t in terms if stems.get(t) == s) for s in by_stem]
 

@@ -195,8 +195,16 @@ def test_owner_password_only_pdf_extracts(tmp_path):
         (b"", "empty"),
         (b"<!DOCTYPE html><html><body>Sign in to download</body></html>", "corrupt"),
         (b"%PDF-1.7\n", "corrupt"),
+        (pdfgen.recursive_pages_pdf_bytes(), "corrupt"),
     ],
-    ids=["truncated", "garbage", "zero-bytes", "html-named-pdf", "header-only"],
+    ids=[
+        "truncated",
+        "garbage",
+        "zero-bytes",
+        "html-named-pdf",
+        "header-only",
+        "recursive-pages",
+    ],
 )
 def test_broken_files_fail_with_a_clear_code(tmp_path, data, code):
     path = tmp_path / "broken.pdf"
@@ -204,6 +212,33 @@ def test_broken_files_fail_with_a_clear_code(tmp_path, data, code):
     error = expect_error(path, code)
     if data.startswith(b"<!DOCTYPE"):
         assert "HTML" in error.message
+
+
+def test_one_damaged_page_does_not_lose_the_others(tmp_path):
+    content = b"BT /F1 12 Tf 72 720 Td (Readable page) Tj ET"
+    path = tmp_path / "partly.pdf"
+    path.write_bytes(
+        pdfgen.raw_pdf(
+            [
+                b"<< /Type /Catalog /Pages 2 0 R >>",
+                b"<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>",  # entry 1 is the tree itself
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+                b"/Resources << /Font << /F1 5 0 R >> >> >>",
+                b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+                b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            ]
+        )
+    )
+    result = run(path)
+    assert sorted(result.pages) == ["", "Readable page"]
+    [damaged] = result.metadata["damaged_pages"]
+    assert result.pages[damaged - 1] == ""
+
+
+def test_circular_xobject_terminates_with_the_page_text(tmp_path):
+    path = tmp_path / "loop.pdf"
+    path.write_bytes(pdfgen.circular_xobject_pdf_bytes())
+    assert run(path).pages == ["Visible text"]
 
 
 def test_image_only_pdf_says_ocr_is_not_available(tmp_path):
