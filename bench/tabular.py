@@ -35,7 +35,11 @@ COLUMNS = [
     ("Effective date", "date", "When does the agreement take effect?"),
     ("Expiration", "date", "When does the initial term expire?"),
     ("Renewal", "text", "Does the agreement renew automatically, and for how long?"),
-    ("Notice to terminate", "text", "How much notice is needed to terminate or not renew?"),
+    (
+        "Notice to terminate",
+        "text",
+        "How much notice is needed to terminate or not renew?",
+    ),
     ("Governing law", "text", "Which law governs the agreement?"),
     ("Exclusivity", "yes_no", "Is there an exclusive dealing commitment?"),
     ("Non-compete", "yes_no", "Is a party restricted from competing?"),
@@ -44,7 +48,11 @@ COLUMNS = [
     ("Liability cap", "money", "What is the cap on liability?"),
     ("Uncapped liability", "yes_no", "Is any liability uncapped?"),
     ("Termination for convenience", "yes_no", "Can a party terminate without cause?"),
-    ("Audit rights", "yes_no", "Does a party have the right to audit the other's records?"),
+    (
+        "Audit rights",
+        "yes_no",
+        "Does a party have the right to audit the other's records?",
+    ),
     ("Insurance", "text", "What insurance must a party maintain?"),
     ("Warranty duration", "text", "How long is the warranty?"),
     ("License grant", "text", "What license does the agreement grant?"),
@@ -101,7 +109,15 @@ def _boot(var_dir: str, database_url: str | None) -> None:
 
 def _start_server(latency: float) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "docuiq.testing.llm_server", "--port", "0", "--latency", str(latency)],
+        [
+            sys.executable,
+            "-m",
+            "docuiq.testing.llm_server",
+            "--port",
+            "0",
+            "--latency",
+            str(latency),
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -123,7 +139,10 @@ def _texts(corpus: Path | None, n: int) -> list[tuple[str, str]]:
             sources.append((path.stem[:80], path.read_text(encoding="utf-8")))
     if not sources:
         sources = [
-            (f"Generated agreement {i}", _GENERATED.format(n=i, day=1 + i % 28, fee=5 + i))
+            (
+                f"Generated agreement {i}",
+                _GENERATED.format(n=i, day=1 + i % 28, fee=5 + i),
+            )
             for i in range(n)
         ]
     return [
@@ -138,9 +157,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--columns", type=int, default=20)
     parser.add_argument("--latency", type=float, default=0.5)
     parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--corpus", default=os.environ.get("DOCUIQ_CORPUS", "../shared/corpus"))
-    parser.add_argument("--database-url", default=None, help="default: a fresh SQLite file")
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "tabular.json"))
+    parser.add_argument(
+        "--corpus", default=os.environ.get("DOCUIQ_CORPUS", "../shared/corpus")
+    )
+    parser.add_argument(
+        "--database-url", default=None, help="default: a fresh SQLite file"
+    )
+    parser.add_argument(
+        "--out", default=str(ROOT / "bench" / "results" / "tabular.json")
+    )
     args = parser.parse_args(argv)
     corpus = Path(args.corpus).resolve() if args.corpus else None
 
@@ -171,14 +196,22 @@ def _bench(args: argparse.Namespace, corpus: Path | None, url: str) -> int:
 
     tenant = tenant_create(slug="bench", name="Bench")
     t0 = time.monotonic()
-    documents = [make_document(tenant, text, title=title) for title, text in _texts(corpus, args.documents)]
+    documents = [
+        make_document(tenant, text, title=title)
+        for title, text in _texts(corpus, args.documents)
+    ]
     setup_s = time.monotonic() - t0
     columns = [
         services.ColumnSpec(name=name, question=question, type=kind)
-        for name, kind, question in (COLUMNS * (args.columns // len(COLUMNS) + 1))[: args.columns]
+        for name, kind, question in (COLUMNS * (args.columns // len(COLUMNS) + 1))[
+            : args.columns
+        ]
     ]
     review = services.review_create(
-        tenant=tenant, name="Bench", document_ids=[d.pk for d in documents], columns=columns
+        tenant=tenant,
+        name="Bench",
+        document_ids=[d.pk for d in documents],
+        columns=columns,
     )
     cells = args.documents * args.columns
     print(
@@ -202,7 +235,9 @@ def _bench(args: argparse.Namespace, corpus: Path | None, url: str) -> int:
     print(f"ideal      {ideal:.1f} s  (cells x latency / concurrency)")
     print(f"ratio      {ratio:.2f}x  (target <= 1.30x)")
     print(f"throughput {cells / wall:.1f} cells/s")
-    print(f"cost       USD {review.cost_actual_usd} ({review.prompt_tokens} + {review.completion_tokens} tokens)")
+    print(
+        f"cost       USD {review.cost_actual_usd} ({review.prompt_tokens} + {review.completion_tokens} tokens)"
+    )
     if errors:
         print("errors     " + " | ".join(errors[:3]))
     result = {

@@ -71,14 +71,20 @@ def load_categories(corpus: Path) -> list[dict]:
             if not row or not row[0].startswith("Category:"):
                 continue
             name = row[0].split(":", 1)[1].strip()
-            description = row[1].split(":", 1)[1].strip() if ":" in row[1] else row[1].strip()
+            description = (
+                row[1].split(":", 1)[1].strip() if ":" in row[1] else row[1].strip()
+            )
             answer = row[2].split(":", 1)[1].strip() if ":" in row[2] else ""
-            rows.append({"name": name, "question": description, "type": _type_for(answer)})
+            rows.append(
+                {"name": name, "question": description, "type": _type_for(answer)}
+            )
     return rows
 
 
 def load_contracts(corpus: Path, limit: int | None) -> list[dict]:
-    lines = (corpus / "cuad" / "gold_spans.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = (
+        (corpus / "cuad" / "gold_spans.jsonl").read_text(encoding="utf-8").splitlines()
+    )
     contracts = [json.loads(line) for line in lines if line.strip()]
     return contracts[:limit] if limit else contracts
 
@@ -108,9 +114,14 @@ def ingest(tenant, contracts: list[dict], corpus: Path) -> dict[str, tuple]:
                 tenant=tenant, upload=Upload(filename=path.name, stream=stream)
             )
         with tenant_scope(tenant):
-            document = Document.objects.select_related("current_revision").get(pk=document.pk)
+            document = Document.objects.select_related("current_revision").get(
+                pk=document.pk
+            )
         if document.status != Document.Status.READY:
-            print(f"  skipped {path.name}: {document.status} {document.error}", file=sys.stderr)
+            print(
+                f"  skipped {path.name}: {document.status} {document.error}",
+                file=sys.stderr,
+            )
             continue
         text = document.current_revision.normalized_content
         _, index = _offset_map(original)
@@ -141,7 +152,9 @@ def half_inside(spans: list[tuple[int, int]], regions: list[tuple[int, int]]) ->
     return False
 
 
-def quote_inside(spans: list[tuple[int, int]], start: int, end: int, slack: int = 2) -> bool:
+def quote_inside(
+    spans: list[tuple[int, int]], start: int, end: int, slack: int = 2
+) -> bool:
     return any(s - slack <= start and end <= e + slack for s, e in spans)
 
 
@@ -151,10 +164,18 @@ def overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", default=os.environ.get("DOCUIQ_CORPUS", "../shared/corpus"))
-    parser.add_argument("--limit", type=int, default=None, help="first N contracts only")
-    parser.add_argument("--no-run", action="store_true", help="retrieval only, no executor run")
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "tabular_eval.json"))
+    parser.add_argument(
+        "--corpus", default=os.environ.get("DOCUIQ_CORPUS", "../shared/corpus")
+    )
+    parser.add_argument(
+        "--limit", type=int, default=None, help="first N contracts only"
+    )
+    parser.add_argument(
+        "--no-run", action="store_true", help="retrieval only, no executor run"
+    )
+    parser.add_argument(
+        "--out", default=str(ROOT / "bench" / "results" / "tabular_eval.json")
+    )
     args = parser.parse_args(argv)
     corpus = Path(args.corpus).resolve()
     if not (corpus / "cuad" / "gold_spans.jsonl").exists():
@@ -177,13 +198,18 @@ def _evaluate(args: argparse.Namespace, corpus: Path) -> int:
     categories = load_categories(corpus)
     contracts = load_contracts(corpus, args.limit)
     docs = ingest(tenant, contracts, corpus)
-    print(f"ingested {len(docs)} contracts in {time.monotonic() - started:.1f} s", file=sys.stderr)
+    print(
+        f"ingested {len(docs)} contracts in {time.monotonic() - started:.1f} s",
+        file=sys.stderr,
+    )
 
     stats: dict[str, dict[str, int]] = {c["name"]: defaultdict(int) for c in categories}
     with tenant_scope(tenant):
         for category in categories:
             query = retrieval.build_query(
-                name=category["name"], question=category["question"], kind=category["type"]
+                name=category["name"],
+                question=category["question"],
+                kind=category["type"],
             )
             for document, spans_by_category in docs.values():
                 spans = spans_by_category.get(category["name"])
@@ -191,9 +217,13 @@ def _evaluate(args: argparse.Namespace, corpus: Path) -> int:
                     continue
                 row = stats[category["name"]]
                 row["cells"] += 1
-                hits = search_chunks(tenant, category["question"], document=document, k=4)
+                hits = search_chunks(
+                    tenant, category["question"], document=document, k=4
+                )
                 chunks = (
-                    [h.chunk for h in hits] if hits else retrieval.first_chunks(document, 4)
+                    [h.chunk for h in hits]
+                    if hits
+                    else retrieval.first_chunks(document, 4)
                 )
                 regions = [(c.start_offset, c.end_offset) for c in chunks]
                 row["fts@4"] += half_inside(spans, regions)
@@ -226,7 +256,10 @@ def _run_cells(tenant, categories, docs, stats) -> None:
     )
     t0 = time.monotonic()
     review_run(review_id=review.pk)
-    print(f"ran {len(documents) * len(categories)} cells in {time.monotonic() - t0:.1f} s", file=sys.stderr)
+    print(
+        f"ran {len(documents) * len(categories)} cells in {time.monotonic() - t0:.1f} s",
+        file=sys.stderr,
+    )
     spans_for = {str(doc.pk): spans for doc, spans in docs.values()}
     cells = Cell.objects.filter(review=review).select_related("row", "column")
     citations = {
@@ -276,12 +309,14 @@ def _report(args, stats, started, *, ran: bool) -> int:
             totals[m] += row[m]
         per_category[name] = {"cells": n, **{m: round(row[m] / n, 3) for m in metrics}}
         print(
-            f"{name:<{width}}{n:>6}"
-            + "".join(f"{row[m] / n:>10.0%}" for m in metrics)
+            f"{name:<{width}}{n:>6}" + "".join(f"{row[m] / n:>10.0%}" for m in metrics)
         )
     n = totals["cells"] or 1
     overall = {m: round(totals[m] / n, 3) for m in metrics}
-    print(f"{'ALL':<{width}}{totals['cells']:>6}" + "".join(f"{overall[m]:>10.0%}" for m in metrics))
+    print(
+        f"{'ALL':<{width}}{totals['cells']:>6}"
+        + "".join(f"{overall[m]:>10.0%}" for m in metrics)
+    )
     result = {
         "benchmark": "tabular_eval",
         "cells_with_gold": totals["cells"],

@@ -42,7 +42,6 @@ bench/results/verification.json.
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import random
@@ -54,9 +53,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rapidfuzz.distance import Levenshtein  # noqa: E402
+from rapidfuzz.distance import Levenshtein
 
-from bench._common import (  # noqa: E402
+from bench._common import (
     OCR_LOOKALIKE_MIX,
     PARTIES,
     expected_span,
@@ -68,8 +67,8 @@ from bench._common import (  # noqa: E402
     whitespace_damage,
     write_results,
 )
-from citations.cascade import SourceText, verify_cited_quote, verify_quote  # noqa: E402
-from citations.cascade.folding import fold_text  # noqa: E402
+from citations.cascade import SourceText, verify_cited_quote, verify_quote
+from citations.cascade.folding import fold_text
 
 WORD = re.compile(r"\S+")
 
@@ -385,9 +384,7 @@ def _icdar_file(path: str) -> tuple[str, str, str]:
 
 def run_icdar(tally: Tally, corpus: Path, rng: random.Random, per_file: int) -> dict:
     by_cer: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    for path in sorted(
-        glob.glob(str(corpus / "ocr_icdar2017" / "eng_monograph" / "*.txt"))
-    ):
+    for path in sorted((corpus / "ocr_icdar2017" / "eng_monograph").glob("*.txt")):
         raw, ocr_aligned, gs_aligned = _icdar_file(path)
         # raw offset of each aligned column ('@' in the OCR row is a gap).
         raw_at = []

@@ -134,7 +134,7 @@ def turn_finish(*, turn: Turn, completion: Completion) -> Message:
                     chunk_index=r.hit.chunk.chunk_index,
                     document=r.hit.chunk.document,
                     revision_id=r.hit.chunk.revision_id,
-                    file_id=r.hit.chunk.revision.file_id,
+                    file_id=r.hit.chunk.document.file_id,  # the current revision's file
                     document_title=r.hit.chunk.document.title,
                     source_type=r.hit.chunk.document.source_type,
                     page_start=r.hit.chunk.page_start,

@@ -12,4 +12,6 @@ class CitationsConfig(AppConfig):
 
         from citations.receivers import reverify_on_new_revision
 
-        revision_created.connect(reverify_on_new_revision, dispatch_uid="citations-reverify")
+        revision_created.connect(
+            reverify_on_new_revision, dispatch_uid="citations-reverify"
+        )

@@ -50,7 +50,10 @@ class MessageCitation(models.Model):
     # --- seed 000 -----------------------------------------------------------
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     message = models.ForeignKey(
-        "chat.Message", on_delete=models.CASCADE, related_name="citations", db_index=False
+        "chat.Message",
+        on_delete=models.CASCADE,
+        related_name="citations",
+        db_index=False,
     )
     source_file = models.ForeignKey(
         "ingest.File", on_delete=models.CASCADE, related_name="+", db_index=False
@@ -60,14 +63,18 @@ class MessageCitation(models.Model):
     source_page = models.IntegerField(null=True, blank=True)
     source_text = models.TextField()
     verified = models.BooleanField(default=False, db_default=False)
-    verification_method = models.TextField(null=True, blank=True, choices=Method.choices)
+    verification_method = models.TextField(
+        null=True, blank=True, choices=Method.choices
+    )
     verification_confidence = models.DecimalField(
         max_digits=3, decimal_places=2, null=True, blank=True
     )
     created_at = models.DateTimeField(default=timezone.now, db_default=Now())
 
     # --- seed 003 and the engine ------------------------------------------
-    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
     quoted_text = models.TextField(blank=True)
     match_type = models.CharField(
         max_length=16, choices=MatchType.choices, null=True, blank=True
@@ -96,7 +103,9 @@ class MessageCitation(models.Model):
     objects = ScopedManager(tenant="tenant")
 
     class Meta:
-        db_table = "message_citations"  # fixed by seed 000; other systems read this table
+        db_table = (
+            "message_citations"  # fixed by seed 000; other systems read this table
+        )
         ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(
@@ -114,7 +123,10 @@ class MessageCitation(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(verification_confidence__isnull=True)
-                | (Q(verification_confidence__gte=0) & Q(verification_confidence__lte=1)),
+                | (
+                    Q(verification_confidence__gte=0)
+                    & Q(verification_confidence__lte=1)
+                ),
                 name="chk_message_citations_confidence_range",
             ),
             models.CheckConstraint(
@@ -141,15 +153,22 @@ class MessageCitation(models.Model):
             models.Index(fields=["message"], name="idx_message_citations_message"),
             models.Index(fields=["source_file"], name="idx_message_citations_file"),
             # The review tab and GET /api/citations: a tenant's newest first.
-            models.Index(fields=["tenant", "-created_at"], name="idx_citations_tenant_created"),
+            models.Index(
+                fields=["tenant", "-created_at"], name="idx_citations_tenant_created"
+            ),
             # Stats and the status filter.
             models.Index(
-                fields=["tenant", "verification_status"], name="idx_citations_tenant_status"
+                fields=["tenant", "verification_status"],
+                name="idx_citations_tenant_status",
             ),
             # Re-verification when a document gets a new revision; document filter.
-            models.Index(fields=["tenant", "document_id"], name="idx_citations_tenant_doc"),
+            models.Index(
+                fields=["tenant", "document_id"], name="idx_citations_tenant_doc"
+            ),
             # The chat citation status endpoint.
-            models.Index(fields=["chunk_id", "revision_id"], name="idx_citations_chunk_rev"),
+            models.Index(
+                fields=["chunk_id", "revision_id"], name="idx_citations_chunk_rev"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -167,7 +186,9 @@ class UnsourcedCitation(models.Model):
     never dropped, and counted in the stats."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
     message = models.ForeignKey(
         "chat.Message", on_delete=models.CASCADE, related_name="unsourced_citations"
     )
@@ -184,7 +205,11 @@ class UnsourcedCitation(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["tenant", "-created_at"], name="idx_unsourced_tenant_created")]
+        indexes = [
+            models.Index(
+                fields=["tenant", "-created_at"], name="idx_unsourced_tenant_created"
+            )
+        ]
 
     @property
     def verification_status(self) -> str:
@@ -196,12 +221,16 @@ class CitationVerification(models.Model):
     which models. Never updated; the citation row holds the latest verdict."""
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
     citation = models.ForeignKey(
         MessageCitation, on_delete=models.CASCADE, related_name="verifications"
     )
     revision_id = models.UUIDField(null=True, blank=True)
-    trigger = models.CharField(max_length=32, default="initial")  # initial | reverify | revision
+    trigger = models.CharField(
+        max_length=32, default="initial"
+    )  # initial | reverify | revision
     verification_status = models.CharField(max_length=20, choices=Status.choices)
     verification_method = models.CharField(max_length=20, choices=Method.choices)
     match_type = models.CharField(max_length=16, choices=MatchType.choices)
@@ -229,8 +258,12 @@ class CitationReview(models.Model):
         REJECT = "reject", "Rejected"
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
-    citation = models.ForeignKey(MessageCitation, on_delete=models.CASCADE, related_name="reviews")
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
+    citation = models.ForeignKey(
+        MessageCitation, on_delete=models.CASCADE, related_name="reviews"
+    )
     reviewer = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )

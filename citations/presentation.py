@@ -27,11 +27,21 @@ def badge_state(status: str, method: str | None) -> BadgeState:
     if status == Status.PENDING:
         return BadgeState("pending", "Verifying…", "…")
     if status == Status.OUT_OF_PROVENANCE:
-        return BadgeState("oop", "Not verified: cites a source that was not provided", "!")
+        return BadgeState(
+            "oop", "Not verified: cites a source that was not provided", "!"
+        )
     return BadgeState("unverified", "Unverified: no quote to check", "?")
 
 
-def footnote_text(*, number: int, title: str | None, page: int | None, quote: str, status: str, method: str | None) -> str:
+def footnote_text(
+    *,
+    number: int,
+    title: str | None,
+    page: int | None,
+    quote: str,
+    status: str,
+    method: str | None,
+) -> str:
     where = title or "unknown source"
     if page:
         where += f", p. {page}"

@@ -3,7 +3,9 @@ from __future__ import annotations
 from django.db import transaction
 
 
-def reverify_on_new_revision(sender, *, document, revision, previous_revision, **kwargs) -> None:
+def reverify_on_new_revision(
+    sender, *, document, revision, previous_revision, **kwargs
+) -> None:
     """A document changed: its citations are checked again against the new text."""
     if previous_revision is None:
         return

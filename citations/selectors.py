@@ -30,7 +30,9 @@ class CitationFilters:
     message_id: uuid.UUID | None = None
 
 
-def citation_list(*, tenant: Tenant, filters: CitationFilters | None = None) -> QuerySet[MessageCitation]:
+def citation_list(
+    *, tenant: Tenant, filters: CitationFilters | None = None
+) -> QuerySet[MessageCitation]:
     """A tenant's citations, newest first, narrowed by `filters`.
 
     Out-of-provenance references live in UnsourcedCitation (they have no file);
@@ -43,9 +45,11 @@ def citation_list(*, tenant: Tenant, filters: CitationFilters | None = None) -> 
     if f.collection_id:
         from ingest.models import Document
 
-        doc_ids = Document.objects.with_scope(tenant=tenant.pk).filter(
-            collections__id=f.collection_id
-        ).values("id")
+        doc_ids = (
+            Document.objects.with_scope(tenant=tenant.pk)
+            .filter(collections__id=f.collection_id)
+            .values("id")
+        )
         qs = qs.filter(document_id__in=doc_ids)
     if f.execution_context_type:
         qs = qs.filter(execution_context_type=f.execution_context_type)
@@ -66,7 +70,9 @@ def citation_list(*, tenant: Tenant, filters: CitationFilters | None = None) -> 
     return qs.order_by("-created_at", "-id")
 
 
-def unsourced_list(*, tenant: Tenant, filters: CitationFilters | None = None) -> QuerySet[UnsourcedCitation]:
+def unsourced_list(
+    *, tenant: Tenant, filters: CitationFilters | None = None
+) -> QuerySet[UnsourcedCitation]:
     f = filters or CitationFilters()
     qs = UnsourcedCitation.objects.with_scope(tenant=tenant.pk).filter(tenant=tenant)
     if f.execution_context_type:
@@ -89,11 +95,17 @@ def unsourced_list(*, tenant: Tenant, filters: CitationFilters | None = None) ->
 def citation_get(*, tenant: Tenant, pk: object) -> MessageCitation | None:
     try:
         return citation_list(tenant=tenant).filter(pk=pk).first()
-    except (ValueError, TypeError, ValidationError):  # malformed ids are simply not found
+    except (
+        ValueError,
+        TypeError,
+        ValidationError,
+    ):  # malformed ids are simply not found
         return None
 
 
-def citation_stats(*, tenant: Tenant, filters: CitationFilters | None = None) -> dict[str, int]:
+def citation_stats(
+    *, tenant: Tenant, filters: CitationFilters | None = None
+) -> dict[str, int]:
     """Counts by verification status, plus the total (seed 003)."""
     counts = {s.value: 0 for s in Status}
     rows = (
@@ -104,11 +116,16 @@ def citation_stats(*, tenant: Tenant, filters: CitationFilters | None = None) ->
     )
     for row in rows:
         counts[row["verification_status"]] = row["n"]
-    counts[Status.OUT_OF_PROVENANCE] += unsourced_list(tenant=tenant, filters=filters).count()
+    counts[Status.OUT_OF_PROVENANCE] += unsourced_list(
+        tenant=tenant, filters=filters
+    ).count()
     counts["total"] = sum(counts[s.value] for s in Status)
     return counts
 
 
-def citation_stats_for_document(*, tenant: Tenant, document_id: uuid.UUID) -> dict[str, int]:
-    return citation_stats(tenant=tenant, filters=CitationFilters(document_id=document_id))
-
+def citation_stats_for_document(
+    *, tenant: Tenant, document_id: uuid.UUID
+) -> dict[str, int]:
+    return citation_stats(
+        tenant=tenant, filters=CitationFilters(document_id=document_id)
+    )

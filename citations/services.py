@@ -51,7 +51,9 @@ def _confidence(value: float | None) -> Decimal | None:
     if value is None:
         return None
     # Rounded down: a stored confidence never overstates the verdict.
-    return Decimal(str(max(0.0, min(1.0, value)))).quantize(Decimal("0.01"), rounding=ROUND_DOWN)
+    return Decimal(str(max(0.0, min(1.0, value)))).quantize(
+        Decimal("0.01"), rounding=ROUND_DOWN
+    )
 
 
 def citations_record(
@@ -70,9 +72,9 @@ def citations_record(
     unsourced: list[UnsourcedCitation] = []
     revisions = {
         r.pk: r
-        for r in DocumentRevision.objects.filter(pk__in={s.revision_id for s in sources}).only(
-            "id", "normalized_content", "page_starts"
-        )
+        for r in DocumentRevision.objects.filter(
+            pk__in={s.revision_id for s in sources}
+        ).only("id", "normalized_content", "page_starts")
     }
     for candidate in candidates:
         source = by_ref.get(candidate.ref)
@@ -107,8 +109,12 @@ def citations_record(
                 source_text=text[source.start_offset : source.end_offset],
                 revision_length=len(text) if revision else None,
                 quoted_text=candidate.quote or "",
-                verification_status=Status.PENDING if candidate.quote else Status.UNVERIFIED,
-                reason="" if candidate.quote else "The model cited this source without quoting it.",
+                verification_status=Status.PENDING
+                if candidate.quote
+                else Status.UNVERIFIED,
+                reason=""
+                if candidate.quote
+                else "The model cited this source without quoting it.",
                 chunk_id=source.chunk_uid,
                 revision_id=source.revision_id,
                 document_id=source.document_id,
@@ -149,12 +155,17 @@ def _source_text(source: MessageSource, revision: DocumentRevision) -> SourceTex
 
 
 def _verdict_fields(
-    citation: MessageCitation, verdict: Verdict, revision: DocumentRevision, within: tuple | None
+    citation: MessageCitation,
+    verdict: Verdict,
+    revision: DocumentRevision,
+    within: tuple | None,
 ) -> dict:
     text = revision.normalized_content
     if verdict.verified and verdict.start is not None:
         start, end = verdict.start, verdict.end
-    elif getattr(verdict, "candidate_start", None) is not None and verdict.candidate_end:
+    elif (
+        getattr(verdict, "candidate_start", None) is not None and verdict.candidate_end
+    ):
         start, end = verdict.candidate_start, verdict.candidate_end
     elif within is not None:
         start, end = within
@@ -165,9 +176,13 @@ def _verdict_fields(
     return {
         "verified": verdict.verified,
         "verification_method": verdict.method,
-        "verification_confidence": _confidence(verdict.confidence) if verdict.verified else None,
+        "verification_confidence": _confidence(verdict.confidence)
+        if verdict.verified
+        else None,
         "match_type": verdict.match_type,
-        "match_score": verdict.score if verdict.score is not None else verdict.confidence,
+        "match_score": verdict.score
+        if verdict.score is not None
+        else verdict.confidence,
         "verification_status": Status.VERIFIED if verdict.verified else Status.FAILED,
         "reason": verdict.reason[:2000],
         "mis_attributed_to": (getattr(verdict, "found_in", None) or "")[:8],
@@ -183,10 +198,16 @@ def _verdict_fields(
     }
 
 
-def citation_verify(*, citation_id: uuid.UUID, trigger: str = "initial") -> MessageCitation | None:
+def citation_verify(
+    *, citation_id: uuid.UUID, trigger: str = "initial"
+) -> MessageCitation | None:
     """Verify one citation against its document's current revision."""
     with unscoped():
-        citation = MessageCitation.objects.select_related("tenant").filter(pk=citation_id).first()
+        citation = (
+            MessageCitation.objects.select_related("tenant")
+            .filter(pk=citation_id)
+            .first()
+        )
     if citation is None:
         return None  # deleted with its message
     with tenant_scope(citation.tenant):
@@ -214,7 +235,9 @@ def citation_verify(*, citation_id: uuid.UUID, trigger: str = "initial") -> Mess
         others = []
         other_revisions = {
             r.document_id: r
-            for r in _current_revisions_for({s.document_id for s in sources if s is not cited})
+            for r in _current_revisions_for(
+                {s.document_id for s in sources if s is not cited}
+            )
         }
         for s in sources:
             if s is cited or s.document_id not in other_revisions:
@@ -267,7 +290,9 @@ def _current_revisions_for(document_ids: set) -> list[DocumentRevision]:
 
 def _current_revision(citation: MessageCitation) -> DocumentRevision | None:
     document = (
-        Document.objects.filter(pk=citation.document_id).select_related("current_revision").first()
+        Document.objects.filter(pk=citation.document_id)
+        .select_related("current_revision")
+        .first()
     )
     if document is not None and document.current_revision is not None:
         return document.current_revision
@@ -328,7 +353,9 @@ def document_citations_reverify(*, document_id: uuid.UUID) -> int:
     return len(ids)
 
 
-def citation_resolve_chunk(*, tenant_id: int, chunk_uid: uuid.UUID) -> DocumentChunk | None:
+def citation_resolve_chunk(
+    *, tenant_id: int, chunk_uid: uuid.UUID
+) -> DocumentChunk | None:
     return DocumentChunk.objects.filter(uid=chunk_uid, tenant_id=tenant_id).first()
 
 
@@ -437,7 +464,9 @@ def citation_resolve(
                     source_text=chunk.content,
                     revision_length=len(revision.normalized_content),
                     quoted_text=quoted_text,
-                    verification_status=Status.PENDING if quoted_text else Status.UNVERIFIED,
+                    verification_status=Status.PENDING
+                    if quoted_text
+                    else Status.UNVERIFIED,
                     reason=""
                     if quoted_text
                     else "No quoted text was given: the citation references the whole chunk.",
@@ -451,10 +480,14 @@ def citation_resolve(
                 )
     if citation.verification_status == Status.PENDING:
         try:
-            citation = citation_verify(citation_id=citation.pk, trigger="initial") or citation
+            citation = (
+                citation_verify(citation_id=citation.pk, trigger="initial") or citation
+            )
         except LLMError:
             # A judge that is down must not lose the citation: it stays
             # pending and the task retries with backoff.
             citation_id = str(citation.pk)
-            transaction.on_commit(lambda: verify_citation_task.delay(citation_id, "initial"))
+            transaction.on_commit(
+                lambda: verify_citation_task.delay(citation_id, "initial")
+            )
     return ResolvedCitation(citation=citation, created=created)

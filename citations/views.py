@@ -37,6 +37,7 @@ from citations.reviews import (
     review_page,
 )
 from citations.selectors import citation_get, unsourced_list
+from ingest.selectors import document_get
 
 TEMPLATE = "citations/review.html"
 PAGE_SIZE = 25
@@ -79,6 +80,13 @@ def _results_context(request: HttpRequest, form: ReviewFilterForm) -> dict:
         return f"{base}?{urlencode(query)}" if query else base
 
     current = {"after": after, "before": before}
+    document_title = ""
+    if filters.document_id:
+        document = document_get(tenant=tenant, pk=filters.document_id)
+        # A soft-deleted document keeps its citations: use their name snapshot.
+        document_title = document.title if document else next(
+            (r.document_name for r in page.rows if r.document_name), ""
+        )
     cards = [
         {
             "card": card,
@@ -98,7 +106,8 @@ def _results_context(request: HttpRequest, form: ReviewFilterForm) -> dict:
         "export_url": reverse("citations:export")
         + (f"?{urlencode(form.query())}" if form.query() else ""),
         "filter_query": urlencode(form.query()),
-        "statuses": Status,
+        "document_title": document_title,
+        "without_document_url": url(document_id=""),
     }
 
 

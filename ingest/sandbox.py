@@ -137,7 +137,8 @@ def _run(
 ) -> Any:
     request = {**request, "limits": limits.to_dict(), "workdir": str(workdir)}
     command = [
-        sys.executable,
+        # Under an embedding server (uWSGI) sys.executable is not Python: allow an override.
+        os.environ.get("DOCUIQ_SANDBOX_PYTHON") or sys.executable,
         "-I",  # isolated: ignore PYTHON* variables, user site-packages and the cwd
         "-B",
         "-c",

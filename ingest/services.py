@@ -31,6 +31,7 @@ from ingest.extractors import Extracted
 from ingest.limits import Limits
 from ingest.models import Document, DocumentChunk, DocumentRevision, File
 from ingest.normalize import normalize_pages
+from ingest.search import refresh_statistics
 from ingest.sandbox import extract_in_child
 from ingest.signals import revision_created
 
@@ -361,6 +362,7 @@ def _store_revision(document: Document, extracted: Extracted) -> None:
                     sender=Document, document=document, revision=revision, previous_revision=previous
                 )
             )
+    refresh_statistics()
     _store_attachments(document, extracted)
 
 

@@ -36,26 +36,27 @@ import logging
 import threading
 import time
 import uuid
-from collections import deque
+from bisect import bisect_right
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import ROUND_DOWN, Decimal
 from typing import TYPE_CHECKING, Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import Count, F
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.scoping import tenant_scope, unscoped
 from chat.llm.errors import LLMError
 from chat.models import Message, MessageSource
-from citations.extraction import CitationCandidate
-from citations.models import MessageCitation
+from citations.cascade import SourceText, Verdict, verify_cited_quote
+from citations.models import CitationVerification, MessageCitation, UnsourcedCitation
 from citations.models import Status as CitationStatus
-from citations.services import citation_verify, citations_record
-from ingest.models import Document
+from citations.services import citation_verify
+from ingest.models import Document, DocumentChunk
 from tabular import retrieval
 from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
 
@@ -70,6 +71,8 @@ MAX_CELL_ATTEMPTS = 3
 STATUS_CHECK_S = 0.5
 HEARTBEAT_S = 5.0
 CONTEXT_TYPE = "tabular"
+# Documents (with their text) kept in memory per run; cells go row by row.
+SOURCE_CACHE = 32
 
 # Column types -> the names chat.prompting and the extractive responder know.
 PROVIDER_TYPES = {
@@ -117,7 +120,8 @@ def cost_usd(model: str, prompt_tokens: int, completion_tokens: int) -> Decimal:
     if price is None or not (prompt_tokens or completion_tokens):
         return Decimal("0")
     usd = (
-        Decimal(str(price[0])) * prompt_tokens + Decimal(str(price[1])) * completion_tokens
+        Decimal(str(price[0])) * prompt_tokens
+        + Decimal(str(price[1])) * completion_tokens
     ) / Decimal(1_000_000)
     return usd.quantize(Decimal("0.000001"))
 
@@ -134,7 +138,9 @@ class _Run:
     deadline: float | None
     stop: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
-    documents: dict[int, Document] = field(default_factory=dict)
+    rows: dict[int, ReviewDocument] = field(default_factory=dict)
+    columns: dict[int, ReviewColumn] = field(default_factory=dict)
+    sources: OrderedDict[int, _Source] = field(default_factory=OrderedDict)
     queries: dict[int, retrieval.CellQuery] = field(default_factory=dict)
     checked_at: float = 0.0
     heartbeat_at: float = 0.0
@@ -158,10 +164,7 @@ class _Run:
         ours = Review.objects.filter(
             pk=self.review.pk, run_token=self.token, status=Review.Status.RUNNING
         )
-        if beat:
-            alive = ours.update(heartbeat_at=timezone.now()) > 0
-        else:
-            alive = ours.exists()
+        alive = ours.update(heartbeat_at=timezone.now()) > 0 if beat else ours.exists()
         if not alive:
             self.stop.set()
         return alive
@@ -226,6 +229,8 @@ def _run(
         token=token,
         provider=provider(),
         deadline=(time.monotonic() + budget_s) if budget_s else None,
+        rows={r.pk: r for r in ReviewDocument.objects.filter(review=review)},
+        columns={c.pk: c for c in ReviewColumn.objects.filter(review=review)},
     )
     run.heartbeat_at = run.checked_at = time.monotonic()
     width = max(1, int(concurrency or getattr(settings, "TABULAR_CONCURRENCY", 8)))
@@ -234,7 +239,7 @@ def _run(
             pending = list(
                 Cell.objects.filter(review=review, status=Cell.Status.PENDING)
                 .order_by("row__order", "column__order")
-                .values_list("pk", flat=True)
+                .values_list("pk", "row_id", "column_id")
             )
             if not pending or run.stop.is_set():
                 break
@@ -255,7 +260,9 @@ def _run(
         review.refresh_from_db()
         return _outcome(review, run)  # cancelled, or another delivery owns it
     if Cell.objects.filter(review=review, status=Cell.Status.PENDING).exists():
-        Review.objects.filter(pk=review.pk, run_token=token).update(heartbeat_at=timezone.now())
+        Review.objects.filter(pk=review.pk, run_token=token).update(
+            heartbeat_at=timezone.now()
+        )
         outcome = _outcome(review, run)
         outcome.more = True
         return outcome
@@ -276,8 +283,6 @@ def _outcome(review: Review, run: _Run) -> RunOutcome:
 
 
 def _counts(review: Review) -> dict[str, int]:
-    from django.db.models import Count
-
     rows = Cell.objects.filter(review=review).values("status").annotate(n=Count("pk"))
     return {row["status"]: row["n"] for row in rows}
 
@@ -323,16 +328,23 @@ def _load_documents(review: Review) -> None:
             )
         elif document.is_deleted:
             state, error = ReviewDocument.State.DELETED, "The document was deleted."
-        elif document.status != Document.Status.READY or document.current_revision_id is None:
+        elif (
+            document.status != Document.Status.READY
+            or document.current_revision_id is None
+        ):
             state = ReviewDocument.State.NOT_READY
-            error = f"The document is not ready to read (status: {document.get_status_display().lower()})."
+            error = (
+                "The document is not ready to read "
+                f"(status: {document.get_status_display().lower()})."
+            )
         else:
             state, error = ReviewDocument.State.READY, ""
         fields: dict[str, Any] = {"state": state, "error": error}
         if document is not None:
             fields["document_id"] = document.pk
             fields["title"] = document.title[:500]
-        ReviewDocument.objects.filter(pk=row.pk).update(**fields)
+        if any(getattr(row, k) != v for k, v in fields.items()):
+            ReviewDocument.objects.filter(pk=row.pk).update(**fields)
         if state != ReviewDocument.State.READY:
             Cell.objects.filter(row=row, status=Cell.Status.PENDING).update(
                 status=Cell.Status.FAILED,
@@ -343,22 +355,22 @@ def _load_documents(review: Review) -> None:
             )
 
 
-def _run_cells(run: _Run, cell_ids: list[int], width: int) -> None:
-    queue = deque(cell_ids)
+def _run_cells(run: _Run, items: list[tuple[int, int, int]], width: int) -> None:
+    queue = deque(items)
 
     def work() -> None:
         while not run.stop.is_set():
             if run.deadline is not None and time.monotonic() >= run.deadline:
                 return
             try:
-                cell_id = queue.popleft()
+                item = queue.popleft()
             except IndexError:
                 return
             if not run.still_ours():
                 return
-            _run_cell(run, cell_id)
+            _run_cell(run, *item)
 
-    if width == 1 or len(cell_ids) == 1:
+    if width == 1 or len(items) == 1:
         work()  # in the caller's thread (and its connection / transaction)
         return
 
@@ -372,7 +384,7 @@ def _run_cells(run: _Run, cell_ids: list[int], width: int) -> None:
 
     threads = [
         threading.Thread(target=thread_main, name=f"tabular-{i}", daemon=True)
-        for i in range(min(width, len(cell_ids)))
+        for i in range(min(width, len(items)))
     ]
     for thread in threads:
         thread.start()
@@ -383,7 +395,21 @@ def _run_cells(run: _Run, cell_ids: list[int], width: int) -> None:
 # ------------------------------------------------------------------ one cell
 
 
-def _run_cell(run: _Run, cell_id: int) -> None:
+@dataclass(frozen=True)
+class _Source:
+    """A document's current revision, as the cells citing it need it."""
+
+    document: Document
+    revision_id: uuid.UUID
+    file_id: uuid.UUID
+    text: str
+    page_starts: list[int]
+
+    def page(self, offset: int) -> int:
+        return max(1, bisect_right(self.page_starts, offset)) if self.page_starts else 1
+
+
+def _run_cell(run: _Run, cell_id: int, row_id: int, column_id: int) -> None:
     claimed = Cell.objects.filter(pk=cell_id, status=Cell.Status.PENDING).update(
         status=Cell.Status.RUNNING,
         run_token=run.token,
@@ -396,41 +422,53 @@ def _run_cell(run: _Run, cell_id: int) -> None:
         return  # someone else has it, or it finished meanwhile
     with run.lock:
         run.ran += 1
-    cell = Cell.objects.select_related("row", "column").get(pk=cell_id)
+    row, column = run.rows[row_id], run.columns[column_id]
     completion = None
     try:
-        document = _document(run, cell.row)
-        query = _query(run, cell.column)
-        got = retrieval.retrieve(run.tenant, document, query)
+        source = _source(run, row)
+        query = _query(run, column)
+        got = retrieval.retrieve(run.tenant, source.document, query)
         if not got.chunks:
             raise CellFailure("The document has no text to read.")
         chunks = [(c.chunk_index, c.content) for c in got.chunks]
         answer, completion = run.provider.extract_cell(
-            _question(cell.column, query, run.provider),
-            PROVIDER_TYPES.get(cell.column.type, "text"),
+            _question(column, query, run.provider),
+            PROVIDER_TYPES.get(column.type, "text"),
             chunks,
         )
-        answer = _validated(answer, cell.column)
-    except LLMError as exc:
-        _fail(run, cell, str(exc), completion)
-    except CellFailure as exc:
-        _fail(run, cell, str(exc), completion)
+        answer = _validated(answer, column)
+        verdict = _verify(source, got, answer) if answer["quote"] else None
+    except (LLMError, CellFailure) as exc:
+        _fail(run, cell_id, str(exc), completion)
     except Exception as exc:  # a bug must cost one cell, not the run
         logger.exception("tabular cell %s failed", cell_id)
-        _fail(run, cell, f"Unexpected error while extracting this cell ({exc.__class__.__name__}).", completion)
+        _fail(
+            run,
+            cell_id,
+            f"Unexpected error while extracting this cell ({exc.__class__.__name__}).",
+            completion,
+        )
     else:
         try:
-            _store(run, cell, got, answer, completion)
+            _store(run, cell_id, column, source, got, answer, completion, verdict)
         except Exception as exc:
             logger.exception("tabular cell %s could not be stored", cell_id)
-            _fail(run, cell, f"The answer could not be stored ({exc.__class__.__name__}).", completion)
+            _fail(
+                run,
+                cell_id,
+                f"The answer could not be stored ({exc.__class__.__name__}).",
+                completion,
+            )
 
 
-def _document(run: _Run, row: ReviewDocument) -> Document:
+def _source(run: _Run, row: ReviewDocument) -> _Source:
+    """The row's document and current revision text; a small per-run LRU
+    (cells run row by row, so a document's columns share one load)."""
     with run.lock:
-        cached = run.documents.get(row.pk)
-    if cached is not None:
-        return cached
+        cached = run.sources.get(row.pk)
+        if cached is not None:
+            run.sources.move_to_end(row.pk)
+            return cached
     document = (
         Document.objects.filter(pk=row.document_uid, is_deleted=False)
         .select_related("current_revision")
@@ -442,15 +480,26 @@ def _document(run: _Run, row: ReviewDocument) -> Document:
             "current_revision_id",
             "current_revision__id",
             "current_revision__file_id",
+            "current_revision__normalized_content",
             "current_revision__page_starts",
         )
         .first()
     )
-    if document is None or document.current_revision_id is None:
+    if document is None or document.current_revision is None:
         raise CellFailure("The document was deleted or has no text.")
+    revision = document.current_revision
+    source = _Source(
+        document=document,
+        revision_id=revision.pk,
+        file_id=revision.file_id,
+        text=revision.normalized_content,
+        page_starts=list(revision.page_starts or []),
+    )
     with run.lock:
-        run.documents[row.pk] = document
-    return document
+        run.sources[row.pk] = source
+        while len(run.sources) > SOURCE_CACHE:
+            run.sources.popitem(last=False)
+    return source
 
 
 def _query(run: _Run, column: ReviewColumn) -> retrieval.CellQuery:
@@ -475,7 +524,10 @@ def _question(column: ReviewColumn, query: retrieval.CellQuery, provider: Any) -
     gets the retrieval's expansion words (the contract's likely wording).
     """
     parts = [column.question.strip()]
-    if column.name.strip() and column.name.strip().lower() not in column.question.lower():
+    if (
+        column.name.strip()
+        and column.name.strip().lower() not in column.question.lower()
+    ):
         parts.append(f"(Column: {column.name.strip()})")
     if column.description.strip():
         parts.append(f"Meaning: {column.description.strip()}")
@@ -499,7 +551,9 @@ def _validated(answer: Any, column: ReviewColumn) -> dict[str, Any]:
     if not isinstance(cited, list) or not all(
         isinstance(i, int) and not isinstance(i, bool) for i in cited
     ):
-        raise CellFailure("The model cited chunks by something other than their numbers.")
+        raise CellFailure(
+            "The model cited chunks by something other than their numbers."
+        )
     value, quote = value.strip(), quote.strip()
     justification = str(answer.get("justification") or "").strip()
     if not value and not quote:
@@ -523,7 +577,7 @@ def _validated(answer: Any, column: ReviewColumn) -> dict[str, Any]:
     }
 
 
-def _fail(run: _Run, cell: Cell, error: str, completion: Any) -> None:
+def _fail(run: _Run, cell_id: int, error: str, completion: Any) -> None:
     fields: dict[str, Any] = {
         "status": Cell.Status.FAILED,
         "confidence": Cell.Confidence.FAILED,
@@ -532,9 +586,9 @@ def _fail(run: _Run, cell: Cell, error: str, completion: Any) -> None:
     }
     if completion is not None:  # the call happened: its tokens are spent
         fields.update(_usage(completion))
-    Cell.objects.filter(pk=cell.pk, run_token=run.token, status=Cell.Status.RUNNING).update(
-        **fields
-    )
+    Cell.objects.filter(
+        pk=cell_id, run_token=run.token, status=Cell.Status.RUNNING
+    ).update(**fields)
 
 
 def _usage(completion: Any) -> dict[str, Any]:
@@ -549,128 +603,281 @@ def _usage(completion: Any) -> dict[str, Any]:
     }
 
 
+# ------------------------------------------------------------------ citation
+
+
+@dataclass(frozen=True)
+class _Verified:
+    """The cascade's verdict on a cell's quote (None verdict: a judge was
+    unreachable, so the citation is stored pending for the verify task)."""
+
+    verdict: Verdict | None
+    cited: DocumentChunk
+    ref: str
+    duration_ms: float
+    judge: str
+
+
+def _judges() -> tuple[Any, list[Any]]:
+    # As citations.services: stages 3-4 run only with an explicit judge model.
+    if not (settings.LLM_BASE_URL and getattr(settings, "LLM_JUDGE_MODEL", "")):
+        return None, []
+    from chat.providers import llm_config
+    from citations.judge import judges_from_config
+
+    return judges_from_config(llm_config())
+
+
+def _verify(
+    source: _Source, got: retrieval.Retrieved, answer: dict[str, Any]
+) -> _Verified:
+    """Run the citation cascade on the quote, against the cited chunk first.
+
+    Pure apart from an optional judge call, so it runs before the cell's
+    write transaction (no transaction is held across a model call).
+    """
+    refs = {c.chunk_index: f"S{i}" for i, c in enumerate(got.chunks, start=1)}
+    by_index = {c.chunk_index: c for c in got.chunks}
+    cited_list = [by_index[i] for i in answer["cited_chunk_indices"] if i in by_index]
+    # A quote without a (valid) chunk number is checked against the top
+    # passage first, then the whole document (the cascade's own order).
+    cited = cited_list[0] if cited_list else got.chunks[0]
+
+    def text_of(chunk: DocumentChunk) -> SourceText:
+        return SourceText(
+            label=refs[chunk.chunk_index],
+            text=source.text,
+            within=(chunk.start_offset, chunk.end_offset),
+            page_starts=source.page_starts,
+        )
+
+    judge, ensemble = _judges()
+    started = time.perf_counter()
+    try:
+        verdict = verify_cited_quote(
+            answer["quote"],
+            cited=text_of(cited),
+            others=[text_of(c) for c in got.chunks if c is not cited],
+            judge=judge,
+            ensemble=ensemble,
+            quorum=getattr(settings, "LLM_ENSEMBLE_QUORUM", 2),
+        )
+    except LLMError:
+        verdict = None
+    return _Verified(
+        verdict=verdict,
+        cited=cited,
+        ref=refs[cited.chunk_index],
+        duration_ms=(time.perf_counter() - started) * 1000,
+        judge=getattr(judge, "name", "") if judge else "",
+    )
+
+
+def _confidence(value: float | None) -> Decimal | None:
+    if value is None:
+        return None
+    # Rounded down: a stored confidence never overstates the verdict.
+    return Decimal(str(max(0.0, min(1.0, value)))).quantize(
+        Decimal("0.01"), rounding=ROUND_DOWN
+    )
+
+
+def _citation(
+    run: _Run, message: Message, source: _Source, checked: _Verified, quote: str
+) -> MessageCitation:
+    """The cell's citation row, verdict included; same shape as
+    citations.services.citations_record + citation_verify write for chat."""
+    text, verdict, chunk = source.text, checked.verdict, checked.cited
+    start, end = chunk.start_offset, chunk.end_offset
+    if verdict is not None and verdict.verified and verdict.start is not None:
+        start, end = verdict.start, verdict.end
+    elif (
+        verdict is not None
+        and verdict.candidate_start is not None
+        and verdict.candidate_end
+    ):
+        start, end = verdict.candidate_start, verdict.candidate_end
+    start = max(0, min(start, len(text) - 1))
+    end = max(start + 1, min(end, len(text)))
+    fields: dict[str, Any] = {
+        "tenant_id": run.tenant.pk,
+        "message": message,
+        "source_file_id": source.file_id,
+        "source_offset_start": start,
+        "source_offset_end": end,
+        "source_page": source.page(start),
+        "source_text": text[start:end],
+        "revision_length": len(text),
+        "quoted_text": quote,
+        "chunk_id": chunk.uid,
+        "revision_id": source.revision_id,
+        "document_id": source.document.pk,
+        "document_name": source.document.title[:500],
+        "execution_context_type": CONTEXT_TYPE,
+        "execution_context_id": str(run.review.pk),
+        "ref_label": checked.ref,
+    }
+    if verdict is None:
+        fields["verification_status"] = CitationStatus.PENDING
+    else:
+        fields.update(
+            verified=verdict.verified,
+            verification_method=verdict.method,
+            verification_confidence=_confidence(verdict.confidence)
+            if verdict.verified
+            else None,
+            match_type=verdict.match_type,
+            match_score=verdict.score
+            if verdict.score is not None
+            else verdict.confidence,
+            verification_status=(
+                CitationStatus.VERIFIED if verdict.verified else CitationStatus.FAILED
+            ),
+            reason=verdict.reason[:2000],
+            mis_attributed_to=(verdict.found_in or "")[:8],
+            verified_at=timezone.now() if verdict.verified else None,
+            candidate_text=(verdict.candidate_text or "")[:5000],
+        )
+    return MessageCitation.objects.create(**fields)
+
+
 def _store(
     run: _Run,
-    cell: Cell,
+    cell_id: int,
+    column: ReviewColumn,
+    source: _Source,
     got: retrieval.Retrieved,
     answer: dict[str, Any],
     completion: Any,
+    checked: _Verified | None,
 ) -> None:
-    """Write the answer, its message, sources and citation; then verify it."""
-    document = _document(run, cell.row)
-    revision = document.current_revision
-    refs = {chunk.chunk_index: f"S{i}" for i, chunk in enumerate(got.chunks, start=1)}
-    by_index = {chunk.chunk_index: chunk for chunk in got.chunks}
-    cited = [by_index[i] for i in answer["cited_chunk_indices"] if i in by_index]
+    """Write the answer with its message, sources and verified citation, in
+    one transaction that commits only while this delivery owns the cell."""
     usage = _usage(completion)
+    by_index = {c.chunk_index: c for c in got.chunks}
+    cited = [by_index[i] for i in answer["cited_chunk_indices"] if i in by_index]
     citation = None
-    with transaction.atomic():
-        written = Cell.objects.filter(
-            pk=cell.pk, run_token=run.token, status=Cell.Status.RUNNING
-        ).update(
-            status=Cell.Status.DONE,
-            value=answer["value"],
-            confidence=answer["confidence"],
-            justification=answer["justification"][:5000],
-            quote=answer["quote"],
-            error="",
-            retrieved_chunk_ids=[str(c.uid) for c in got.chunks],
-            cited_chunk_ids=[str(c.uid) for c in cited],
-            used_fallback=got.fallback,
-            finished_at=timezone.now(),
-            **usage,
-        )
-        if not written:
-            return  # another delivery reclaimed this cell: its answer wins
-        message = Message.objects.create(
-            tenant_id=run.tenant.pk,
-            session=None,
-            role=Message.Role.CELL,
-            content=answer["value"],
-            payload={
-                "tabular": {
-                    "review_id": str(run.review.pk),
-                    "cell_id": cell.pk,
-                    "column": cell.column.name,
-                    "document_id": str(document.pk),
-                },
-                "answer": answer["value"],
-                "confidence": answer["confidence"],
-                "justification": answer["justification"],
-                "quote": answer["quote"],
-                "cited_chunk_indices": answer["cited_chunk_indices"],
-                "invalid_chunk_indices": answer["invalid_chunk_indices"],
-            },
-            model_name=usage["model_name"],
-            prompt_tokens=usage["prompt_tokens"],
-            completion_tokens=usage["completion_tokens"],
-        )
-        sources = MessageSource.objects.bulk_create(
-            [
-                MessageSource(
-                    message=message,
-                    tenant_id=run.tenant.pk,
-                    ref_label=refs[chunk.chunk_index],
-                    rank=rank,
-                    score=(got.scores[rank - 1] if rank - 1 < len(got.scores) else 0.0),
-                    chunk=chunk,
-                    chunk_uid=chunk.uid,
-                    chunk_index=chunk.chunk_index,
-                    document=document,
-                    revision_id=revision.pk,
-                    file_id=revision.file_id,
-                    document_title=document.title[:500],
-                    source_type=document.source_type,
-                    page_start=chunk.page_start,
-                    page_end=chunk.page_end,
-                    start_offset=chunk.start_offset,
-                    end_offset=chunk.end_offset,
-                )
-                for rank, chunk in enumerate(got.chunks, start=1)
-            ]
-        )
-        candidates = []
-        if answer["quote"]:
-            # A quote without a (valid) chunk number is checked against the
-            # top passage first, then the whole document (the cascade's order).
-            ref = refs[cited[0].chunk_index] if cited else "S1"
-            candidates.append(
-                CitationCandidate(
-                    ref=ref, quote=answer["quote"], answer_start=None, answer_end=None, kind="json"
-                )
-            )
-        for index in answer["invalid_chunk_indices"]:
-            # The model cited a chunk it was never shown (LLM-01): kept, flagged.
-            candidates.append(
-                CitationCandidate(
-                    ref=f"chunk {index}", quote=None, answer_start=None, answer_end=None, kind="json"
-                )
-            )
-        recorded = citations_record(
-            message=message,
-            candidates=candidates,
-            sources=sources,
-            context_type=CONTEXT_TYPE,
-            context_id=str(run.review.pk),
-        )
-        citation = recorded.citations[0] if recorded.citations else None
-        Cell.objects.filter(pk=cell.pk).update(message=message, citation=citation)
-    if citation is not None and citation.verification_status == CitationStatus.PENDING:
-        _verify(citation.pk)
-
-
-def _verify(citation_id: uuid.UUID) -> None:
-    """Verify now; a judge that is down leaves it pending for the task to retry."""
     try:
-        citation_verify(citation_id=citation_id)
-    except LLMError:
+        with transaction.atomic():
+            message = Message.objects.create(
+                tenant_id=run.tenant.pk,
+                session=None,
+                role=Message.Role.CELL,
+                content=answer["value"],
+                payload={
+                    "tabular": {
+                        "review_id": str(run.review.pk),
+                        "cell_id": cell_id,
+                        "column": column.name,
+                        "document_id": str(source.document.pk),
+                    },
+                    "answer": answer["value"],
+                    "confidence": answer["confidence"],
+                    "justification": answer["justification"],
+                    "quote": answer["quote"],
+                    "cited_chunk_indices": answer["cited_chunk_indices"],
+                    "invalid_chunk_indices": answer["invalid_chunk_indices"],
+                },
+                model_name=usage["model_name"],
+                prompt_tokens=usage["prompt_tokens"],
+                completion_tokens=usage["completion_tokens"],
+            )
+            MessageSource.objects.bulk_create(
+                [
+                    MessageSource(
+                        message=message,
+                        tenant_id=run.tenant.pk,
+                        ref_label=f"S{rank}",
+                        rank=rank,
+                        score=(
+                            got.scores[rank - 1] if rank - 1 < len(got.scores) else 0.0
+                        ),
+                        chunk=chunk,
+                        chunk_uid=chunk.uid,
+                        chunk_index=chunk.chunk_index,
+                        document=source.document,
+                        revision_id=source.revision_id,
+                        file_id=source.file_id,
+                        document_title=source.document.title[:500],
+                        source_type=source.document.source_type,
+                        page_start=chunk.page_start,
+                        page_end=chunk.page_end,
+                        start_offset=chunk.start_offset,
+                        end_offset=chunk.end_offset,
+                    )
+                    for rank, chunk in enumerate(got.chunks, start=1)
+                ]
+            )
+            if checked is not None:
+                citation = _citation(run, message, source, checked, answer["quote"])
+                if checked.verdict is not None:
+                    verdict = checked.verdict
+                    CitationVerification.objects.create(
+                        tenant_id=run.tenant.pk,
+                        citation=citation,
+                        revision_id=source.revision_id,
+                        trigger="initial",
+                        verification_status=citation.verification_status,
+                        verification_method=verdict.method,
+                        match_type=verdict.match_type,
+                        confidence=verdict.confidence,
+                        match_score=citation.match_score,
+                        source_offset_start=citation.source_offset_start,
+                        source_offset_end=citation.source_offset_end,
+                        reason=verdict.reason[:2000],
+                        stages=list(verdict.stages or ()),
+                        models_used=[checked.judge] if checked.judge else [],
+                        duration_ms=checked.duration_ms,
+                    )
+            if answer["invalid_chunk_indices"]:
+                # Chunks the model cited but was never shown (LLM-01): kept, flagged.
+                UnsourcedCitation.objects.bulk_create(
+                    [
+                        UnsourcedCitation(
+                            tenant_id=run.tenant.pk,
+                            message=message,
+                            ref_label=f"chunk {index}"[:32],
+                            reason=f"The model cited chunk {index}, which it was not given.",
+                            execution_context_type=CONTEXT_TYPE,
+                            execution_context_id=str(run.review.pk),
+                        )
+                        for index in answer["invalid_chunk_indices"]
+                    ]
+                )
+            written = Cell.objects.filter(
+                pk=cell_id, run_token=run.token, status=Cell.Status.RUNNING
+            ).update(
+                status=Cell.Status.DONE,
+                value=answer["value"],
+                confidence=answer["confidence"],
+                justification=answer["justification"][:5000],
+                quote=answer["quote"],
+                error="",
+                message=message,
+                citation=citation,
+                retrieved_chunk_ids=[str(c.uid) for c in got.chunks],
+                cited_chunk_ids=[str(c.uid) for c in cited],
+                used_fallback=got.fallback,
+                finished_at=timezone.now(),
+                **usage,
+            )
+            if not written:
+                raise _ClaimLost
+    except _ClaimLost:
+        return  # another delivery reclaimed this cell: its answer wins
+    if citation is not None and citation.verification_status == CitationStatus.PENDING:
         from citations.tasks import verify_citation
 
-        transaction.on_commit(lambda: verify_citation.delay(str(citation_id), "initial"))
+        citation_id = str(citation.pk)
+        transaction.on_commit(lambda: verify_citation.delay(citation_id, "initial"))
+
+
+class _ClaimLost(Exception):
+    """Rolls back a cell's write when its claim was taken over."""
 
 
 def _verify_leftovers(review: Review) -> None:
-    """Citations a killed delivery recorded but never verified."""
+    """Citations left pending (a judge was down): verify them now, once."""
     ids = list(
         MessageCitation.objects.filter(
             execution_context_type=CONTEXT_TYPE,
@@ -679,7 +886,12 @@ def _verify_leftovers(review: Review) -> None:
         ).values_list("pk", flat=True)
     )
     for citation_id in ids:
-        _verify(citation_id)
+        try:
+            citation_verify(citation_id=citation_id)
+        except LLMError:
+            logger.warning(
+                "citation %s stays pending: the judge is unavailable", citation_id
+            )
 
 
 # ------------------------------------------------------------------ aggregate
@@ -692,9 +904,11 @@ def review_aggregate(review: Review, *, token: uuid.UUID | None = None) -> None:
     """
     from tabular.selectors import review_results
 
-    cells = list(Cell.objects.filter(review=review).only(
-        "prompt_tokens", "completion_tokens", "cost_usd", "model_name"
-    ))
+    cells = list(
+        Cell.objects.filter(review=review).only(
+            "prompt_tokens", "completion_tokens", "cost_usd", "model_name"
+        )
+    )
     prompt = sum(c.prompt_tokens for c in cells)
     output = sum(c.completion_tokens for c in cells)
     cost = sum((c.cost_usd for c in cells), Decimal("0"))

@@ -29,16 +29,26 @@ class Review(models.Model):
     ACTIVE = (Status.QUEUED, Status.RUNNING)
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
     name = models.CharField(max_length=200)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.QUEUED
+    )
     # Per document: {"document_id", "title", "state", "cells": {column_id: {...}}};
     # written by the aggregate step, so an export or the API reads one row.
     results = models.JSONField(default=dict, blank=True)
-    cost_actual_usd = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
+    cost_actual_usd = models.DecimalField(
+        max_digits=12, decimal_places=6, default=Decimal("0")
+    )
     prompt_tokens = models.PositiveBigIntegerField(default=0)
     completion_tokens = models.PositiveBigIntegerField(default=0)
     model_name = models.CharField(max_length=200, blank=True)
@@ -58,16 +68,24 @@ class Review(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            models.UniqueConstraint(fields=["tenant", "id"], name="uniq_review_tenant_id"),
+            models.UniqueConstraint(
+                fields=["tenant", "id"], name="uniq_review_tenant_id"
+            ),
             models.CheckConstraint(
-                condition=Q(status__in=["queued", "running", "completed", "failed", "cancelled"]),
+                condition=Q(
+                    status__in=["queued", "running", "completed", "failed", "cancelled"]
+                ),
                 name="chk_review_status_values",
             ),
         ]
         indexes = [
             # The reviews page (a tenant's newest first) and the sweeper (active ones).
-            models.Index(fields=["tenant", "-created_at"], name="idx_review_tenant_created"),
-            models.Index(fields=["status", "heartbeat_at"], name="idx_review_status_heartbeat"),
+            models.Index(
+                fields=["tenant", "-created_at"], name="idx_review_tenant_created"
+            ),
+            models.Index(
+                fields=["status", "heartbeat_at"], name="idx_review_status_heartbeat"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -90,16 +108,24 @@ class ReviewDocument(models.Model):
         NOT_READY = "not_ready", "Not ready"
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
     review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="rows")
     # The id the operator asked for, kept even if no such document exists.
     document_uid = models.UUIDField()
     document = models.ForeignKey(
-        "ingest.Document", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "ingest.Document",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
     title = models.CharField(max_length=500, blank=True)
     order = models.PositiveIntegerField()
-    state = models.CharField(max_length=16, choices=State.choices, default=State.PENDING)
+    state = models.CharField(
+        max_length=16, choices=State.choices, default=State.PENDING
+    )
     error = models.TextField(blank=True)
 
     objects = ScopedManager(tenant="tenant")
@@ -107,11 +133,15 @@ class ReviewDocument(models.Model):
     class Meta:
         ordering = ["review", "order"]
         constraints = [
-            models.UniqueConstraint(fields=["review", "order"], name="uniq_reviewdoc_review_order"),
+            models.UniqueConstraint(
+                fields=["review", "order"], name="uniq_reviewdoc_review_order"
+            ),
             models.UniqueConstraint(
                 fields=["review", "document_uid"], name="uniq_reviewdoc_review_document"
             ),
-            models.UniqueConstraint(fields=["tenant", "id"], name="uniq_reviewdoc_tenant_id"),
+            models.UniqueConstraint(
+                fields=["tenant", "id"], name="uniq_reviewdoc_tenant_id"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -127,7 +157,9 @@ class ReviewColumn(models.Model):
         LIST = "list", "List"
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
     review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="columns")
     name = models.CharField(max_length=200)
     question = models.TextField()
@@ -142,8 +174,12 @@ class ReviewColumn(models.Model):
     class Meta:
         ordering = ["review", "order"]
         constraints = [
-            models.UniqueConstraint(fields=["review", "order"], name="uniq_reviewcol_review_order"),
-            models.UniqueConstraint(fields=["tenant", "id"], name="uniq_reviewcol_tenant_id"),
+            models.UniqueConstraint(
+                fields=["review", "order"], name="uniq_reviewcol_review_order"
+            ),
+            models.UniqueConstraint(
+                fields=["tenant", "id"], name="uniq_reviewcol_tenant_id"
+            ),
             models.CheckConstraint(
                 condition=Q(type__in=["text", "date", "money", "yes_no", "list"]),
                 name="chk_reviewcol_type_values",
@@ -177,11 +213,19 @@ class Cell(models.Model):
     FINISHED = (Status.DONE, Status.FAILED)
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
     review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="cells")
-    row = models.ForeignKey(ReviewDocument, on_delete=models.CASCADE, related_name="cells")
-    column = models.ForeignKey(ReviewColumn, on_delete=models.CASCADE, related_name="cells")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    row = models.ForeignKey(
+        ReviewDocument, on_delete=models.CASCADE, related_name="cells"
+    )
+    column = models.ForeignKey(
+        ReviewColumn, on_delete=models.CASCADE, related_name="cells"
+    )
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PENDING
+    )
     value = models.TextField(blank=True)
     confidence = models.CharField(max_length=8, choices=Confidence.choices, blank=True)
     justification = models.TextField(blank=True)
@@ -190,7 +234,11 @@ class Cell(models.Model):
     # The cell's citation hangs off a Message with role "cell" (message_citations
     # needs a message); both survive a re-run as history.
     message = models.ForeignKey(
-        "chat.Message", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "chat.Message",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
     citation = models.ForeignKey(
         "citations.MessageCitation",
@@ -205,7 +253,9 @@ class Cell(models.Model):
     model_name = models.CharField(max_length=200, blank=True)
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
-    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
+    cost_usd = models.DecimalField(
+        max_digits=12, decimal_places=6, default=Decimal("0")
+    )
     run_token = models.UUIDField(null=True, blank=True)
     # Claims of this cell; a cell whose worker died this often fails (CEL-05).
     attempts = models.PositiveSmallIntegerField(default=0)
@@ -218,7 +268,9 @@ class Cell(models.Model):
         ordering = ["row__order", "column__order"]
         constraints = [
             # One cell per (review, document, column): a redelivered run never duplicates one.
-            models.UniqueConstraint(fields=["review", "row", "column"], name="uniq_cell_review_row_column"),
+            models.UniqueConstraint(
+                fields=["review", "row", "column"], name="uniq_cell_review_row_column"
+            ),
             models.CheckConstraint(
                 condition=Q(status__in=["pending", "running", "done", "failed"]),
                 name="chk_cell_status_values",

@@ -9,8 +9,7 @@ question (seed 002 names this gap):
    description, plus a small legal thesaurus (``EXPANSIONS``) that maps a
    concept to the words contracts use for it.
 2. Candidates: the document's full-text search (SQLite FTS5 / PostgreSQL
-   tsvector) with the core terms and, separately, the expansion terms; a
-   pool of ``POOL`` chunks.
+   tsvector) with the expanded terms: a pool of ``POOL`` chunks.
 3. Re-ranking in Python: BM25 over the expanded, weighted terms with
    document-level IDF, plus a phrase bonus (the column name or a question
    bigram appearing as consecutive words) and a proximity bonus (distinct
@@ -26,6 +25,7 @@ cached by revision id (a revision's text never changes).
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import threading
@@ -34,9 +34,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from django.db import connection
+
 from chat.llm.extractive import terms as stemmed_terms
 from ingest.models import DocumentChunk
-from ingest.search import SearchHit, query_terms, search_chunks
+from ingest.search import query_terms
 
 if TYPE_CHECKING:
     from accounts.models import Tenant
@@ -59,10 +61,46 @@ FTS_MAX_TERMS = 16
 # Words of a review question that say nothing about where the answer is: every
 # contract is full of them.
 _GENERIC = frozenset(
-    """contract contracts agreement agreements party parties counterparty clause clauses
-    provision provisions whether there including includes include such certain one two
-    other another any either thereof herein hereunder category categories etc similar
-    described describe required subject regarding related relating""".split()
+    [
+        "contract",
+        "contracts",
+        "agreement",
+        "agreements",
+        "party",
+        "parties",
+        "counterparty",
+        "clause",
+        "clauses",
+        "provision",
+        "provisions",
+        "whether",
+        "there",
+        "including",
+        "includes",
+        "include",
+        "such",
+        "certain",
+        "one",
+        "two",
+        "other",
+        "another",
+        "any",
+        "either",
+        "thereof",
+        "herein",
+        "hereunder",
+        "category",
+        "categories",
+        "etc",
+        "similar",
+        "described",
+        "describe",
+        "required",
+        "subject",
+        "regarding",
+        "related",
+        "relating",
+    ]
 )
 
 # Concept -> the words contracts use for it. Keys and values are plain words or
@@ -74,16 +112,50 @@ EXPANSIONS: dict[str, tuple[str, ...]] = {
     "terminate": ("termination", "terminated", "expiry", "expiration"),
     "convenience": ("without cause", "for any reason", "at any time", "upon notice"),
     "renewal": ("renew", "renewed", "automatically", "successive", "extended"),
-    "expire": ("expiration", "term of this agreement", "initial term", "remain in force", "continue until"),
-    "expiration": ("expire", "term of this agreement", "initial term", "remain in force", "continue until"),
+    "expire": (
+        "expiration",
+        "term of this agreement",
+        "initial term",
+        "remain in force",
+        "continue until",
+    ),
+    "expiration": (
+        "expire",
+        "term of this agreement",
+        "initial term",
+        "remain in force",
+        "continue until",
+    ),
     "effective date": ("effective", "commence", "as of"),
     "agreement date": ("dated", "as of", "entered into"),
     "date": ("dated", "day of"),
     "notice period": ("prior written notice", "days notice", "notice"),
-    "compete": ("competing", "competitive", "competition", "shall not engage", "directly or indirectly"),
-    "non-compete": ("compete", "competing", "competitive", "shall not engage", "directly or indirectly"),
-    "exception": ("provided however", "notwithstanding", "except", "nothing in this agreement shall"),
-    "carveout": ("provided however", "notwithstanding", "except", "nothing in this agreement shall"),
+    "compete": (
+        "competing",
+        "competitive",
+        "competition",
+        "shall not engage",
+        "directly or indirectly",
+    ),
+    "non-compete": (
+        "compete",
+        "competing",
+        "competitive",
+        "shall not engage",
+        "directly or indirectly",
+    ),
+    "exception": (
+        "provided however",
+        "notwithstanding",
+        "except",
+        "nothing in this agreement shall",
+    ),
+    "carveout": (
+        "provided however",
+        "notwithstanding",
+        "except",
+        "nothing in this agreement shall",
+    ),
     "exclusive": ("exclusively", "exclusivity", "sole", "any other", "other than"),
     "exclusivity": ("exclusive", "exclusively", "sole", "any other", "other than"),
     "solicit": ("solicitation", "induce", "hire", "employ", "recruit"),
@@ -92,7 +164,13 @@ EXPANSIONS: dict[str, tuple[str, ...]] = {
     "disparage": ("disparaging", "derogatory", "negative statements", "reputation"),
     "assign": ("assignment", "assigned", "transfer", "consent"),
     "assignment": ("assign", "assigned", "transfer", "consent"),
-    "change of control": ("merger", "acquisition", "acquired", "control", "substantially all"),
+    "change of control": (
+        "merger",
+        "acquisition",
+        "acquired",
+        "control",
+        "substantially all",
+    ),
     "control": ("merger", "acquisition", "acquired"),
     "liability": ("liable", "damages", "in no event", "aggregate", "exceed"),
     "cap": ("exceed", "maximum", "aggregate", "limited to", "in no event"),
@@ -117,13 +195,29 @@ EXPANSIONS: dict[str, tuple[str, ...]] = {
     "price": ("prices", "pricing", "increase", "decrease"),
     "minimum": ("minimum purchase", "at least", "minimum order"),
     "volume": ("exceed", "threshold", "additional fee"),
-    "intellectual property": ("owned", "ownership", "title", "work made for hire", "inventions"),
+    "intellectual property": (
+        "owned",
+        "ownership",
+        "title",
+        "work made for hire",
+        "inventions",
+    ),
     "ownership": ("owned", "owner", "title", "right title and interest"),
     "joint": ("jointly", "jointly owned", "co-owned"),
     "beneficiary": ("third party beneficiaries", "beneficiaries", "no third party"),
     "sue": ("contest", "challenge", "validity"),
-    "post-termination": ("after termination", "following termination", "survive", "transition"),
-    "after the termination": ("survive", "following termination", "transition", "wind down"),
+    "post-termination": (
+        "after termination",
+        "following termination",
+        "survive",
+        "transition",
+    ),
+    "after the termination": (
+        "survive",
+        "following termination",
+        "transition",
+        "wind down",
+    ),
     "payment": ("pay", "fee", "fees", "invoice", "compensation"),
     "fee": ("fees", "pay", "payment", "compensation", "price"),
     "confidential": ("confidentiality", "non-disclosure", "proprietary"),
@@ -252,7 +346,9 @@ def build_query(
             if len(stems) >= 2 and stems not in phrases:
                 phrases.append(stems)
     everything = " ".join(_words(f"{name} {question} {description}"))
-    prefers_head = any(re.search(rf"\b{re.escape(c)}\b", everything) for c in HEAD_CONCEPTS)
+    prefers_head = any(
+        re.search(rf"\b{re.escape(c)}\b", everything) for c in HEAD_CONCEPTS
+    )
     return CellQuery(
         weights=weights,
         phrases=tuple(phrases),
@@ -289,7 +385,9 @@ def document_stats(chunk_texts: Iterable[str]) -> DocumentStats:
         df.update(set(stems))
         total += len(stems)
         n += 1
-    return DocumentStats(n_chunks=max(n, 1), df=dict(df), avg_len=(total / n) if n else 1.0)
+    return DocumentStats(
+        n_chunks=max(n, 1), df=dict(df), avg_len=(total / n) if n else 1.0
+    )
 
 
 def score_chunk(
@@ -333,9 +431,13 @@ def _text_score(stems: Sequence[str], query: CellQuery, stats: DocumentStats) ->
     # Proximity: distinct query terms within a few words of each other.
     positions = [(i, s) for i, s in enumerate(stems) if s in query.weights]
     bonus = 0.0
-    for (i, a), (j, b) in zip(positions, positions[1:], strict=False):
+    for (i, a), (j, b) in itertools.pairwise(positions):
         if a != b and j - i <= PROXIMITY_WINDOW:
-            pair = min(query.weights[a], query.weights[b]) * (stats.idf(a) + stats.idf(b)) / 2
+            pair = (
+                min(query.weights[a], query.weights[b])
+                * (stats.idf(a) + stats.idf(b))
+                / 2
+            )
             bonus += pair / (j - i)
     return score + PROXIMITY_BONUS * min(bonus, 4 * max(query.weights.values()) * 3)
 
@@ -359,53 +461,121 @@ class Retrieved:
     scores: list[float] = field(default_factory=list)
 
 
-class _StatsCache:
-    """Revision id -> (DocumentStats, {chunk id: stems}); a small LRU, thread-safe."""
+@dataclass(frozen=True)
+class DocumentIndex:
+    """One revision's chunks (only the fields a cell needs), their stems and
+    BM25 statistics. A revision's text never changes, so this is cached."""
 
-    def __init__(self, size: int = 64) -> None:
+    chunks: list[DocumentChunk]
+    by_id: dict[int, DocumentChunk]
+    stems: dict[int, list[str]]
+    stats: DocumentStats
+    chars: int
+
+
+_CHUNK_FIELDS = (
+    "id",
+    "uid",
+    "tenant_id",
+    "document_id",
+    "revision_id",
+    "chunk_index",
+    "content",
+    "start_offset",
+    "end_offset",
+    "page_start",
+    "page_end",
+)
+
+
+class _IndexCache:
+    """Revision id -> DocumentIndex; LRU bounded by count and characters, thread-safe.
+
+    Cells run row by row, so a document's columns reuse one load. Keys are
+    revision UUIDs, which belong to one tenant; loading goes through the
+    tenant-scoped manager.
+    """
+
+    def __init__(self, size: int = 64, max_chars: int = 50_000_000) -> None:
         self.size = size
+        self.max_chars = max_chars
         self._lock = threading.Lock()
-        self._items: OrderedDict[object, tuple[DocumentStats, dict[int, list[str]]]] = (
-            OrderedDict()
-        )
+        self._items: OrderedDict[object, DocumentIndex] = OrderedDict()
 
-    def get(self, revision_id: object) -> tuple[DocumentStats, dict[int, list[str]]]:
+    def get(self, revision_id: object) -> DocumentIndex:
         with self._lock:
-            if revision_id in self._items:
+            found = self._items.get(revision_id)
+            if found is not None:
                 self._items.move_to_end(revision_id)
-                return self._items[revision_id]
-        rows = list(
-            DocumentChunk.objects.filter(revision_id=revision_id).values_list("id", "content")
+                return found
+        chunks = list(
+            DocumentChunk.objects.filter(revision_id=revision_id)
+            .only(*_CHUNK_FIELDS)
+            .order_by("chunk_index")
         )
-        stems = {pk: _stems(text) for pk, text in rows}
+        stems = {c.pk: _stems(c.content) for c in chunks}
         df: Counter[str] = Counter()
         for chunk_stems in stems.values():
             df.update(set(chunk_stems))
         total = sum(len(s) for s in stems.values())
-        stats = DocumentStats(
-            n_chunks=max(len(rows), 1),
-            df=dict(df),
-            avg_len=(total / len(rows)) if rows else 1.0,
+        index = DocumentIndex(
+            chunks=chunks,
+            by_id={c.pk: c for c in chunks},
+            stems=stems,
+            stats=DocumentStats(
+                n_chunks=max(len(chunks), 1),
+                df=dict(df),
+                avg_len=(total / len(chunks)) if chunks else 1.0,
+            ),
+            chars=sum(len(c.content) for c in chunks),
         )
         with self._lock:
-            self._items[revision_id] = (stats, stems)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-        return stats, stems
+            self._items[revision_id] = index
+            used = sum(i.chars for i in self._items.values())
+            while len(self._items) > 1 and (
+                len(self._items) > self.size or used > self.max_chars
+            ):
+                _, dropped = self._items.popitem(last=False)
+                used -= dropped.chars
+        return index
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
 
 
-_cache = _StatsCache()
+_cache = _IndexCache()
+
+
+def document_index(document: Document) -> DocumentIndex:
+    return _cache.get(document.current_revision_id)
 
 
 def first_chunks(document: Document, k: int = TOP_K) -> list[DocumentChunk]:
-    return list(
-        DocumentChunk.objects.filter(revision_id=document.current_revision_id)
-        .select_related("document", "revision")
-        .order_by("chunk_index")[:k]
+    return document_index(document).chunks[:k]
+
+
+def _fts(
+    tenant: Tenant, document: Document, words: list[str], k: int
+) -> list[tuple[int, float]]:
+    """(chunk id, score) of the document's chunks matching any word, best first,
+    from the database's full-text index (FTS5 / tsvector).
+
+    Calls the engine behind ingest.search.search_chunks for ids only:
+    search_chunks also loads every hit's revision text, which a cell (that
+    already holds the document's chunks) does not need.
+    """
+    from ingest.search import _postgres, _sqlite
+
+    if not words:
+        return []
+    backend = _postgres if connection.vendor == "postgresql" else _sqlite
+    return backend.search(
+        tenant_id=tenant.pk,
+        terms=words,
+        document_ids=[document.pk],
+        collection_id=None,
+        k=k,
     )
 
 
@@ -416,41 +586,27 @@ def retrieve(
     *,
     k: int = TOP_K,
     pool: int = POOL,
-    rerank: bool = True,
 ) -> Retrieved:
     """The top ``k`` chunks of ``document`` for ``query`` (see module docstring)."""
-    core = " ".join(query.fts_core[:FTS_MAX_TERMS])
-    hits = search_chunks(tenant, core, document=document, k=pool) if core else []
-    if rerank and query.fts_expansion:
-        seen = {h.chunk.pk for h in hits}
-        extra = " ".join(query.fts_expansion[:FTS_MAX_TERMS])
-        hits += [
-            h
-            for h in search_chunks(tenant, extra, document=document, k=pool)
-            if h.chunk.pk not in seen
-        ]
-    if not hits:
-        return Retrieved(chunks=first_chunks(document, k), fallback=True)
-    if rerank and query.prefers_head:
-        seen = {h.chunk.pk for h in hits}
-        hits += [
-            SearchHit(chunk=c, score=0.0, rank=len(hits) + i + 1)
-            for i, c in enumerate(first_chunks(document, HEAD_CHUNKS))
-            if c.pk not in seen
-        ]
-    if not rerank:
-        top = hits[:k]
-        return Retrieved(chunks=[h.chunk for h in top], fallback=False, scores=[h.score for h in top])
-    stats, stems = _cache.get(document.current_revision_id)
+    index = document_index(document)
+    words = list(dict.fromkeys([*query.fts_core, *query.fts_expansion]))
+    hits = _fts(tenant, document, words, pool) if index.chunks else []
+    candidates = [index.by_id[pk] for pk, _ in hits if pk in index.by_id]
+    if not candidates:
+        return Retrieved(chunks=index.chunks[:k], fallback=True)
+    if query.prefers_head:
+        seen = {c.pk for c in candidates}
+        candidates += [c for c in index.chunks[:HEAD_CHUNKS] if c.pk not in seen]
     scored = []
-    for order, hit in enumerate(hits):
-        chunk_stems = stems.get(hit.chunk.pk)
-        if chunk_stems is None:
-            chunk_stems = _stems(hit.chunk.content)
+    for order, chunk in enumerate(candidates):
         score = score_chunk(
-            chunk_stems, query, stats, text=hit.chunk.content, index=hit.chunk.chunk_index
+            index.stems[chunk.pk],
+            query,
+            index.stats,
+            text=chunk.content,
+            index=chunk.chunk_index,
         )
-        scored.append((score, -order, hit.chunk))
+        scored.append((score, -order, chunk))
     scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
     top = scored[:k]
     if query.prefers_head and k > 1 and all(c.chunk_index != 0 for _, _, c in top):
@@ -459,7 +615,9 @@ def retrieve(
         head = next((item for item in scored if item[2].chunk_index == 0), None)
         if head is not None:
             top = [*top[: k - 1], head]
-    return Retrieved(chunks=[c for _, _, c in top], fallback=False, scores=[s for s, _, _ in top])
+    return Retrieved(
+        chunks=[c for _, _, c in top], fallback=False, scores=[s for s, _, _ in top]
+    )
 
 
 def clear_cache() -> None:

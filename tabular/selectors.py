@@ -58,7 +58,9 @@ class Progress:
 def review_progress(review: Review) -> Progress:
     counts = {
         row["status"]: row["n"]
-        for row in Cell.objects.filter(review=review).values("status").annotate(n=Count("pk"))
+        for row in Cell.objects.filter(review=review)
+        .values("status")
+        .annotate(n=Count("pk"))
     }
     return Progress(
         total=sum(counts.values()),
@@ -90,9 +92,12 @@ def review_grid(review: Review) -> Grid:
     cells = Cell.objects.filter(review=review).select_related("citation")
     by_key = {(c.row_id, c.column_id): c for c in cells}
     grid_rows = [
-        GridRow(row=row, cells=[by_key.get((row.pk, col.pk)) for col in columns]) for row in rows
+        GridRow(row=row, cells=[by_key.get((row.pk, col.pk)) for col in columns])
+        for row in rows
     ]
-    return Grid(review=review, columns=columns, rows=grid_rows, progress=review_progress(review))
+    return Grid(
+        review=review, columns=columns, rows=grid_rows, progress=review_progress(review)
+    )
 
 
 def cell_citation(cell: Cell) -> dict[str, Any]:

@@ -72,7 +72,9 @@ _TYPE_ALIASES = {
     "boolean": ReviewColumn.Type.YES_NO,
     "list": ReviewColumn.Type.LIST,
 }
-_SPEC_RE = re.compile(r"^\s*(?P<name>[^:()]+?)\s*(?:\((?P<type>[^)]*)\))?\s*:\s*(?P<question>.+)$", re.S)
+_SPEC_RE = re.compile(
+    r"^\s*(?P<name>[^:()]+?)\s*(?:\((?P<type>[^)]*)\))?\s*:\s*(?P<question>.+)$", re.S
+)
 
 
 def column_type(raw: str) -> str:
@@ -94,9 +96,15 @@ def parse_column(spec: str) -> ColumnSpec:
             f'Column {spec!r} is not "Name: question" (or "Name (type): question").',
             code="invalid_column",
         )
-    kind = column_type(match.group("type")) if match.group("type") else ReviewColumn.Type.TEXT
+    kind = (
+        column_type(match.group("type"))
+        if match.group("type")
+        else ReviewColumn.Type.TEXT
+    )
     return ColumnSpec(
-        name=match.group("name").strip(), question=match.group("question").strip(), type=kind
+        name=match.group("name").strip(),
+        question=match.group("question").strip(),
+        type=kind,
     )
 
 
@@ -104,7 +112,9 @@ def _document_uuid(value: object) -> uuid.UUID:
     try:
         return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
     except (ValueError, TypeError, AttributeError):
-        raise ReviewError(f"{value!r} is not a document id.", code="invalid_document_id") from None
+        raise ReviewError(
+            f"{value!r} is not a document id.", code="invalid_document_id"
+        ) from None
 
 
 @transaction.atomic
@@ -126,15 +136,22 @@ def review_create(
     if not ids:
         raise ReviewError("Choose at least one document.", code="no_documents")
     if len(ids) > MAX_DOCUMENTS:
-        raise ReviewError(f"A review can have at most {MAX_DOCUMENTS} documents.", code="too_many_documents")
+        raise ReviewError(
+            f"A review can have at most {MAX_DOCUMENTS} documents.",
+            code="too_many_documents",
+        )
     if not columns:
         raise ReviewError("Add at least one column.", code="no_columns")
     if len(columns) > MAX_COLUMNS:
-        raise ReviewError(f"A review can have at most {MAX_COLUMNS} columns.", code="too_many_columns")
+        raise ReviewError(
+            f"A review can have at most {MAX_COLUMNS} columns.", code="too_many_columns"
+        )
     specs = []
     for spec in columns:
         if not spec.name.strip() or not spec.question.strip():
-            raise ReviewError("Every column needs a name and a question.", code="invalid_column")
+            raise ReviewError(
+                "Every column needs a name and a question.", code="invalid_column"
+            )
         specs.append(
             ColumnSpec(
                 name=spec.name.strip()[:200],
@@ -143,7 +160,15 @@ def review_create(
                 description=(spec.description or "").strip()[:4000],
             )
         )
-    user = user if (user is not None and getattr(user, "is_authenticated", False) and getattr(user, "pk", None)) else None
+    user = (
+        user
+        if (
+            user is not None
+            and getattr(user, "is_authenticated", False)
+            and getattr(user, "pk", None)
+        )
+        else None
+    )
     with tenant_scope(tenant):
         review = Review.objects.create(tenant=tenant, name=name[:200], created_by=user)
         titles = dict(Document.objects.filter(pk__in=ids).values_list("pk", "title"))
@@ -161,7 +186,9 @@ def review_create(
                         if doc_id in titles
                         else ReviewDocument.State.MISSING
                     ),
-                    error="" if doc_id in titles else "No such document in this workspace.",
+                    error=""
+                    if doc_id in titles
+                    else "No such document in this workspace.",
                 )
                 for order, doc_id in enumerate(ids)
             ]
@@ -184,7 +211,11 @@ def review_create(
             rows = list(ReviewDocument.objects.filter(review=review).order_by("order"))
             cols = list(ReviewColumn.objects.filter(review=review).order_by("order"))
         Cell.objects.bulk_create(
-            [Cell(tenant=tenant, review=review, row=r, column=c) for r in rows for c in cols],
+            [
+                Cell(tenant=tenant, review=review, row=r, column=c)
+                for r in rows
+                for c in cols
+            ],
             batch_size=1000,
         )
     return review
@@ -198,13 +229,15 @@ def review_start(*, review: Review) -> Review:
                 _enqueue(review)  # a second nudge is harmless: the run is idempotent
             review.refresh_from_db()
             return review
-        has_work = Cell.objects.filter(review=review, status=Cell.Status.PENDING).exists()
+        has_work = Cell.objects.filter(
+            review=review, status=Cell.Status.PENDING
+        ).exists()
         if not has_work and review.status == Review.Status.COMPLETED:
             return review
         with transaction.atomic():
-            Review.objects.filter(pk=review.pk).exclude(status__in=Review.ACTIVE).update(
-                status=Review.Status.QUEUED, finished_at=None, error=""
-            )
+            Review.objects.filter(pk=review.pk).exclude(
+                status__in=Review.ACTIVE
+            ).update(status=Review.Status.QUEUED, finished_at=None, error="")
             _enqueue(review)
         review.refresh_from_db()
         return review
@@ -260,15 +293,21 @@ def _enqueue(review: Review) -> None:
     def send() -> None:
         from tabular.tasks import run_review
 
-        if settings.CELERY_TASK_ALWAYS_EAGER and getattr(settings, "TABULAR_EAGER_THREAD", False):
+        if settings.CELERY_TASK_ALWAYS_EAGER and getattr(
+            settings, "TABULAR_EAGER_THREAD", False
+        ):
             # No broker (make run): run in the background so the page can
             # show cells filling in, as it does with a worker.
-            threading.Thread(target=_run_in_thread, args=(review_id,), daemon=True).start()
+            threading.Thread(
+                target=_run_in_thread, args=(review_id,), daemon=True
+            ).start()
             return
         try:
             run_review.delay(review_id)
         except Exception:  # broker down: the sweeper queues it again (CEL-07)
-            logger.warning("broker unavailable; review %s stays queued for the sweeper", review_id)
+            logger.warning(
+                "broker unavailable; review %s stays queued for the sweeper", review_id
+            )
 
     transaction.on_commit(send)
 
@@ -290,7 +329,9 @@ def reviews_sweep(*, stale_after_s: int | None = None) -> int:
     stale_after_s = STALE_AFTER_S if stale_after_s is None else stale_after_s
     cutoff = timezone.now() - timedelta(seconds=stale_after_s)
     with unscoped():
-        active = list(Review.objects.filter(status__in=Review.ACTIVE).select_related("tenant"))
+        active = list(
+            Review.objects.filter(status__in=Review.ACTIVE).select_related("tenant")
+        )
     count = 0
     for review in active:
         last = review.heartbeat_at or review.updated_at

@@ -458,10 +458,10 @@ def _repair_guard_words(quote: str, span: str, groups: list[_Group]) -> str:
     A group of span words is read as the quote's words when it reads the same
     after OCR folding ("no tice" is "notice", not the negation "no"; "1n" is
     "in", not the number 1), or when OCR could have made the difference
-    ("shauld" for "should", "suppliermav" for "supplier may"). Never when the
+    ("shauld" for "should", "supp1iermav" for "supplier may"). Never when the
     quote's words have a digit, the span's have no letter ("10" is not "lo"),
-    or, for a difference, when the span's words hold a digit or a guard word of
-    their own ("nor" for "not", "may" for "must" stay differences).
+    or, for a difference, when the span's words hold a number or a guard word
+    of their own ("nor" for "not", "may" for "must" stay differences).
     """
     repairs: list[tuple[int, int, str]] = []
     for group in groups:
@@ -479,9 +479,10 @@ def _repair_guard_words(quote: str, span: str, groups: list[_Group]) -> str:
         if ocr_skeleton(q_bare) == ocr_skeleton(s_bare):
             repairs.append((s_start, s_end, q_text))
             continue
-        if any(c.isdigit() for c in s_text):
+        span_words = [span[a:b] for a, b in group.span_words]
+        if any(any(c.isdigit() for c in w) and not _ocr_letters(w) for w in span_words):
             continue
-        if any(ocr_skeleton(span[a:b]) in _WORD_FEATURES for a, b in group.span_words):
+        if any(ocr_skeleton(w) in _WORD_FEATURES for w in span_words):
             continue
         if _plausible_ocr(q_bare, s_bare):
             repairs.append((s_start, s_end, q_text))

@@ -37,7 +37,7 @@ import pypdfium2.raw as pdfium_c
 from ingest.errors import ErrorCode, ExtractionError
 from ingest.extractors import Extracted
 from ingest.extractors._common import Progress, title_from_filename
-from ingest.extractors.pdf_layout import Segment, reading_order
+from ingest.extractors.pdf_layout import Segment, may_have_columns, reading_order
 from ingest.limits import Limits
 from ingest.normalize import normalize_page, normalize_page_with_map
 
@@ -291,6 +291,8 @@ def _page_text(
     chars = _chars(textpage)
     if page.get_rotation() % 360 != 0:
         return chars, None  # column geometry below assumes upright text
+    if not may_have_columns(_rects(textpage, 0, -1)):
+        return chars, None
     segments = _segments(textpage, chars)
     lines = reading_order(segments)
     if lines is None:
@@ -326,8 +328,6 @@ def _safe_chr(code: int) -> str:
 
 def _segments(textpage: pdfium.PdfTextPage, chars: str) -> list[Segment]:
     """Each line's characters as one segment, or several where the line has wide gaps."""
-    raw = textpage.raw
-    left, top, right, bottom = (ctypes.c_double() for _ in range(4))
     segments: list[Segment] = []
     pos = 0
     for brk in [*_LINE_BREAK.finditer(chars), None]:
@@ -336,10 +336,7 @@ def _segments(textpage: pdfium.PdfTextPage, chars: str) -> list[Segment]:
         pos = brk.end() if brk else len(chars)
         if start >= stop:
             continue
-        rects: list[Box] = []
-        for i in range(pdfium_c.FPDFText_CountRects(raw, start, stop - start)):
-            if pdfium_c.FPDFText_GetRect(raw, i, left, top, right, bottom):
-                rects.append((left.value, bottom.value, right.value, top.value))
+        rects = _rects(textpage, start, stop - start)
         if not rects:
             continue  # nothing drawn (e.g. only generated characters)
         groups = _gap_groups(rects)
@@ -349,6 +346,17 @@ def _segments(textpage: pdfium.PdfTextPage, chars: str) -> list[Segment]:
         else:
             segments.extend(_split_line(textpage, chars, start, stop, groups))
     return segments
+
+
+def _rects(textpage: pdfium.PdfTextPage, start: int, count: int) -> list[Box]:
+    """PDFium's rectangles for runs of text in a char range (one per text object and line)."""
+    raw = textpage.raw
+    left, top, right, bottom = (ctypes.c_double() for _ in range(4))
+    rects: list[Box] = []
+    for i in range(pdfium_c.FPDFText_CountRects(raw, start, count)):
+        if pdfium_c.FPDFText_GetRect(raw, i, left, top, right, bottom):
+            rects.append((left.value, bottom.value, right.value, top.value))
+    return rects
 
 
 def _strip_range(chars: str, start: int, end: int) -> tuple[int, int]:

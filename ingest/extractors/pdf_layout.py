@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from itertools import accumulate, pairwise
 from statistics import median
 
-__all__ = ["Segment", "reading_order"]
+__all__ = ["Segment", "may_have_columns", "reading_order"]
 
 _MIN_SEGMENTS = 6
 _MIN_COLUMN_SEGMENTS = 3
@@ -65,6 +65,15 @@ class Segment:
     @property
     def y_mid(self) -> float:
         return (self.y0 + self.y1) / 2
+
+
+def may_have_columns(boxes: list[tuple[float, float, float, float]]) -> bool:
+    """Cheap pre-check on a page's text-run boxes: is there any gutter at all?
+
+    Most pages have none, and then the line-by-line work is skipped.
+    """
+    segs = [Segment(0, 1, *box) for box in boxes if box[2] > box[0] and box[3] > box[1]]
+    return len(segs) >= _MIN_SEGMENTS and bool(_find_gutters(segs))
 
 
 def reading_order(segments: list[Segment]) -> list[list[Segment]] | None:

@@ -7,7 +7,7 @@ over their content words, stemmed by both engines.
 
 from __future__ import annotations
 
-from ingest.search._api import SearchHit, search_chunks
+from ingest.search._api import SearchHit, refresh_statistics, search_chunks
 from ingest.search._query import query_terms
 
-__all__ = ["SearchHit", "query_terms", "search_chunks"]
+__all__ = ["SearchHit", "query_terms", "refresh_statistics", "search_chunks"]

@@ -21,6 +21,13 @@ class SearchHit:
     rank: int  # 1-based
 
 
+def refresh_statistics(*, force: bool = False) -> bool:
+    """Refresh the term statistics search uses to skip near-ubiquitous words,
+    if the index changed enough since the last refresh. Cheap when it has not."""
+    backend = _postgres if connection.vendor == "postgresql" else _sqlite
+    return backend.refresh_statistics(force=force)
+
+
 def search_chunks(
     tenant: Tenant,
     query: str,
@@ -56,9 +63,14 @@ def search_chunks(
     )
     if not rows:
         return []
-    chunks = DocumentChunk.objects.with_scope(tenant=tenant.pk).select_related(
-        "document", "revision"
-    ).in_bulk([chunk_id for chunk_id, _ in rows])
+    # No ordering (the ranking is ours) and no revision join: both cost more
+    # to compile than the search itself.
+    chunks = (
+        DocumentChunk.objects.with_scope(tenant=tenant.pk)
+        .select_related("document")
+        .order_by()
+        .in_bulk([chunk_id for chunk_id, _ in rows])
+    )
     return [
         SearchHit(chunk=chunks[chunk_id], score=float(score), rank=i)
         for i, (chunk_id, score) in enumerate(rows, start=1)

@@ -1,13 +1,9 @@
 from __future__ import annotations
 
-import time
-
 from django.db import connection
 
-from ingest.search._selectivity import selective
+from ingest.search._selectivity import MIN_CHUNKS_TO_PRUNE, selective
 
-_TOTAL_CACHE: dict[str, tuple[float, int]] = {}
-_TOTAL_TTL_S = 30.0
 
 
 def _quote(term: str) -> str:
@@ -42,14 +38,40 @@ def _stems(cursor, terms: list[str]) -> dict[str, str]:
     return stems
 
 
-def _total_chunks(cursor) -> int:
-    cached = _TOTAL_CACHE.get(connection.alias)
-    if cached and time.monotonic() - cached[0] < _TOTAL_TTL_S:
-        return cached[1]
-    cursor.execute("SELECT COUNT(*) FROM ingest_documentchunk")
-    total = cursor.fetchone()[0] or 1
-    _TOTAL_CACHE[connection.alias] = (time.monotonic(), total)
-    return total
+STALE_FRACTION = 0.2
+
+
+def _stats_total(cursor) -> int:
+    """How many chunks the term statistics were computed over (0: never)."""
+    cursor.execute("SELECT total FROM ingest_fts_stats_meta WHERE id = 1")
+    row = cursor.fetchone()
+    return row[0] if row else 0
+
+
+def refresh_statistics(*, force: bool = False) -> bool:
+    """Recompute the common terms' document frequencies when the index has
+    grown or shrunk by STALE_FRACTION since the last time. Returns whether it ran."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COUNT(*) FROM ingest_documentchunk")
+        current = cursor.fetchone()[0]
+        known = _stats_total(cursor)
+        if not force and abs(current - known) <= STALE_FRACTION * max(known, 1):
+            return False
+        if not force and current < MIN_CHUNKS_TO_PRUNE and known < MIN_CHUNKS_TO_PRUNE:
+            return False
+        floor = max(2, int(current * 0.01))  # only terms common enough to prune
+        cursor.execute("DELETE FROM ingest_fts_term_stats")
+        cursor.execute(
+            "INSERT INTO ingest_fts_term_stats (term, doc) "
+            "SELECT term, doc FROM ingest_chunk_fts_vocab WHERE doc >= %s",
+            [floor],
+        )
+        cursor.execute(
+            "INSERT INTO ingest_fts_stats_meta (id, total) VALUES (1, %s) "
+            "ON CONFLICT (id) DO UPDATE SET total = excluded.total",
+            [current],
+        )
+    return True
 
 
 def _selective_terms(cursor, terms: list[str]) -> list[str]:
@@ -57,13 +79,19 @@ def _selective_terms(cursor, terms: list[str]) -> list[str]:
     if not stems:
         return []
     unique = sorted(set(stems.values()))
+    total = _stats_total(cursor)
+    if total < MIN_CHUNKS_TO_PRUNE:
+        return [t for t in terms if t in stems]
     placeholders = ",".join(["%s"] * len(unique))
     cursor.execute(
-        f"SELECT term, doc FROM ingest_chunk_fts_vocab WHERE term IN ({placeholders})", unique
+        f"SELECT term, doc FROM ingest_fts_term_stats WHERE term IN ({placeholders})", unique
     )
     doc_freq = dict(cursor.fetchall())
-    total = _total_chunks(cursor)
-    by_stem = selective({s: doc_freq.get(s, 0) / total for s in unique}, total_chunks=total)
+    # Terms absent from the statistics are rarer than 1% of chunks (or new):
+    # keep them, as present but rare.
+    by_stem = selective(
+        {s: doc_freq.get(s, 1) / total for s in unique}, total_chunks=total
+    )
     # Query with the user's words (FTS5 stems them the same way again).
     return [next(t for t in terms if stems.get(t) == s) for s in by_stem]
 
@@ -96,7 +124,7 @@ def _search_documents(cursor, match: str, tenant_id: int, document_ids: list, k:
         SELECT c.document_id, MIN(c.id), MAX(c.id)
         FROM ingest_documentchunk c
         JOIN ingest_document d ON d.id = c.document_id AND d.current_revision_id = c.revision_id
-        WHERE c.document_id IN ({placeholders}) AND c.tenant_id = %s
+        WHERE c.document_id IN ({placeholders}) AND d.tenant_id = %s
           AND d.status = 'ready' AND d.is_deleted = 0
         GROUP BY c.document_id
         """,
