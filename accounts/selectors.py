@@ -30,7 +30,7 @@ def membership_for(user: AbstractBaseUser, tenant: Tenant) -> Membership | None:
 
 def api_key_lookup(raw: str) -> ApiKey | None:
     """The active key matching `raw`, or None. Constant-time comparison."""
-    parts = (raw or "").split("_")
+    parts = (raw or "").split("_", 2)  # the secret itself may contain "_"
     if len(parts) != 3 or parts[0] != API_KEY_PREFIX:
         return None
     with unscoped():
