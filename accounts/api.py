@@ -151,7 +151,8 @@ ERROR_400 = OpenApiResponse(
 ERROR_401 = OpenApiResponse(ErrorSerializer, description="No or invalid credentials.")
 ERROR_403 = OpenApiResponse(
     ErrorSerializer,
-    description="The caller acts for no tenant, or tenant_id names another tenant.",
+    description="The caller acts for no tenant (or a `tenant_id` parameter names "
+    "another tenant), or a session-authenticated write lacks its CSRF token.",
 )
 ERROR_404 = OpenApiResponse(
     ErrorSerializer,

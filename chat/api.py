@@ -203,6 +203,8 @@ def _tenant_documents(tenant: Tenant, ids: list[uuid.UUID]) -> list:
 
 
 class ChatSessionDetailApi(ChatSessionApiView):
+    """One chat session (its messages: the messages endpoint)."""
+
     @extend_schema(
         operation_id="chat_sessions_retrieve",
         summary="Get a chat session",

@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.core.exceptions import ValidationError
+from django.db.models import Count
 from django.http import HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.text import Truncator
 
 from accounts.admin_mixins import (
     ReadOnlyAdminMixin,
@@ -87,6 +89,30 @@ class ReviewStateFilter(admin.SimpleListFilter):
         return queryset
 
 
+class DocumentFilter(admin.SimpleListFilter):
+    """The most-cited documents (a long tail is reached through search)."""
+
+    title = "document (most cited)"
+    parameter_name = "document"
+    LIMIT = 15
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        rows = (
+            model_admin.get_queryset(request)  # tenant-scoped (TEN-07)
+            .exclude(document_name="")
+            .order_by()
+            .values("document_name")
+            .annotate(n=Count("id"))
+            .order_by("-n", "document_name")[: self.LIMIT]
+        )
+        return [(r["document_name"], f"{r['document_name']} ({r['n']})") for r in rows]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value():
+            return queryset.filter(document_name=self.value())
+        return queryset
+
+
 class VerificationInline(ReadOnlyInline):
     model = CitationVerification
     verbose_name_plural = "Verification history"
@@ -125,17 +151,16 @@ CONTEXT_FIELDS = [
 class MessageCitationAdmin(TenantScopedAdmin):
     change_list_template = "admin/citations/messagecitation/change_list.html"
     list_display = [
-        "badge", "document_name", "verification_status", "verification_method", "score",
-        "review", "created_at",
+        "badge", "document_name", "quote", "verification_method", "score", "review", "created_at",
     ]  # fmt: skip
-    list_display_links = ["badge", "document_name"]
+    list_display_links = ["badge", "quote"]
     list_filter = [
         "verification_status",
         "verification_method",
         ("created_at", admin.DateFieldListFilter),
         "match_type",
         ReviewStateFilter,
-        "document_name",
+        DocumentFilter,
     ]
     search_fields = ["document_name", "quoted_text"]
     date_hierarchy = "created_at"
@@ -188,9 +213,13 @@ class MessageCitationAdmin(TenantScopedAdmin):
         return is_tenant_staff(request)
 
     # ------------------------------------------------------------ columns
-    @admin.display(description="Badge", ordering="verification_status")
+    @admin.display(description="Status", ordering="verification_status")
     def badge(self, obj: MessageCitation) -> str:
         return _badge_html(obj.verification_status, obj.verification_method)
+
+    @admin.display(description="Quoted text")
+    def quote(self, obj: MessageCitation) -> str:
+        return Truncator(obj.quoted_text).chars(120) or "(no quote)"
 
     @admin.display(description="Match score", ordering="match_score")
     def score(self, obj: MessageCitation) -> str:

@@ -84,8 +84,10 @@ def _results_context(request: HttpRequest, form: ReviewFilterForm) -> dict:
     if filters.document_id:
         document = document_get(tenant=tenant, pk=filters.document_id)
         # A soft-deleted document keeps its citations: use their name snapshot.
-        document_title = document.title if document else next(
-            (r.document_name for r in page.rows if r.document_name), ""
+        document_title = (
+            document.title
+            if document
+            else next((r.document_name for r in page.rows if r.document_name), "")
         )
     cards = [
         {

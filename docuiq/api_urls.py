@@ -19,7 +19,7 @@ import re
 
 from csp.decorators import csp_update
 from django.template.loader import get_template
-from django.urls import path
+from django.urls import include, path
 from django.utils.decorators import method_decorator
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
@@ -140,4 +140,5 @@ urlpatterns = [
         CitationVerifyApi.as_view(),
         name="citation-verify",
     ),
+    path("tabular/", include("tabular.api_urls")),
 ]

@@ -9,5 +9,6 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("chat/", include("chat.urls")),
     path("review/", include("citations.urls")),
+    path("tabular/", include("tabular.urls")),
     path("", include("ingest.urls")),
 ]

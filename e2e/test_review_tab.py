@@ -28,7 +28,9 @@ def shot(page):
     RESULTS.mkdir(exist_ok=True)
 
     def take(name: str) -> None:
-        page.screenshot(path=str(RESULTS / f"{name}.png"), full_page=True, caret="initial")
+        page.screenshot(
+            path=str(RESULTS / f"{name}.png"), full_page=True, caret="initial"
+        )
 
     return take
 
@@ -38,19 +40,34 @@ def citations_a(tenant_a, tenant_b):
     contract = make_document(tenant_a, CONTRACT, title="Master Services Agreement")
     lease = make_document(
         tenant_a,
-        ["Office Lease between Acme and Beta.", "The Tenant shall pay rent monthly. The lease ends in 2030."],
+        [
+            "Office Lease between Acme and Beta.",
+            "The Tenant shall pay rent monthly. The lease ends in 2030.",
+        ],
         title="Office Lease 2024",
     )
-    make_citation(tenant_a, contract, quote="The Supplier shall deliver the goods within 30 days")
     make_citation(
-        tenant_a, contract, quote="Payment is due within 45 days", method="tolerant_match", score=0.93
+        tenant_a, contract, quote="The Supplier shall deliver the goods within 30 days"
     )
-    make_citation(tenant_a, contract, quote="terminate this agreement with 90 days written notice")
+    make_citation(
+        tenant_a,
+        contract,
+        quote="Payment is due within 45 days",
+        method="tolerant_match",
+        score=0.93,
+    )
+    make_citation(
+        tenant_a, contract, quote="terminate this agreement with 90 days written notice"
+    )
     make_citation(tenant_a, lease, quote="The Tenant shall pay rent monthly.")
-    failed = make_citation(tenant_a, lease, quote="The lease ends in 2040.", status="failed")
+    failed = make_citation(
+        tenant_a, lease, quote="The lease ends in 2040.", status="failed"
+    )
     make_citation(tenant_a, contract, quote="Liability is capped", status="pending")
     make_unsourced(tenant_a, quote="Clause 99 allows early exit.")
-    other = make_document(tenant_b, "Tenant B's secret: expand to Mars.", title="B Secret Plan")
+    other = make_document(
+        tenant_b, "Tenant B's secret: expand to Mars.", title="B Secret Plan"
+    )
     make_citation(tenant_b, other, quote="expand to Mars")
     return failed
 
@@ -61,9 +78,11 @@ def test_a_reviewer_filters_opens_and_rejects_a_citation(
     console_errors: list[str] = []
     page.on(
         "console",
-        lambda m: console_errors.append(f"{m.text} @ {m.location.get('url')}")
-        if m.type == "error"
-        else None,
+        lambda m: (
+            console_errors.append(f"{m.text} @ {m.location.get('url')}")
+            if m.type == "error"
+            else None
+        ),
     )
     login("alice", "pw-alice")
 
@@ -89,7 +108,9 @@ def test_a_reviewer_filters_opens_and_rejects_a_citation(
     page.get_by_test_id("open-citation").first.click()
     detail = page.get_by_test_id("review-detail")
     expect(detail).to_be_visible()
-    expect(detail.get_by_text("Not verified: quote not found in the source")).to_be_visible()
+    expect(
+        detail.get_by_text("Not verified: quote not found in the source")
+    ).to_be_visible()
     expect(detail.locator("mark.span-highlight")).to_have_count(1)
     expect(detail.get_by_text("No review yet.", exact=False)).to_be_visible()
     shot("review-03-detail")
@@ -110,7 +131,11 @@ def test_a_reviewer_filters_opens_and_rejects_a_citation(
     with unscoped():
         review = CitationReview.objects.get()
         citation = MessageCitation.objects.get(pk=citations_a.pk)
-    assert (review.decision, review.reviewer_id, review.note) == ("reject", alice.pk, NOTE)
+    assert (review.decision, review.reviewer_id, review.note) == (
+        "reject",
+        alice.pk,
+        NOTE,
+    )
     assert citation.verification_status == "failed"  # the machine verdict is untouched
 
     # Escape closes the slide-over.
@@ -136,9 +161,11 @@ def test_the_admin_citations_list_shows_stats_badges_and_only_the_tenants_rows(
     console_errors: list[str] = []
     page.on(
         "console",
-        lambda m: console_errors.append(f"{m.text} @ {m.location.get('url')}")
-        if m.type == "error"
-        else None,
+        lambda m: (
+            console_errors.append(f"{m.text} @ {m.location.get('url')}")
+            if m.type == "error"
+            else None
+        ),
     )
     login("alice", "pw-alice")
     page.goto(f"{live_server.url}/admin/citations/messagecitation/")
@@ -147,7 +174,9 @@ def test_the_admin_citations_list_shows_stats_badges_and_only_the_tenants_rows(
     expect(page.locator(".dq-badge--verified").first).to_be_visible()
     expect(page.get_by_text("B Secret Plan")).to_have_count(0)
     shot("review-06-admin-changelist")
-    page.locator("#result_list tbody tr").filter(has_text="2040").locator("a").first.click()
+    page.locator("#result_list tbody tr").filter(has_text="2040").locator(
+        "a"
+    ).first.click()
     expect(page.locator(".dq-passage mark")).to_have_count(1)
     shot("review-07-admin-detail")
     assert [e for e in console_errors if not e.endswith("/favicon.ico")] == []

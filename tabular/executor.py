@@ -46,7 +46,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, F
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 
 from accounts.scoping import tenant_scope, unscoped
@@ -299,7 +299,7 @@ def _reclaim(review: Review, token: uuid.UUID) -> None:
             f"The worker was lost {MAX_CELL_ATTEMPTS} times while extracting this cell; "
             "it was not retried again."
         ),
-        finished_at=timezone.now(),
+        finished_at=Now(),
     )
     back = stale.update(status=Cell.Status.PENDING, run_token=None)
     if lost or back:
@@ -318,7 +318,6 @@ def _load_documents(review: Review) -> None:
         "id", "title", "status", "is_deleted", "current_revision_id"
     )
     by_id = {d.pk: d for d in documents}
-    now = timezone.now()
     for row in rows:
         document = by_id.get(row.document_uid)
         if document is None:
@@ -350,8 +349,8 @@ def _load_documents(review: Review) -> None:
                 status=Cell.Status.FAILED,
                 confidence=Cell.Confidence.FAILED,
                 error=error,
-                started_at=now,
-                finished_at=now,
+                started_at=Now(),
+                finished_at=Now(),
             )
 
 
@@ -414,7 +413,10 @@ def _run_cell(run: _Run, cell_id: int, row_id: int, column_id: int) -> None:
         status=Cell.Status.RUNNING,
         run_token=run.token,
         attempts=F("attempts") + 1,
-        started_at=timezone.now(),
+        # The database's clock, at write time: the grid's poll asks for cells
+        # changed since its last read, and a Python timestamp taken before a
+        # lock wait could fall before that read and be missed.
+        started_at=Now(),
         finished_at=None,
         error="",
     )
@@ -582,7 +584,7 @@ def _fail(run: _Run, cell_id: int, error: str, completion: Any) -> None:
         "status": Cell.Status.FAILED,
         "confidence": Cell.Confidence.FAILED,
         "error": error[:2000],
-        "finished_at": timezone.now(),
+        "finished_at": Now(),
     }
     if completion is not None:  # the call happened: its tokens are spent
         fields.update(_usage(completion))
@@ -858,7 +860,7 @@ def _store(
                 retrieved_chunk_ids=[str(c.uid) for c in got.chunks],
                 cited_chunk_ids=[str(c.uid) for c in cited],
                 used_fallback=got.fallback,
-                finished_at=timezone.now(),
+                finished_at=Now(),
                 **usage,
             )
             if not written:

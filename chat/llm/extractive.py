@@ -104,7 +104,12 @@ def terms(text: str) -> list[str]:
 _BOUNDARY_RE = re.compile(
     r"(?P<punct>(?<=[.!?])[\"'”’)\]]*\s+)"
     r"|\n[ \t]*\n\s*"
+    # A page-number line (PDF page furniture) is never part of a sentence.
+    r"|(?P<furniture>\n[ \t]*(?:[Pp]age\s+\d+(?:\s+of\s+\d+)?|[-–]\s*\d+\s*[-–]|\d{1,4})[ \t]*(?=\n|$))"
     r"|\n(?=[ \t]*(?:[-•*–]|\(?[0-9a-z]{1,3}[.)])\s)"
+)
+_PAGE_FURNITURE_RE = re.compile(
+    r"(?:page\s+\d+(?:\s+of\s+\d+)?|[-–]\s*\d+\s*[-–]|\d{1,4})", re.IGNORECASE
 )
 _ABBREVIATION_TEXT = (
     "e.g i.e mr mrs ms dr prof st no nos sec art arts inc ltd co corp vs cf fig "
@@ -151,7 +156,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     for match in _BOUNDARY_RE.finditer(text):
         if match.lastgroup == "punct" and _is_abbreviation(text, match.start()):
             continue
-        spans.append((start, match.start() + len(match.group(0).rstrip())))
+        kept = 0 if match.lastgroup == "furniture" else len(match.group(0).rstrip())
+        spans.append((start, match.start() + kept))
         start = match.end()
     spans.append((start, len(text)))
     result: list[tuple[int, int]] = []
@@ -160,7 +166,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         for ps, pe in pieces:
             segment = text[ps:pe]
             stripped = segment.strip()
-            if not stripped:
+            if not stripped or _PAGE_FURNITURE_RE.fullmatch(stripped):
                 continue
             lead = len(segment) - len(segment.lstrip())
             result.append((ps + lead, ps + lead + len(stripped)))

@@ -66,10 +66,11 @@ def best_end(
     Returns (end, distance). Ties go to an end that does not cut a word when
     the pattern ends inside one, then to the end closest to `expected`.
     """
+    lo, hi = max(0, lo), min(len(text), hi)
     tail = pattern[-EDGE:]
-    scores = end_scores(tail, text[lo:hi])
+    scores = end_scores(tail, text[lo:hi]) if lo < hi else []
     if not scores:
-        return expected, len(tail)
+        return max(0, min(expected, len(text))), len(tail)
     low = min(scores)
     last = tail[-1]
     best: tuple[int, int, int] | None = None
@@ -93,11 +94,12 @@ def best_start(
     text: str, pattern: str, lo: int, hi: int, expected: int
 ) -> tuple[int, int]:
     """Best start offset in text[lo:hi] for `pattern`'s head (mirror of best_end)."""
+    lo, hi = max(0, lo), min(len(text), hi)
     head = pattern[:EDGE]
-    window = text[lo:hi]
+    window = text[lo:hi] if lo < hi else ""
     scores = end_scores(head[::-1], window[::-1])
     if not scores:
-        return expected, len(head)
+        return max(0, min(expected, len(text))), len(head)
     low = min(scores)
     first = head[0]
     best: tuple[int, int, int] | None = None
@@ -123,16 +125,22 @@ def place(
     """Refine an estimated span [start_guess, end_guess) of `pattern` in `text`.
 
     The head is searched within `slack` of the start guess and the tail within
-    `slack` of the end guess. Returns (start, end), possibly empty or inverted
-    when nothing sensible aligns (callers reject those).
+    `slack` of the end guess. Returns (start, end) with 0 <= start, end <=
+    len(text), possibly empty or inverted when nothing sensible aligns
+    (callers reject those).
     """
     n = len(text)
+
+    def clamp(x: int) -> int:
+        # A negative bound would slice from the end of the text.
+        return max(0, min(x, n))
+
     head_len = min(len(pattern), EDGE)
     tail_len = min(len(pattern), EDGE)
-    s_lo = max(0, start_guess - slack)
-    s_hi = min(n, start_guess + head_len + slack)
-    e_lo = max(0, end_guess - tail_len - slack)
-    e_hi = min(n, end_guess + slack)
+    s_lo = clamp(start_guess - slack)
+    s_hi = clamp(start_guess + head_len + slack)
+    e_lo = clamp(end_guess - tail_len - slack)
+    e_hi = clamp(end_guess + slack)
     start, _ = best_start(text, pattern, s_lo, s_hi, start_guess)
     end, _ = best_end(text, pattern, max(e_lo, start), e_hi, end_guess)
     return start, end
@@ -144,7 +152,8 @@ def place_in_window(text: str, pattern: str, lo: int, hi: int) -> tuple[int, int
     Returns (start, end, distance); for small windows (elided parts, short
     documents, a cited chunk) where there is no estimate to refine.
     """
-    scores = end_scores(pattern, text[lo:hi])
+    lo, hi = max(0, lo), min(len(text), hi)
+    scores = end_scores(pattern, text[lo:hi]) if lo < hi else []
     if not scores:
         return lo, lo, len(pattern)
     low = min(scores)

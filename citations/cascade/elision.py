@@ -7,6 +7,11 @@ previous one ends; the verified span runs from the first part's start to the
 last part's end. A one-letter bracket ("[t]he") is a case change and is read
 as the letter; "[sic]" and "[emphasis added]" are dropped.
 
+Of several ways to place the parts, the one with the smallest total gap wins
+(preferring the cited chunk), and no gap may contain a blank line: an
+ellipsis that bridges paragraphs is far more often a frankenquote than a
+quotation.
+
 Frankenquotes (real words that are never contiguous) are held off by:
 - at least one part of three or more words, and at least half of the quote's
   words in such parts;
@@ -235,58 +240,91 @@ def find_elided(
             0,
         )
     failure = ""
+    f_region = folded_region(prepared, region)
+    best: tuple[tuple[bool, int, int], list[_Hit]] | None = None
+    # Every anchor occurrence is tried and the tightest chain wins: a chain
+    # that jumps to a look-alike sentence nearby must not beat the real one.
     for anchor in anchors:
-        hits: dict[int, _Hit] = {anchor_index: anchor}
-        edge = anchor.start
-        for i in range(anchor_index - 1, -1, -1):
-            hit = _find_part(
-                prepared,
-                parts[i],
-                edge - MAX_GAP - len(parts[i].quote.folded),
-                edge,
-                True,
-            )
-            if hit is None:
-                failure = f"elided part '{split.parts[i][:80]}' not found within {MAX_GAP} characters before the next part"
-                break
-            hits[i] = hit
-            edge = hit.start
-        if len(hits) != anchor_index + 1:
+        chain, failure = _chain(prepared, parts, split, anchor_index, anchor, failure)
+        if chain is None:
             continue
-        edge = anchor.end
-        for i in range(anchor_index + 1, len(parts)):
-            hit = _find_part(
-                prepared,
-                parts[i],
-                edge,
-                edge + MAX_GAP + len(parts[i].quote.folded),
-                False,
-            )
-            if hit is None:
-                failure = f"elided part '{split.parts[i][:80]}' not found within {MAX_GAP} characters after the previous part"
-                break
-            hits[i] = hit
-            edge = hit.end
-        if len(hits) != len(parts):
-            continue
-        ordered = [hits[i] for i in range(len(parts))]
-        span = source_span(prepared, ordered[0].start, ordered[-1].end)
-        if span is None:
-            continue
-        gaps = [b.start - a.end for a, b in itertools.pairwise(ordered)]
-        f_region = folded_region(prepared, region)
         inside = (
             f_region is not None
-            and f_region[0] <= ordered[0].start
-            and ordered[-1].end <= f_region[1]
+            and f_region[0] <= chain[0].start
+            and chain[-1].end <= f_region[1]
         )
-        fuzzy = any(h.fuzzy for h in ordered)
-        found = Found(
-            span[0],
-            span[1],
-            "fuzzy" if fuzzy else "normalized",
-            min(h.similarity for h in ordered),
-            inside,
+        key = (
+            not inside,
+            sum(b.start - a.end for a, b in itertools.pairwise(chain)),
+            chain[0].start,
         )
-        return Elided(found, "", len(parts), max(gaps, default=0))
-    return Elided(None, failure or "elided parts not found in order", len(parts), 0)
+        if best is None or key < best[0]:
+            best = (key, chain)
+    if best is None:
+        return Elided(None, failure or "elided parts not found in order", len(parts), 0)
+    (outside, _, _), ordered = best
+    span = source_span(prepared, ordered[0].start, ordered[-1].end)
+    if span is None:
+        return Elided(None, "elided parts not found in order", len(parts), 0)
+    gaps = [b.start - a.end for a, b in itertools.pairwise(ordered)]
+    found = Found(
+        span[0],
+        span[1],
+        "fuzzy" if any(h.fuzzy for h in ordered) else "normalized",
+        min(h.similarity for h in ordered),
+        not outside,
+    )
+    return Elided(found, "", len(parts), max(gaps, default=0))
+
+
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+
+
+def _crosses_paragraph(prepared: PreparedText, f_end: int, f_start: int) -> bool:
+    """Does the elided gap between two parts contain a blank line?"""
+    if f_start <= f_end:
+        return False
+    folded = prepared.folded
+    gap = prepared.text[folded.source_end(f_end) : folded.source_start(f_start)]
+    return bool(_BLANK_LINE.search(gap))
+
+
+def _chain(
+    prepared: PreparedText,
+    parts: list[_Part],
+    split: QuoteParts,
+    anchor_index: int,
+    anchor: _Hit,
+    failure: str,
+) -> tuple[list[_Hit] | None, str]:
+    """The parts around one anchor occurrence, each the nearest in reach."""
+    hits: dict[int, _Hit] = {anchor_index: anchor}
+    edge = anchor.start
+    for i in range(anchor_index - 1, -1, -1):
+        size = len(parts[i].quote.folded)
+        hit = _find_part(prepared, parts[i], edge - MAX_GAP - size, edge, True)
+        if hit is None:
+            return None, (
+                f"elided part '{split.parts[i][:80]}' not found within {MAX_GAP} "
+                "characters before the next part"
+            )
+        hits[i] = hit
+        edge = hit.start
+    edge = anchor.end
+    for i in range(anchor_index + 1, len(parts)):
+        size = len(parts[i].quote.folded)
+        hit = _find_part(prepared, parts[i], edge, edge + MAX_GAP + size, False)
+        if hit is None:
+            return None, (
+                f"elided part '{split.parts[i][:80]}' not found within {MAX_GAP} "
+                "characters after the previous part"
+            )
+        hits[i] = hit
+        edge = hit.end
+    chain = [hits[i] for i in range(len(parts))]
+    if any(
+        _crosses_paragraph(prepared, a.end, b.start)
+        for a, b in itertools.pairwise(chain)
+    ):
+        return None, "elided parts are in different paragraphs"
+    return chain, failure

@@ -325,7 +325,7 @@ def _negating_prefix(a: str, b: str) -> bool:
 # One glyph read as two (in OCR_SAME_LENGTH space, where i and 1 are l).
 SPLIT_GLYPHS = frozenset(
     {("rn", "m"), ("nn", "m"), ("ln", "m"), ("cl", "d"), ("vv", "w"), ("rl", "n")}
-    | {("ll", "h"), ("ll", "u")}
+    | {("ll", "h"), ("ll", "u"), ("ll", "d")}
 )
 
 
@@ -452,16 +452,26 @@ def _wording(quote: str, span: str, groups: list[_Group]) -> str | None:
     return None
 
 
+def _guard_words(text: str) -> list[tuple[str, str]]:
+    """Guard features of the purely alphabetic words of `text` (OCR'd digits
+    inside words, "1n" for "in", are left out)."""
+    words = " ".join(w for w in _WORD.findall(text) if not any(c.isdigit() for c in w))
+    return [(f.kind, f.value) for f in features(words)]
+
+
 def _repair_guard_words(quote: str, span: str, groups: list[_Group]) -> str:
     """The span with OCR-damaged words read as the quote's, for the meaning check.
 
-    A group of span words is read as the quote's words when it reads the same
-    after OCR folding ("no tice" is "notice", not the negation "no"; "1n" is
-    "in", not the number 1), or when OCR could have made the difference
-    ("shauld" for "should", "supp1iermav" for "supplier may"). Never when the
-    quote's words have a digit, the span's have no letter ("10" is not "lo"),
-    or, for a difference, when the span's words hold a number or a guard word
-    of their own ("nor" for "not", "may" for "must" stay differences).
+    - A group of span words that reads the same as the quote's after OCR
+      folding is the quote's words ("1n" is "in", not the number 1), but only
+      when both carry the same guard words: "nowhere" is not "now here", "not
+      able" is not "notable", and "no tice" stays a possible "no".
+    - One quote word that is a negation, modal verb, number word or month,
+      matched by span words that OCR could have made from it ("shauld" for
+      "should"), counts as that word, unless the span words hold a number or
+      a guard word of their own ("nor" for "not", "may" for "must").
+    Never when the quote's words have a digit or the span's have no letter:
+    "10" is never read as "lo".
     """
     repairs: list[tuple[int, int, str]] = []
     for group in groups:
@@ -477,7 +487,10 @@ def _repair_guard_words(quote: str, span: str, groups: list[_Group]) -> str:
         q_bare = re.sub(r"\W", "", q_text)
         s_bare = re.sub(r"\W", "", s_text)
         if ocr_skeleton(q_bare) == ocr_skeleton(s_bare):
-            repairs.append((s_start, s_end, q_text))
+            if _guard_words(q_text) == _guard_words(s_text):
+                repairs.append((s_start, s_end, q_text))
+            continue
+        if len(group.quote_words) != 1 or ocr_skeleton(q_bare) not in _WORD_FEATURES:
             continue
         span_words = [span[a:b] for a, b in group.span_words]
         if any(any(c.isdigit() for c in w) and not _ocr_letters(w) for w in span_words):

@@ -262,6 +262,8 @@ def judge_span(
     prepared: PreparedText, quote: FoldedQuote, f_start: int, f_end: int, region
 ) -> Found | Near | None:
     folded = prepared.folded.text
+    if not 0 <= f_start < f_end <= len(folded):
+        return None
     f_start, f_end = _widen_split_glyphs(folded, quote.folded, f_start, f_end)
     while f_start < f_end and folded[f_start] == " ":
         f_start += 1

@@ -55,7 +55,7 @@ def make_citation(
         "exact_match": "exact",
         "tolerant_match": "normalized",
         "failed": "not_found",
-    }.get(method or "", None)
+    }.get(method or "")
     if score is None and method is not None:
         score = 1.0 if verified else 0.42
     message = message or make_message(tenant)

@@ -16,19 +16,12 @@ from citations.models import (
     UnsourcedCitation,
 )
 from docuiq.testing.factories import make_document
-from docuiq.tests.api_fixtures import (  # noqa: F401 - fixtures
+from docuiq.tests.api_fixtures import *  # noqa: F403 - fixtures
+from docuiq.tests.api_fixtures import (
     CLIMATE,
     CONTRACT,
-    _fresh_throttles,
-    a_key_api,
-    a_user_api,
     add_revision,
-    anon_api,
-    b_key_api,
-    b_user_api,
     first_chunk,
-    key_a,
-    key_b,
     random_id,
     tenant_row_counts,
 )

@@ -98,3 +98,24 @@ def test_split_quote_reads_markers():
     assert parts.parts == ("The Supplier shall", "deliver", "promptly")
     assert parts.elided and parts.altered
     assert split_quote("no markers here") is None
+
+
+def test_the_tightest_placement_of_the_parts_wins():
+    text = (
+        "Any dispute shall first be referred to the senior officers of the parties for 30 days. "
+        "Notices go by courier to the registered office of the parties for 60 days. "
+        "Any dispute shall first be referred to the senior officers of the parties for 60 days."
+    )
+    quote = "Any dispute shall first be referred to the senior ... parties for 60 days."
+    verdict = verify_quote(text, quote)
+    assert verdict.verified
+    assert verdict.source_text == text[text.rindex("Any dispute") :]
+
+
+def test_an_elision_may_not_bridge_paragraphs():
+    text = "The Supplier shall deliver the Goods.\n\nThe Buyer shall pay on delivery."
+    verdict = verify_quote(
+        text, "The Supplier shall deliver ... The Buyer shall pay on delivery."
+    )
+    assert not verdict.verified
+    assert "paragraphs" in verdict.reason

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from citations.cascade import verify_quote
 from citations.cascade.folding import fold, ocr_skeleton
+from citations.cascade.guards import features
 from citations.cascade.prepared import clear_cache
 
 SPECIALS = [
@@ -291,3 +292,51 @@ def test_rapidfuzz_323_candidate_runs_to_the_end_of_the_sentence():
         verdict.candidate_text
         == "Business's say they've got nothing out of last night's budget."
     )
+
+
+# Words that split or join into other words, some of them guard words.
+SPLITTABLE = [
+    "no",
+    "not",
+    "now",
+    "here",
+    "where",
+    "nowhere",
+    "able",
+    "notable",
+    "none",
+    "the",
+    "less",
+    "nonetheless",
+    "can",
+    "cannot",
+    "any",
+    "thing",
+    "nothing",
+    "way",
+    "shall",
+    "may",
+    "be",
+    "to",
+    "pay",
+    "fee",
+    "for",
+    "each",
+    "month",
+]
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(SPLITTABLE), min_size=3, max_size=40), st.data())
+def test_splitting_or_joining_words_never_changes_guard_words(words, data):
+    gap = st.sampled_from(["", " ", " ", "\n", "  "])
+    text = "".join(w + data.draw(gap) for w in words)
+    start = data.draw(st.integers(0, len(words) - 3))
+    end = data.draw(st.integers(start + 3, len(words)))
+    quote = "".join(w + data.draw(gap) for w in words[start:end]).strip()
+    assume(quote)
+    verdict = verify_quote(text, quote)
+    if verdict.verified:
+        ours = [(f.kind, f.value) for f in features(fold(quote).text)]
+        theirs = [(f.kind, f.value) for f in features(fold(verdict.source_text).text)]
+        assert ours == theirs, (quote, verdict.source_text, verdict.reason)

@@ -189,11 +189,11 @@ def test_composed_and_decomposed_accents_fold_alike():
     ("ocr_source", "quote"),
     [
         (
-            "written no tice to the Buyer within ten days",
+            "written notlce to the Buyer witbin ten days",
             "written notice to the Buyer within ten days",
         ),
         (
-            "The Supp1iermav appoint a qualified officer",
+            "The Supp1ier rnav appoint a qualified officer",
             "The Supplier may appoint a qualified officer",
         ),
         (
@@ -232,6 +232,19 @@ def test_ocr_look_alikes_inside_words_and_guard_words_are_read(ocr_source, quote
             "The Supplier shall give prior notice of any change",
             "The Supplier shall give rior notice of any change",
         ),
+        # Split or joined words never gain or lose a guard word.
+        (
+            "The goods are nowhere to be found in the warehouse",
+            "The goods are now here to be found in the warehouse",
+        ),
+        (
+            "The Contractor is notable for its work on the project",
+            "The Contractor is not able for its work on the project",
+        ),
+        (
+            "The Contractor is not able to complete the project",
+            "The Contractor is notable to complete the project",
+        ),
         # A guard word is never read as a different guard word.
         (
             "Neither party nor its agents shall disclose the terms",
@@ -244,4 +257,5 @@ def test_ocr_look_alikes_inside_words_and_guard_words_are_read(ocr_source, quote
     ],
 )
 def test_ocr_tolerance_never_reads_a_different_word(source, quote):
+    """Including words split or joined so that a guard word appears or goes."""
     assert not verify_quote("Preamble. " + source + ". End.", quote).verified

@@ -23,7 +23,11 @@ from docuiq.testing.factories import make_document
 pytestmark = pytest.mark.django_db
 
 REVIEW = reverse("citations:review")
-XSS_QUOTE = '<script>alert("q")</script>"><img src=x onerror=alert(1)>'
+XSS_QUOTE = (
+    '<script>alert("q")</script>"><img src=x onerror=alert(1)>'
+    '<a hx-get="/review/export.csv" hx-on:click="alert(2)">{{ request }}</a>\u202egnp.exe'
+)
+HX_ALLOWED = {"hx-get", "hx-post", "hx-target", "hx-swap", "hx-trigger", "hx-push-url", "hx-headers"}
 XSS_TITLE = '"><img src=x onerror=alert(1)><script>alert("t")</script>'
 
 
@@ -570,8 +574,12 @@ def _assert_inert(response, *payload_parts):
         if el.tag == "script":
             assert el.get("src"), "an inline script reached the page"
         assert el.tag != "img", "an injected <img> reached the page"
-        for name in el.keys():
+        for name in el.attrib:
             assert not name.lower().startswith("on"), f"event handler attribute {name}"
+            if name.startswith("hx-"):
+                assert name in HX_ALLOWED, f"unexpected htmx attribute {name}"
+                if name in {"hx-get", "hx-post"}:
+                    assert "export.csv" not in el.attrib[name], "an injected htmx request"
     for raw in payload_parts:
         assert raw not in body
 
@@ -584,7 +592,7 @@ def test_quotes_and_document_names_with_markup_are_escaped_everywhere(
     )
     citation = make_citation(tenant_a, doc, quote=XSS_QUOTE)
     make_citation(tenant_a, doc, quote=XSS_QUOTE, status="failed")
-    raw = ("<script>alert", "<img src=x")
+    raw = ("<script>alert", "<img src=x", "<a hx-get", 'hx-on:click="alert')
     _assert_inert(alice_client.get(REVIEW), *raw)
     _assert_inert(alice_client.get(REVIEW, {"document": XSS_TITLE}), *raw)
     detail_url = reverse("citations:detail", args=[citation.pk])
@@ -624,7 +632,9 @@ def test_a_document_page_summarises_its_citations(
     assert review_all == f"{REVIEW}?document_id={contract_a.pk}"
     filtered = _tree(alice_client.get(review_all))
     assert len(_rows(filtered)) == 2
-    assert "Master Services Agreement" in _text(_by_testid(filtered, "document-filter")[0])
+    assert "Master Services Agreement" in _text(
+        _by_testid(filtered, "document-filter")[0]
+    )
     # A member who is not staff sees the summary but no review links.
     other = Client()
     other.force_login(bob)

@@ -1,8 +1,9 @@
 """Fixtures shared by the REST API tests: API keys and DRF clients for each
 identity, and a small world of tenant A objects (tenant B has its own).
 
-Import the fixtures a test module needs by name (pytest finds fixtures in the
-module namespace)."""
+Test modules take the fixtures with `from docuiq.tests.api_fixtures import *`
+(pytest finds fixtures in a module's namespace; `__all__` lists only them)
+and import the helpers by name."""
 
 from __future__ import annotations
 
@@ -29,6 +30,18 @@ CLIMATE = (
     "Climate Report 2023. Scope 1 emissions declined 10% year over year. "
     "Renewable electricity reached 62 percent of total consumption."
 )
+__all__ = [
+    "_fresh_throttles",
+    "a_key_api",
+    "a_user_api",
+    "anon_api",
+    "b_key_api",
+    "b_user_api",
+    "key_a",
+    "key_b",
+    "world",
+]
+
 B_SECRET = "Zanzibar quarterly ledger: the falcon protocol budget is 7 million."
 
 
@@ -132,7 +145,12 @@ def add_revision(document: Document, text: str) -> DocumentRevision:
                     page_start=s.page_start,
                     page_end=s.page_end,
                 )
-                for s in chunk_text(content.content, content.page_starts, target_chars=1200, overlap_chars=0)
+                for s in chunk_text(
+                    content.content,
+                    content.page_starts,
+                    target_chars=1200,
+                    overlap_chars=0,
+                )
             ]
         )
         Document.objects.filter(pk=document.pk).update(current_revision=revision)
@@ -142,22 +160,40 @@ def add_revision(document: Document, text: str) -> DocumentRevision:
 
 def first_chunk(document: Document) -> DocumentChunk:
     with tenant_scope(document.tenant):
-        return DocumentChunk.objects.filter(revision_id=document.current_revision_id).order_by("chunk_index").first()
+        return (
+            DocumentChunk.objects.filter(revision_id=document.current_revision_id)
+            .order_by("chunk_index")
+            .first()
+        )
 
 
 def tenant_row_counts(tenant) -> dict[str, int]:
     """Every tenant-owned table an API call could write to."""
     from chat.models import ChatSession, Message, MessageSource
-    from citations.models import CitationVerification, MessageCitation, UnsourcedCitation
+    from citations.models import (
+        CitationVerification,
+        MessageCitation,
+        UnsourcedCitation,
+    )
     from ingest.models import File
 
     models = [
-        ChatSession, Message, MessageSource, MessageCitation, UnsourcedCitation,
-        CitationVerification, Document, DocumentRevision, DocumentChunk, File,
+        ChatSession,
+        Message,
+        MessageSource,
+        MessageCitation,
+        UnsourcedCitation,
+        CitationVerification,
+        Document,
+        DocumentRevision,
+        DocumentChunk,
+        File,
     ]
     with unscoped():
         counts = {m.__name__: m.objects.filter(tenant=tenant).count() for m in models}
-        counts["deleted_documents"] = Document.objects.filter(tenant=tenant, is_deleted=True).count()
+        counts["deleted_documents"] = Document.objects.filter(
+            tenant=tenant, is_deleted=True
+        ).count()
     return counts
 
 
@@ -192,7 +228,9 @@ def world(tenant_a, tenant_b, alice, charlie) -> World:
     with tenant_scope(tenant_a):
         document_a.collections.add(collection_a)
         session_a = session_create(tenant=tenant_a, user=alice, title="Delivery terms")
-        answer_a = message_ask(session=session_a, question="When shall the Supplier deliver the goods?")
+        answer_a = message_ask(
+            session=session_a, question="When shall the Supplier deliver the goods?"
+        )
         message_citations_verify(message_id=answer_a.pk)
         citation_a = answer_a.citations.first()
     with tenant_scope(tenant_b):

@@ -19,20 +19,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
-from docuiq.tests.api_fixtures import (  # noqa: F401 - fixtures
-    World,
-    _fresh_throttles,
-    a_key_api,
-    a_user_api,
-    anon_api,
-    b_key_api,
-    b_user_api,
-    key_a,
-    key_b,
-    random_id,
-    tenant_row_counts,
-    world,
-)
+from docuiq.tests.api_fixtures import *  # noqa: F403 - fixtures
+from docuiq.tests.api_fixtures import World, random_id, tenant_row_counts
 
 pytestmark = pytest.mark.django_db
 
@@ -90,12 +78,22 @@ def _get(path: Callable[[Ids], str], params: Callable[[Ids], dict] | None = None
     return lambda c, i: c.get(path(i), params(i) if params else None)
 
 
-def _post(path: Callable[[Ids], str], body: Callable[[Ids], dict] | None = None, fmt: str = "json"):
+def _post(
+    path: Callable[[Ids], str],
+    body: Callable[[Ids], dict] | None = None,
+    fmt: str = "json",
+):
     return lambda c, i: c.post(path(i), body(i) if body else None, format=fmt)
 
 
 def _expect(anon=401, a_user=200, a_key=200, b_user=200, b_key=200) -> dict[str, int]:
-    return {"anon": anon, "a_user": a_user, "a_key": a_key, "b_user": b_user, "b_key": b_key}
+    return {
+        "anon": anon,
+        "a_user": a_user,
+        "a_key": a_key,
+        "b_user": b_user,
+        "b_key": b_key,
+    }
 
 
 PUBLIC = _expect(anon=200)
@@ -105,34 +103,63 @@ A_ONLY = _expect(b_user=404, b_key=404)
 
 def _upload(c: APIClient, i: Ids):
     file = SimpleUploadedFile("matrix.txt", b"matrix upload", content_type="text/plain")
-    return c.post("/api/documents/upload", {"files": [file], "collection_id": i.collection}, format="multipart")
+    return c.post(
+        "/api/documents/upload",
+        {"files": [file], "collection_id": i.collection},
+        format="multipart",
+    )
 
 
 MATRIX: dict[tuple[str, str], Row] = {
-    ("api:schema", "GET"): Row(_get(lambda i: "/api/schema/"), PUBLIC, writes_nothing=IDENTITIES),
-    ("api:docs", "GET"): Row(_get(lambda i: "/api/docs/"), PUBLIC, writes_nothing=IDENTITIES),
+    ("api:schema", "GET"): Row(
+        _get(lambda i: "/api/schema/"), PUBLIC, writes_nothing=IDENTITIES
+    ),
+    ("api:docs", "GET"): Row(
+        _get(lambda i: "/api/docs/"), PUBLIC, writes_nothing=IDENTITIES
+    ),
     ("api:me", "GET"): Row(_get(lambda i: "/api/me"), READ_OWN),
     # documents
     ("api:document-list", "GET"): Row(_get(lambda i: "/api/documents"), READ_OWN),
     # A's collection id in the body: B's upload is refused (TEN-04).
-    ("api:document-upload", "POST"): Row(_upload, _expect(a_user=201, a_key=201, b_user=400, b_key=400)),
-    ("api:document-detail", "GET"): Row(_get(lambda i: f"/api/documents/{i.document}"), A_ONLY),
+    ("api:document-upload", "POST"): Row(
+        _upload, _expect(a_user=201, a_key=201, b_user=400, b_key=400)
+    ),
+    ("api:document-detail", "GET"): Row(
+        _get(lambda i: f"/api/documents/{i.document}"), A_ONLY
+    ),
     ("api:document-delete", "POST"): Row(
-        _post(lambda i: f"/api/documents/{i.document}/delete"), _expect(a_user=204, a_key=204, b_user=404, b_key=404)
+        _post(lambda i: f"/api/documents/{i.document}/delete"),
+        _expect(a_user=204, a_key=204, b_user=404, b_key=404),
     ),
     ("api:search", "GET"): Row(
-        _get(lambda i: "/api/search", lambda i: {"q": "Supplier deliver goods", "document_id": i.document}), READ_OWN
+        _get(
+            lambda i: "/api/search",
+            lambda i: {"q": "Supplier deliver goods", "document_id": i.document},
+        ),
+        READ_OWN,
     ),
     # chat
-    ("api:chat-session-list", "GET"): Row(_get(lambda i: "/api/chat/sessions"), READ_OWN),
+    ("api:chat-session-list", "GET"): Row(
+        _get(lambda i: "/api/chat/sessions"), READ_OWN
+    ),
     ("api:chat-session-create", "POST"): Row(
-        _post(lambda i: "/api/chat/sessions/create", lambda i: {"document_ids": [i.document]}),
+        _post(
+            lambda i: "/api/chat/sessions/create",
+            lambda i: {"document_ids": [i.document]},
+        ),
         _expect(a_user=201, a_key=201, b_user=400, b_key=400),
     ),
-    ("api:chat-session-detail", "GET"): Row(_get(lambda i: f"/api/chat/sessions/{i.session}"), A_ONLY),
-    ("api:chat-message-list", "GET"): Row(_get(lambda i: f"/api/chat/sessions/{i.session}/messages"), A_ONLY),
+    ("api:chat-session-detail", "GET"): Row(
+        _get(lambda i: f"/api/chat/sessions/{i.session}"), A_ONLY
+    ),
+    ("api:chat-message-list", "GET"): Row(
+        _get(lambda i: f"/api/chat/sessions/{i.session}/messages"), A_ONLY
+    ),
     ("api:chat-message-ask", "POST"): Row(
-        _post(lambda i: f"/api/chat/sessions/{i.session}/ask", lambda i: {"question": "What is the payment term?"}),
+        _post(
+            lambda i: f"/api/chat/sessions/{i.session}/ask",
+            lambda i: {"question": "What is the payment term?"},
+        ),
         _expect(a_user=201, a_key=201, b_user=404, b_key=404),
     ),
     # X-API-Key only: a session cookie is no credential here (SEC-04).
@@ -142,17 +169,26 @@ MATRIX: dict[tuple[str, str], Row] = {
     ),
     # citations
     ("api:citation-list", "GET"): Row(
-        _get(lambda i: "/api/citations", lambda i: {"tenant_id": i.tenant_slug}), _expect(b_user=403, b_key=403)
+        _get(lambda i: "/api/citations", lambda i: {"tenant_id": i.tenant_slug}),
+        _expect(b_user=403, b_key=403),
     ),
     ("api:citation-stats", "GET"): Row(
-        _get(lambda i: "/api/citations/stats", lambda i: {"tenant_id": i.tenant_slug}), _expect(b_user=403, b_key=403)
+        _get(lambda i: "/api/citations/stats", lambda i: {"tenant_id": i.tenant_slug}),
+        _expect(b_user=403, b_key=403),
     ),
     ("api:citation-resolve", "POST"): Row(
-        _post(lambda i: "/api/citations/resolve", lambda i: {"chunk_id": i.chunk, "quoted_text": "within 30 days"}),
+        _post(
+            lambda i: "/api/citations/resolve",
+            lambda i: {"chunk_id": i.chunk, "quoted_text": "within 30 days"},
+        ),
         _expect(a_user=201, a_key=201, b_user=404, b_key=404),
     ),
-    ("api:citation-detail", "GET"): Row(_get(lambda i: f"/api/citations/{i.citation}"), A_ONLY),
-    ("api:citation-verify", "POST"): Row(_post(lambda i: f"/api/citations/{i.citation}/verify"), A_ONLY),
+    ("api:citation-detail", "GET"): Row(
+        _get(lambda i: f"/api/citations/{i.citation}"), A_ONLY
+    ),
+    ("api:citation-verify", "POST"): Row(
+        _post(lambda i: f"/api/citations/{i.citation}/verify"), A_ONLY
+    ),
 }
 
 
@@ -163,10 +199,16 @@ def _api_routes() -> set[tuple[str, str]]:
         if not (isinstance(entry, URLResolver) and str(entry.pattern) == "api/"):
             continue
         for pattern in entry.url_patterns:
-            assert isinstance(pattern, URLPattern), f"nested include under /api/: {pattern}"
+            assert isinstance(pattern, URLPattern), (
+                f"nested include under /api/: {pattern}"
+            )
             assert pattern.name, f"unnamed API route {pattern.pattern}"
             view = pattern.callback.view_class
-            methods = [m.upper() for m in ("get", "post", "put", "patch", "delete") if hasattr(view, m)]
+            methods = [
+                m.upper()
+                for m in ("get", "post", "put", "patch", "delete")
+                if hasattr(view, m)
+            ]
             assert methods, f"{pattern.name} handles no method"
             found.update((f"{entry.namespace}:{pattern.name}", m) for m in methods)
     return found
@@ -176,12 +218,22 @@ def test_every_api_route_has_a_row():
     routes = _api_routes()
     assert routes, "no /api/ routes found"
     assert routes - MATRIX.keys() == set(), "API routes without a permission-matrix row"
-    assert MATRIX.keys() - routes == set(), "matrix rows for routes that no longer exist"
+    assert MATRIX.keys() - routes == set(), (
+        "matrix rows for routes that no longer exist"
+    )
 
 
 @pytest.fixture
-def clients(anon_api, a_user_api, a_key_api, b_user_api, b_key_api) -> dict[str, APIClient]:
-    return {"anon": anon_api, "a_user": a_user_api, "a_key": a_key_api, "b_user": b_user_api, "b_key": b_key_api}
+def clients(
+    anon_api, a_user_api, a_key_api, b_user_api, b_key_api
+) -> dict[str, APIClient]:
+    return {
+        "anon": anon_api,
+        "a_user": a_user_api,
+        "a_key": a_key_api,
+        "b_user": b_user_api,
+        "b_key": b_key_api,
+    }
 
 
 @pytest.mark.parametrize("identity", IDENTITIES)
@@ -195,15 +247,25 @@ def test_matrix(route, identity, world, clients):
     expected = row.expect[identity]
     assert response.status_code == expected, (route, identity, response.content[:300])
     if identity in row.writes_nothing:
-        assert (tenant_row_counts(world.tenant_a), tenant_row_counts(world.tenant_b)) == before
+        assert (
+            tenant_row_counts(world.tenant_a),
+            tenant_row_counts(world.tenant_b),
+        ) == before
     if expected == 404:
         # No existence oracle: the same bytes as for ids that exist nowhere.
         ghost = row.call(client, Ids.ghost(world))
         assert ghost.status_code == 404
         assert ghost.content == response.content
-    if route[0] in {"api:document-list", "api:chat-session-list", "api:search"} and identity.startswith("b_"):
+    if route[0] in {
+        "api:document-list",
+        "api:chat-session-list",
+        "api:search",
+    } and identity.startswith("b_"):
         leaked = {str(world.document_a.pk), str(world.session_a.pk)}
-        assert not leaked & {item.get("id") or item.get("document_id") for item in response.json()["items"]}
+        assert not leaked & {
+            item.get("id") or item.get("document_id")
+            for item in response.json()["items"]
+        }
 
 
 # ---------------------------------------------------------------- CSRF (SEC-03)
@@ -238,7 +300,9 @@ def test_token_auth_acts_for_the_persons_tenant(world, alice, charlie):
     b = APIClient()
     b.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=charlie).key}")
     assert b.get(f"/api/documents/{world.document_a.pk}").status_code == 404
-    assert b.get("/api/citations", {"tenant_id": world.tenant_a.slug}).status_code == 403
+    assert (
+        b.get("/api/citations", {"tenant_id": world.tenant_a.slug}).status_code == 403
+    )
 
 
 def test_a_person_without_a_tenant_is_refused(db):
@@ -252,10 +316,18 @@ def test_a_person_without_a_tenant_is_refused(db):
 
 def test_me_describes_the_caller(a_user_api, a_key_api, world):
     person = a_user_api.get("/api/me").json()
-    assert (person["auth"], person["username"], person["role"]) == ("session", "alice", "owner")
+    assert (person["auth"], person["username"], person["role"]) == (
+        "session",
+        "alice",
+        "owner",
+    )
     assert [t["slug"] for t in person["tenants"]] == [world.tenant_a.slug]
     key = a_key_api.get("/api/me").json()
-    assert (key["auth"], key["username"], key["api_key_name"]) == ("api_key", None, "test")
+    assert (key["auth"], key["username"], key["api_key_name"]) == (
+        "api_key",
+        None,
+        "test",
+    )
     assert key["tenant"]["slug"] == world.tenant_a.slug
 
 
@@ -265,8 +337,9 @@ def test_docs_page_loads_its_assets_from_our_origin_only(anon_api):
     assert page.status_code == 200
     assert "cdn.jsdelivr.net" not in html and "https://" not in html
     csp = page["Content-Security-Policy"]
-    script_src = next(d for d in csp.split(";") if d.strip().startswith("script-src"))
-    assert "unsafe-inline" not in script_src and "unsafe-eval" not in script_src
+    assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+    style_src = next(d for d in csp.split(";") if d.strip().startswith("style-src"))
+    assert "'sha256-" in style_src  # the template's one inline <style>, by hash
     assert "<script>" not in html  # the init script is a separate request (?script)
     init = anon_api.get("/api/docs/", {"script": ""})
     assert init.status_code == 200 and b"SwaggerUIBundle" in init.content

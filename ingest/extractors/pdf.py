@@ -413,34 +413,41 @@ def _split_line(
     raw = textpage.raw
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
 
-    def x_mid(i: int) -> float:
-        if not pdfium_c.FPDFText_GetCharBox(raw, i, left, right, bottom, top):
-            return math.nan
-        return (left.value + right.value) / 2
+    seen: dict[int, float] = {}
 
-    glyphs = [i for i in range(start, stop) if not chars[i].isspace()]
-    cuts = [0]
-    for g in range(1, len(groups)):
-        middle = (groups[g - 1][2] + groups[g][0]) / 2
-        cuts.append(bisect_left(glyphs, middle, lo=cuts[-1], key=x_mid))
-    cuts.append(len(glyphs))
+    def glyph_x(i: int) -> float:
+        # A space (PDFium's own may have no box) counts as the glyph before it.
+        while i > start and chars[i].isspace():
+            i -= 1
+        if i not in seen:
+            found = pdfium_c.FPDFText_GetCharBox(raw, i, left, right, bottom, top)
+            seen[i] = (left.value + right.value) / 2 if found else math.nan
+        return seen[i]
+
+    positions = range(start, stop)
+    middles = [(groups[g - 1][2] + groups[g][0]) / 2 for g in range(1, len(groups))]
+    cuts = [start]
+    for middle in middles:
+        cuts.append(
+            start + bisect_left(positions, middle, lo=cuts[-1] - start, key=glyph_x)
+        )
+    cuts.append(stop)
+    # Bisection assumed left-to-right order: confirm it where it matters.
     ordered = (
         all(
-            0 < cuts[g] < len(glyphs)
-            and x_mid(glyphs[cuts[g] - 1])
-            < (groups[g - 1][2] + groups[g][0]) / 2
-            <= x_mid(glyphs[cuts[g]])
-            for g in range(1, len(groups))
+            start < cut < stop and glyph_x(cut - 1) < middle <= glyph_x(cut)
+            for cut, middle in zip(cuts[1:-1], middles, strict=True)
         )
-        and x_mid(glyphs[0]) <= groups[0][2]
-        and x_mid(glyphs[-1]) >= groups[-1][0]
+        and glyph_x(start) <= groups[0][2]
+        and glyph_x(stop - 1) >= groups[-1][0]
     )
     if not ordered:
         return _split_line_per_glyph(textpage, chars, start, stop, groups)
     out = []
     for g, box in enumerate(groups):
-        first, last = glyphs[cuts[g]], glyphs[cuts[g + 1] - 1]
-        out.append(Segment(first, last + 1, *box))
+        first, end = _strip_range(chars, cuts[g], cuts[g + 1])
+        if first < end:
+            out.append(Segment(first, end, *box))
     return out
 
 

@@ -1,0 +1,429 @@
+"""REST API for tabular reviews: create, run, poll, cancel, cells, export.
+
+One operation per class (HackSoft). Every review lookup goes through the
+caller's tenant: another tenant's review is a 404 with the same body as an
+unknown id (TEN-02). Document ids in a new review are resolved inside the
+caller's tenant too: another tenant's document is listed as `missing`,
+exactly like an id that exists nowhere (TEN-04).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.http import FileResponse, HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import serializers, status
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.response import Response
+
+from accounts.api import (
+    COMMON_ERRORS,
+    ERROR_400,
+    ERROR_404,
+    MAX_INT_ID,
+    PageFilterSerializer,
+    TenantApiView,
+    not_found,
+    page_response,
+    page_serializer,
+    paginate,
+    parse_uuid,
+    uuid_path,
+)
+from tabular import export
+from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
+from tabular.selectors import cell_citation, review_get, review_list, review_progress
+from tabular.services import (
+    MAX_COLUMNS,
+    MAX_DOCUMENTS,
+    ColumnSpec,
+    cell_rerun,
+    review_cancel,
+    review_create,
+    review_start,
+)
+
+if TYPE_CHECKING:
+    from rest_framework.request import Request
+
+TAGS = ["tabular"]
+
+
+# ---------------------------------------------------------------- serializers
+
+
+class ColumnInputSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    question = serializers.CharField(max_length=4000)
+    type = serializers.ChoiceField(choices=ReviewColumn.Type.choices, default="text")
+    description = serializers.CharField(
+        max_length=4000,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="what the column means; widens the search when the question's "
+        "wording differs from the documents'",
+    )
+
+    class Meta:
+        ref_name = "TabularColumnInput"
+
+
+class ColumnOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    question = serializers.CharField()
+    type = serializers.CharField()
+    description = serializers.CharField()
+    order = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "TabularColumn"
+
+
+class RowOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    document_id = serializers.UUIDField(source="document_uid")
+    title = serializers.CharField()
+    order = serializers.IntegerField()
+    state = serializers.ChoiceField(
+        choices=ReviewDocument.State.choices,
+        help_text="missing / deleted / not_ready rows are kept; their cells fail with the reason",
+    )
+    error = serializers.CharField()
+
+    class Meta:
+        ref_name = "TabularRow"
+
+
+class ProgressSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    done = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    running = serializers.IntegerField()
+    pending = serializers.IntegerField()
+    percent = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "TabularProgress"
+
+
+class ReviewSummarySerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+    status = serializers.ChoiceField(choices=Review.Status.choices)
+    cost_actual_usd = serializers.DecimalField(max_digits=12, decimal_places=6)
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+    class Meta:
+        ref_name = "TabularReviewSummary"
+
+
+class ReviewOutputSerializer(ReviewSummarySerializer):
+    error = serializers.CharField()
+    model_name = serializers.CharField()
+    prompt_tokens = serializers.IntegerField()
+    completion_tokens = serializers.IntegerField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    progress = serializers.SerializerMethodField()
+    documents = serializers.SerializerMethodField()
+    columns = serializers.SerializerMethodField()
+
+    class Meta:
+        ref_name = "TabularReview"
+
+    @extend_schema_field(ProgressSerializer)
+    def get_progress(self, review: Review) -> dict[str, Any]:
+        p = review_progress(review)
+        return {
+            "total": p.total,
+            "done": p.done,
+            "failed": p.failed,
+            "running": p.running,
+            "pending": p.pending,
+            "percent": p.percent,
+        }
+
+    @extend_schema_field(RowOutputSerializer(many=True))
+    def get_documents(self, review: Review) -> list[dict[str, Any]]:
+        rows = ReviewDocument.objects.filter(review=review).order_by("order")
+        return RowOutputSerializer(rows, many=True).data
+
+    @extend_schema_field(ColumnOutputSerializer(many=True))
+    def get_columns(self, review: Review) -> list[dict[str, Any]]:
+        columns = ReviewColumn.objects.filter(review=review).order_by("order")
+        return ColumnOutputSerializer(columns, many=True).data
+
+
+class CitationOutputSerializer(serializers.Serializer):
+    citation_id = serializers.UUIDField(allow_null=True)
+    document = serializers.CharField()
+    page = serializers.IntegerField(allow_null=True)
+    quote = serializers.CharField()
+    status = serializers.CharField(
+        help_text="verified | failed | pending | unverified, or empty"
+    )
+    method = serializers.CharField()
+    source_text = serializers.CharField(
+        help_text="the document's own text at the verified span"
+    )
+
+    class Meta:
+        ref_name = "TabularCitation"
+
+
+class CellOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    row_id = serializers.IntegerField()
+    document_id = serializers.UUIDField(source="row.document_uid")
+    column_id = serializers.IntegerField()
+    column = serializers.CharField(source="column.name")
+    status = serializers.ChoiceField(choices=Cell.Status.choices)
+    value = serializers.CharField()
+    confidence = serializers.CharField(help_text="high | medium | low, or failed")
+    justification = serializers.CharField()
+    error = serializers.CharField()
+    cost_usd = serializers.DecimalField(max_digits=12, decimal_places=6)
+    citation = serializers.SerializerMethodField()
+
+    class Meta:
+        ref_name = "TabularCell"
+
+    @extend_schema_field(CitationOutputSerializer)
+    def get_citation(self, cell: Cell) -> dict[str, Any]:
+        return cell_citation(cell)
+
+
+# ---------------------------------------------------------------- base
+
+
+class ReviewApiView(TenantApiView):
+    """Operations on one review: the one tenant-scoped lookup they share."""
+
+    def get_review(self, review_id: str) -> Review:
+        review = review_get(tenant=self.tenant, pk=parse_uuid(review_id))
+        if review is None:
+            raise not_found()
+        return review
+
+    def review_response(
+        self, review: Review, code: int = status.HTTP_200_OK
+    ) -> Response:
+        review.refresh_from_db()
+        return Response(ReviewOutputSerializer(review).data, status=code)
+
+
+# ---------------------------------------------------------------- operations
+
+
+class ReviewListApi(TenantApiView):
+    @extend_schema(
+        tags=TAGS,
+        summary="List the tenant's reviews, newest first",
+        parameters=[PageFilterSerializer],
+        responses={
+            200: page_serializer("TabularReview", ReviewSummarySerializer),
+            **COMMON_ERRORS,
+        },
+    )
+    def get(self, request: Request) -> Response:
+        f = PageFilterSerializer(data=request.query_params)
+        f.is_valid(raise_exception=True)
+        skip, limit = f.validated_data["skip"], f.validated_data["limit"]
+        page, next_skip = paginate(
+            review_list(tenant=self.tenant), skip=skip, limit=limit
+        )
+        return page_response(
+            ReviewSummarySerializer(page, many=True).data,
+            skip=skip,
+            limit=limit,
+            next_skip=next_skip,
+        )
+
+
+class ReviewCreateApi(ReviewApiView):
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=200)
+        document_ids = serializers.ListField(
+            child=serializers.UUIDField(),
+            min_length=1,
+            max_length=MAX_DOCUMENTS,
+            help_text="rows, in this order; ids the tenant does not have are kept as missing rows",
+        )
+        columns = ColumnInputSerializer(many=True, min_length=1, max_length=MAX_COLUMNS)
+        run = serializers.BooleanField(default=True, help_text="start the run at once")
+
+        class Meta:
+            ref_name = "TabularReviewCreate"
+
+    @extend_schema(
+        tags=TAGS,
+        summary="Create a review (documents x columns) and, by default, start it",
+        request=InputSerializer,
+        responses={201: ReviewOutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+    )
+    def post(self, request: Request) -> Response:
+        s = self.InputSerializer(data=request.data)
+        s.is_valid(raise_exception=True)
+        data = s.validated_data
+        review = review_create(
+            tenant=self.tenant,
+            name=data["name"],
+            document_ids=data["document_ids"],
+            columns=[ColumnSpec(**column) for column in data["columns"]],
+            user=self.acting_user,
+        )
+        if data["run"]:
+            review_start(review=review)
+        return self.review_response(review, status.HTTP_201_CREATED)
+
+
+class ReviewDetailApi(ReviewApiView):
+    @extend_schema(
+        tags=TAGS,
+        summary="A review with its progress (poll this while it runs)",
+        parameters=[uuid_path("review_id")],
+        responses={200: ReviewOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+    )
+    def get(self, request: Request, review_id: str) -> Response:
+        return self.review_response(self.get_review(review_id))
+
+
+class ReviewRunApi(ReviewApiView):
+    @extend_schema(
+        tags=TAGS,
+        summary="Start or resume a review (only unfinished cells run)",
+        request=None,
+        parameters=[uuid_path("review_id")],
+        responses={202: ReviewOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+    )
+    def post(self, request: Request, review_id: str) -> Response:
+        review = self.get_review(review_id)
+        review_start(review=review)
+        return self.review_response(review, status.HTTP_202_ACCEPTED)
+
+
+class ReviewCancelApi(ReviewApiView):
+    @extend_schema(
+        tags=TAGS,
+        summary="Cancel a queued or running review (finished cells are kept)",
+        request=None,
+        parameters=[uuid_path("review_id")],
+        responses={200: ReviewOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+    )
+    def post(self, request: Request, review_id: str) -> Response:
+        review = self.get_review(review_id)
+        review_cancel(review=review)
+        return self.review_response(review)
+
+
+class ReviewCellListApi(ReviewApiView):
+    @extend_schema(
+        tags=TAGS,
+        summary="A review's cells with their citations, row by row",
+        parameters=[uuid_path("review_id"), PageFilterSerializer],
+        responses={
+            200: page_serializer("TabularCell", CellOutputSerializer),
+            404: ERROR_404,
+            **COMMON_ERRORS,
+        },
+    )
+    def get(self, request: Request, review_id: str) -> Response:
+        review = self.get_review(review_id)
+        f = PageFilterSerializer(data=request.query_params)
+        f.is_valid(raise_exception=True)
+        skip, limit = f.validated_data["skip"], f.validated_data["limit"]
+        cells = (
+            Cell.objects.filter(review=review)
+            .select_related("row", "column", "citation")
+            .order_by("row__order", "column__order")
+        )
+        page, next_skip = paginate(cells, skip=skip, limit=limit)
+        return page_response(
+            CellOutputSerializer(page, many=True).data,
+            skip=skip,
+            limit=limit,
+            next_skip=next_skip,
+        )
+
+
+class ReviewCellRerunApi(ReviewApiView):
+    @extend_schema(
+        tags=TAGS,
+        summary="Re-run one finished cell (the review runs again for it)",
+        request=None,
+        parameters=[
+            uuid_path("review_id"),
+            OpenApiParameter("cell_id", OpenApiTypes.INT, OpenApiParameter.PATH),
+        ],
+        responses={202: CellOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+    )
+    def post(self, request: Request, review_id: str, cell_id: str) -> Response:
+        review = self.get_review(review_id)
+        try:
+            pk = int(cell_id)
+        except ValueError:
+            raise not_found() from None
+        if not 0 < pk <= MAX_INT_ID:
+            raise not_found()
+        cell = Cell.objects.filter(review=review, pk=pk).first()
+        if cell is None:
+            raise not_found()
+        cell_rerun(cell=cell)
+        cell = Cell.objects.select_related("row", "column", "citation").get(pk=cell.pk)
+        return Response(
+            CellOutputSerializer(cell).data, status=status.HTTP_202_ACCEPTED
+        )
+
+
+class _AnyAccept(DefaultContentNegotiation):
+    """The export is a file whatever the client accepts (text/csv, a
+    spreadsheet type, */*): DRF's JSON-only negotiation must not answer 406."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class ReviewExportApi(ReviewApiView):
+    """CSV or XLSX, one row per document, per column value, confidence,
+    status, citation status, page and quote (see tabular.export)."""
+
+    content_negotiation_class = _AnyAccept
+
+    @extend_schema(
+        tags=TAGS,
+        summary="Export a review as CSV or XLSX, with each cell's citation",
+        parameters=[uuid_path("review_id")],
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV"),
+            (200, export.XLSX_CONTENT_TYPE): OpenApiResponse(
+                OpenApiTypes.BINARY, description="XLSX"
+            ),
+            404: ERROR_404,
+            **COMMON_ERRORS,
+        },
+    )
+    def get(self, request: Request, review_id: str, kind: str) -> HttpResponse:
+        review = self.get_review(review_id)
+        if kind == "xlsx":
+            return FileResponse(
+                export.review_xlsx(review),
+                as_attachment=True,
+                filename=export.filename(review, "xlsx"),
+                content_type=export.XLSX_CONTENT_TYPE,
+            )
+        response = HttpResponse(
+            export.review_csv(review), content_type="text/csv; charset=utf-8"
+        )
+        response["Content-Disposition"] = (
+            f'attachment; filename="{export.filename(review, "csv")}"'
+        )
+        return response

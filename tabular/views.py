@@ -1,0 +1,259 @@
+"""The tabular review pages (HTMX): the list with a new-review form, and the grid.
+
+The grid is one page, `tabular/grid.html`, with named fragments: `progress`
+(status, progress bar, run/cancel, and the poller) and `cell`. While a review
+is active the progress fragment polls every 2 s and brings the cells that
+changed since its last poll as out-of-band swaps, so an open grid costs one
+request per poll however many cells it has; it stops polling once the review
+is finished (the swapped-in fragment has no trigger). Every hx-get/hx-post
+has an href/action, so the pages work without JavaScript.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Q
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from chat.views import citation_panel_context
+from ingest.models import Document
+from ingest.selectors import document_list
+from tabular import export
+from tabular.models import Cell, Review, ReviewColumn
+from tabular.selectors import (
+    cell_get,
+    review_get,
+    review_grid,
+    review_list,
+    review_progress,
+)
+from tabular.services import (
+    ColumnSpec,
+    ReviewError,
+    cell_rerun,
+    parse_column,
+    review_cancel,
+    review_create,
+    review_start,
+)
+
+GRID = "tabular/grid.html"
+# A poll re-sends cells changed this long before its `since`, so a cell
+# committed just after a poll read is never missed.
+POLL_OVERLAP_S = 5.0
+DEFAULT_COLUMNS = (
+    "Parties: Who are the parties to the agreement?\n"
+    "Effective date (date): When does the agreement take effect?\n"
+    "Governing law: Which law governs the agreement?\n"
+    "Termination for convenience (yes/no): Can a party terminate without cause?"
+)
+
+
+def _tenant(request: HttpRequest):
+    if getattr(request, "tenant", None) is None:
+        raise Http404("You are not a member of any workspace.")
+    return request.tenant
+
+
+def _review_or_404(request: HttpRequest, review_id) -> Review:
+    review = review_get(tenant=_tenant(request), pk=review_id)
+    if review is None:
+        raise Http404("No such review.")
+    return review
+
+
+def _cell_or_404(request: HttpRequest, review: Review, cell_id) -> Cell:
+    cell = cell_get(tenant=_tenant(request), review=review, pk=cell_id)
+    if cell is None:
+        raise Http404("No such cell.")
+    return cell
+
+
+# ---------------------------------------------------------------- list / create
+
+
+@require_GET
+@login_required
+def review_list_view(request: HttpRequest) -> HttpResponse:
+    tenant = _tenant(request)
+    return render(request, "tabular/review_list.html", _list_context(tenant))
+
+
+def _list_context(tenant, **extra) -> dict:
+    return {
+        "reviews": review_list(tenant=tenant)[:50],
+        "documents": document_list(tenant=tenant).filter(status=Document.Status.READY)[
+            :500
+        ],
+        "column_types": ReviewColumn.Type.choices,
+        "default_columns": DEFAULT_COLUMNS,
+        **extra,
+    }
+
+
+@require_POST
+@login_required
+def review_create_view(request: HttpRequest) -> HttpResponse:
+    tenant = _tenant(request)
+    lines = [ln for ln in request.POST.get("columns", "").splitlines() if ln.strip()]
+    try:
+        columns: list[ColumnSpec] = [parse_column(line) for line in lines]
+        review = review_create(
+            tenant=tenant,
+            name=request.POST.get("name", ""),
+            document_ids=request.POST.getlist("documents"),
+            columns=columns,
+            user=request.user,
+        )
+    except ReviewError as exc:
+        # Re-rendered at 200 with the error, so htmx swaps it and nothing typed is lost.
+        context = _list_context(
+            tenant,
+            error=exc.message,
+            form={
+                "name": request.POST.get("name", ""),
+                "columns": request.POST.get("columns", ""),
+                "documents": request.POST.getlist("documents"),
+            },
+        )
+        return render(request, "tabular/review_list.html", context)
+    review_start(review=review)
+    return redirect("tabular:review", review_id=review.pk)
+
+
+# ---------------------------------------------------------------- the grid
+
+
+def _since(request: HttpRequest) -> datetime | None:
+    raw = request.GET.get("since", "")
+    try:
+        return datetime.fromtimestamp(float(raw), tz=UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+def _grid_context(review: Review) -> dict:
+    grid = review_grid(review)
+    return {
+        "review": review,
+        "grid": grid,
+        "progress": grid.progress,
+        "since": f"{timezone.now().timestamp():.3f}",
+    }
+
+
+@require_GET
+@login_required
+def review_detail(request: HttpRequest, review_id) -> HttpResponse:
+    review = _review_or_404(request, review_id)
+    return render(request, GRID, _grid_context(review))
+
+
+@require_GET
+@login_required
+def review_progress_view(request: HttpRequest, review_id) -> HttpResponse:
+    """The progress fragment, plus the cells changed since the last poll (OOB)."""
+    review = _review_or_404(request, review_id)
+    now = timezone.now()
+    since = _since(request)
+    changed: list[Cell] = []
+    if since is not None:
+        cutoff = since - timedelta(seconds=POLL_OVERLAP_S)
+        changed = list(
+            Cell.objects.filter(review=review)
+            .filter(Q(finished_at__gte=cutoff) | Q(started_at__gte=cutoff))
+            .select_related("citation")[:2000]
+        )
+    return render(
+        request,
+        f"{GRID}#poll",
+        {
+            "review": review,
+            "progress": review_progress(review),
+            "changed": changed,
+            "since": f"{now.timestamp():.3f}",
+        },
+    )
+
+
+@require_POST
+@login_required
+def review_run_view(request: HttpRequest, review_id) -> HttpResponse:
+    review = _review_or_404(request, review_id)
+    review_start(review=review)
+    return _after_action(request, review)
+
+
+@require_POST
+@login_required
+def review_cancel_view(request: HttpRequest, review_id) -> HttpResponse:
+    review = _review_or_404(request, review_id)
+    if not review_cancel(review=review):
+        messages.info(request, "The review had already finished.")
+    return _after_action(request, review)
+
+
+def _after_action(request: HttpRequest, review: Review) -> HttpResponse:
+    if not request.htmx:
+        return redirect("tabular:review", review_id=review.pk)
+    review.refresh_from_db()
+    # The whole grid: a run may have finished cells (eager mode) or reset them.
+    return render(request, f"{GRID}#grid-body", _grid_context(review))
+
+
+# ---------------------------------------------------------------- cells
+
+
+@require_GET
+@login_required
+def cell_detail(request: HttpRequest, review_id, cell_id) -> HttpResponse:
+    review = _review_or_404(request, review_id)
+    cell = _cell_or_404(request, review, cell_id)
+    context = {"review": review, "cell": cell, "citation": None}
+    if cell.citation is not None:
+        context["citation"] = citation_panel_context(cell.citation)
+    template = "tabular/cell_detail.html"
+    return render(request, f"{template}#panel" if request.htmx else template, context)
+
+
+@require_POST
+@login_required
+def cell_rerun_view(request: HttpRequest, review_id, cell_id) -> HttpResponse:
+    review = _review_or_404(request, review_id)
+    cell = _cell_or_404(request, review, cell_id)
+    cell_rerun(cell=cell)
+    return _after_action(request, review)
+
+
+# ---------------------------------------------------------------- export
+
+
+@require_GET
+@login_required
+def review_export_csv(request: HttpRequest, review_id) -> HttpResponse:
+    review = _review_or_404(request, review_id)
+    response = HttpResponse(
+        export.review_csv(review), content_type="text/csv; charset=utf-8"
+    )
+    response["Content-Disposition"] = (
+        f'attachment; filename="{export.filename(review, "csv")}"'
+    )
+    return response
+
+
+@require_GET
+@login_required
+def review_export_xlsx(request: HttpRequest, review_id) -> FileResponse:
+    review = _review_or_404(request, review_id)
+    return FileResponse(
+        export.review_xlsx(review),
+        as_attachment=True,
+        filename=export.filename(review, "xlsx"),
+        content_type=export.XLSX_CONTENT_TYPE,
+    )
