@@ -22,6 +22,7 @@ chromium:
 	  else echo "chromium is not installed and this is not root: browser tests will be skipped"; fi; }
 
 migrate: venv
+	mkdir -p var/static
 	$(PY) manage.py migrate --noinput
 
 run: migrate

@@ -7,6 +7,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import Collection
+from ingest.errors import ExtractionError
+from ingest.page_image import page_png, span_highlight
 from ingest.reading import page_views
 from ingest.search import search_chunks
 from ingest.selectors import document_get, document_list, documents_pending
@@ -90,6 +92,9 @@ def document_detail(request: HttpRequest, pk: str) -> HttpResponse:
         if revision
         else []
     )
+    printed = None
+    if revision is not None and highlight is not None and document.source_type == "pdf":
+        printed = span_highlight(revision, *highlight)
     meta_items = [
         (k.replace("_", " ").capitalize(), v)
         for k, v in document.metadata.items()
@@ -104,5 +109,24 @@ def document_detail(request: HttpRequest, pk: str) -> HttpResponse:
             "pages": pages,
             "meta_items": meta_items,
             "attachments": list(document.attachments.filter(is_deleted=False)),
+            "printed": printed,
         },
     )
+
+
+@require_GET
+@login_required
+def document_page_image(request: HttpRequest, pk: str, page: int) -> HttpResponse:
+    """One PDF page as a PNG, for the viewer. Tenant-scoped like the document."""
+    _require_tenant(request)
+    document = document_get(tenant=request.tenant, pk=pk)
+    revision = document.current_revision if document is not None else None
+    if revision is None or document.source_type != "pdf" or not 1 <= page <= revision.page_count:
+        raise Http404("No such page.")
+    try:
+        png = page_png(revision, page)
+    except (ExtractionError, OSError) as exc:
+        raise Http404("This page cannot be shown.") from exc
+    response = HttpResponse(png, content_type="image/png")
+    response["Cache-Control"] = "private, max-age=3600"
+    return response

@@ -224,5 +224,14 @@ _OCR_MULTI_MAP = {"rn": "m", "cl": "d", "vv": "w", "ii": "u"}
 def ocr_skeleton(folded: str) -> str:
     """Collapse common OCR confusions (rn/m, cl/d, vv/w, l/1/I, 0/O) of a
     folded string. For comparing, never for offsets: it changes length."""
+    if len(folded) <= 32:
+        return _word_skeleton(folded)
     same = _OCR_MULTI.sub(lambda m: _OCR_MULTI_MAP[m.group()], folded)
+    return same.translate(OCR_SAME_LENGTH)
+
+
+@lru_cache(maxsize=65536)
+def _word_skeleton(word: str) -> str:
+    # Words recur: the guard looks every word of every quote up.
+    same = _OCR_MULTI.sub(lambda m: _OCR_MULTI_MAP[m.group()], word)
     return same.translate(OCR_SAME_LENGTH)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import Counter
 from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
@@ -38,8 +39,10 @@ FUZZY_MIN_WORDS = 3
 FUZZY_MIN_CHARS = 15
 # Edit distance over a 20k-char quote is slow and such "quotes" are pages.
 FUZZY_MAX_CHARS = 20_000
-# Seed hits examined per quote; rarest word pairs first.
-HIT_BUDGET = 4_000
+# Seed hits examined per quote, rarest word pairs first, from at most this
+# many word pairs: enough to find a quote whose words are half damaged.
+HIT_BUDGET = 1_500
+MAX_SEED_PAIRS = 40
 CANDIDATES = 3
 # Windows this small are aligned whole when seeding finds nothing (a cited
 # chunk, a short document, the gap of an elided quote).
@@ -176,6 +179,9 @@ def _inside(a: int, b: int, region: tuple[int, int] | None) -> bool:
     return region is not None and region[0] <= a and b <= region[1]
 
 
+_OFFSET_BITS = 16  # quote offsets fit: FUZZY_MAX_CHARS < 2**16
+
+
 def _seeds(
     prepared: PreparedText, quote: FoldedQuote, f_region: tuple[int, int] | None
 ) -> list[tuple[int, int, int]]:
@@ -196,36 +202,39 @@ def _seeds(
     if not postings:
         return []
     postings.sort(key=lambda p: p[0])
-    diagonals: list[tuple[int, int]] = []
-    for count, offset, hits in postings:
-        if diagonals and len(diagonals) + count > HIT_BUDGET:
+    # Diagonal and quote offset packed in one int, so sorting stays in C.
+    codes: list[int] = []
+    for used, (count, offset, hits) in enumerate(postings):
+        if codes and (len(codes) + count > HIT_BUDGET or used >= MAX_SEED_PAIRS):
             break
-        diagonals.extend((t - offset, offset) for t in hits[:HIT_BUDGET])
-    diagonals.sort()
+        codes.extend(((t - offset) << _OFFSET_BITS) | offset for t in hits[:HIT_BUDGET])
+    codes.sort()
+    mask = (1 << _OFFSET_BITS) - 1
+    diagonals = [c >> _OFFSET_BITS for c in codes]
     band = max(8, m // 10)
-    # Two pointers: the densest bands of diagonals are the candidates.
-    windows: list[tuple[int, int, int]] = []
-    j = 0
-    for i in range(len(diagonals)):
-        if j < i:
-            j = i
-        while j + 1 < len(diagonals) and diagonals[j + 1][0] - diagonals[i][0] <= band:
-            j += 1
-        windows.append((j - i + 1, i, j))
-    windows.sort(key=lambda w: (-w[0], w[1]))
+    # Dense diagonals: count hits per band-wide bucket, score each pair of
+    # neighbouring buckets (a cluster may straddle two), best pairs first.
+    buckets = Counter(d // band for d in diagonals)
+    pairs = Counter({b: n + buckets.get(b + 1, 0) for b, n in buckets.items()})
+    for b, n in buckets.items():
+        if b - 1 not in buckets:
+            pairs[b - 1] = n
     chosen: list[tuple[int, int, int]] = []
-    taken: list[tuple[int, int]] = []
-    for count, i, j in windows:
-        d_lo, d_hi = diagonals[i][0], diagonals[j][0]
-        if any(d_lo <= b + m and a - m <= d_hi for a, b in taken):
-            continue
-        taken.append((d_lo, d_hi))
-        members = diagonals[i : j + 1]
-        first = min(members, key=lambda d: d[1])
-        last = max(members, key=lambda d: d[1])
-        chosen.append((first[0], last[0] + m, count))
+    blocked: list[tuple[int, int]] = []
+    for b, count in pairs.most_common():
         if len(chosen) >= CANDIDATES:
             break
+        lo_d, hi_d = b * band, (b + 2) * band
+        if any(lo_d <= y and x <= hi_d for x, y in blocked):
+            continue
+        i = bisect_left(diagonals, lo_d)
+        j = bisect_left(diagonals, hi_d)
+        members = codes[i:j]
+        offsets = [c & mask for c in members]
+        first = members[offsets.index(min(offsets))]
+        last = members[offsets.index(max(offsets))]
+        chosen.append((first >> _OFFSET_BITS, (last >> _OFFSET_BITS) + m, count))
+        blocked.append((lo_d - m, hi_d + m))
     return chosen
 
 

@@ -27,7 +27,15 @@ XSS_QUOTE = (
     '<script>alert("q")</script>"><img src=x onerror=alert(1)>'
     '<a hx-get="/review/export.csv" hx-on:click="alert(2)">{{ request }}</a>\u202egnp.exe'
 )
-HX_ALLOWED = {"hx-get", "hx-post", "hx-target", "hx-swap", "hx-trigger", "hx-push-url", "hx-headers"}
+HX_ALLOWED = {
+    "hx-get",
+    "hx-post",
+    "hx-target",
+    "hx-swap",
+    "hx-trigger",
+    "hx-push-url",
+    "hx-headers",
+}
 XSS_TITLE = '"><img src=x onerror=alert(1)><script>alert("t")</script>'
 
 
@@ -579,7 +587,9 @@ def _assert_inert(response, *payload_parts):
             if name.startswith("hx-"):
                 assert name in HX_ALLOWED, f"unexpected htmx attribute {name}"
                 if name in {"hx-get", "hx-post"}:
-                    assert "export.csv" not in el.attrib[name], "an injected htmx request"
+                    assert "export.csv" not in el.attrib[name], (
+                        "an injected htmx request"
+                    )
     for raw in payload_parts:
         assert raw not in body
 

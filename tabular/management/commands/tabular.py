@@ -64,7 +64,9 @@ class Command(BaseCommand):
     def handle(self, *args: object, **options: object) -> None:
         tenant = Tenant.objects.filter(slug=options["tenant"]).first()
         if tenant is None:
-            raise CommandError(f"No tenant {options['tenant']!r}; create it with create_tenant.")
+            raise CommandError(
+                f"No tenant {options['tenant']!r}; create it with create_tenant."
+            )
         try:
             columns = [parse_column(str(c)) for c in options["columns"]]
             ids = [uuid.UUID(str(d)) for d in options["documents"]]
@@ -106,7 +108,9 @@ class Command(BaseCommand):
         total = review_progress(review).total
         worker = threading.Thread(target=target, name="tabular-review", daemon=True)
         worker.start()
-        bar = tqdm(total=total, unit="cell", file=self.stderr._out, desc=review.name[:30])
+        bar = tqdm(
+            total=total, unit="cell", file=self.stderr._out, desc=review.name[:30]
+        )
         try:
             while worker.is_alive():
                 worker.join(timeout=0.5)
@@ -127,7 +131,9 @@ class Command(BaseCommand):
     def _print(self, review: Review) -> None:
         grid = review_grid(review)
         width = shutil.get_terminal_size((160, 40)).columns
-        per_cell = max(12, min(CELL_WIDTH, (width - DOC_WIDTH) // max(1, len(grid.columns)) - 3))
+        per_cell = max(
+            12, min(CELL_WIDTH, (width - DOC_WIDTH) // max(1, len(grid.columns)) - 3)
+        )
         head = [_clip("Document", DOC_WIDTH).ljust(DOC_WIDTH)] + [
             _clip(c.name, per_cell).ljust(per_cell) for c in grid.columns
         ]

@@ -1,0 +1,81 @@
+"""Tabular fixtures: the demo documents ingested for real, and a scripted model
+server wired into settings (the executor talks to it through the openai SDK)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+from django.test import TestCase
+
+from accounts.scoping import tenant_scope
+from docuiq.testing import llm_server as llm_server_module
+from docuiq.testing.llm_server import ScriptedLLMServer
+from tabular.services import ColumnSpec
+
+DEMO = Path(django_settings.BASE_DIR) / "demo"
+
+COLUMNS = [
+    ColumnSpec(name="Parties", question="Who are the parties to the agreement?"),
+    ColumnSpec(
+        name="Payment terms", question="When must invoices be paid?", type="text"
+    ),
+    ColumnSpec(name="Governing law", question="Which law governs the agreement?"),
+]
+
+
+def ingest_demo(tenant, names: list[str] | None = None):
+    """Upload demo files through the real pipeline; returns ready documents in order."""
+    from ingest.models import Document
+    from ingest.services import Upload, document_upload
+
+    paths = sorted(
+        p for p in DEMO.iterdir() if p.is_file() and not p.name.startswith(".")
+    )
+    if names is not None:
+        paths = [p for p in paths if p.name in names]
+    documents = []
+    for path in paths:
+        # Ingestion is queued on commit; run it now (eager Celery).
+        with path.open("rb") as stream, TestCase.captureOnCommitCallbacks(execute=True):
+            doc = document_upload(
+                tenant=tenant, upload=Upload(filename=path.name, stream=stream)
+            )
+        with tenant_scope(tenant):
+            doc = Document.objects.get(pk=doc.pk)
+        assert doc.status == Document.Status.READY, (path.name, doc.error)
+        documents.append(doc)
+    return documents
+
+
+@pytest.fixture
+def demo_docs(tenant_a):
+    return ingest_demo(
+        tenant_a,
+        [
+            "master-services-agreement.pdf",
+            "data-processing-addendum.md",
+            "q2-invoices-email.eml",
+        ],
+    )
+
+
+@pytest.fixture
+def llm(settings, monkeypatch):
+    """A scripted OpenAI-compatible server as the configured model.
+
+    No retries and a short timeout, so a scripted failure is the cell's
+    failure and a scripted delay is a timeout.
+    """
+    # Headers and body go out in one segment each without Nagle's delay.
+    monkeypatch.setattr(llm_server_module._Handler, "disable_nagle_algorithm", True)
+    with ScriptedLLMServer() as server:
+        settings.LLM_BASE_URL = server.base_url
+        settings.LLM_API_KEY = "test-key"
+        settings.LLM_MODEL = server.model
+        settings.LLM_MAX_RETRIES = 0
+        settings.LLM_TIMEOUT_S = 2.0
+        settings.LLM_JUDGE_MODEL = ""
+        settings.LLM_PRICES = {**settings.LLM_PRICES, server.model: (1.0, 2.0)}
+        yield server
