@@ -133,6 +133,8 @@ def celery_worker_proc(settings, transactional_db, tmp_path):
     if conn.vendor != "postgresql":
         pytest.skip("the worker needs PostgreSQL to share the test database")
     db = conn.settings_dict
+    # Per test session: Celery caches its routing at first use.
+    queue = f"test-{os.getpid()}"
     media = tmp_path / "media"
     settings.MEDIA_ROOT = media
     settings.CELERY_TASK_ALWAYS_EAGER = False
@@ -142,16 +144,15 @@ def celery_worker_proc(settings, transactional_db, tmp_path):
         "CELERY_BROKER_URL": broker,
         "MEDIA_ROOT": str(media),
         "CELERY_VISIBILITY_TIMEOUT": "8",
+        # A queue of its own: a stray worker from another run can never take these tasks.
+        "CELERY_TASK_DEFAULT_QUEUE": queue,
+        "CELERY_LOG_LEVEL": "INFO",
         "LLM_BASE_URL": settings.LLM_BASE_URL or "",
     }
-    # Purge what earlier tests may have left in the queue.
-    subprocess.run(
-        [sys.executable, "-m", "celery", "-A", "docuiq", "purge", "-f"],
-        env=env, capture_output=True, check=False, timeout=60,
-    )
-    old = (app.conf.broker_url, app.conf.task_always_eager)
+    old = (app.conf.broker_url, app.conf.task_always_eager, app.conf.task_default_queue)
     app.conf.broker_url = broker
     app.conf.task_always_eager = False
+    app.conf.task_default_queue = queue
     log = open(tmp_path / "worker.log", "wb")  # noqa: SIM115
 
     def start():
@@ -165,6 +166,7 @@ def celery_worker_proc(settings, transactional_db, tmp_path):
             if b"ready." in (tmp_path / "worker.log").read_bytes():
                 return proc
             time.sleep(0.2)
+        os.killpg(proc.pid, signal.SIGKILL)  # never leave a half-started worker behind
         raise RuntimeError("celery worker did not start:\n" + (tmp_path / "worker.log").read_text())
 
     class Worker:
@@ -189,8 +191,7 @@ def celery_worker_proc(settings, transactional_db, tmp_path):
         except (ProcessLookupError, subprocess.TimeoutExpired):
             os.killpg(worker.proc.pid, signal.SIGKILL)
         log.close()
-        app.conf.broker_url, app.conf.task_always_eager = old
-        app.pool.force_close_all()
+        app.conf.broker_url, app.conf.task_always_eager, app.conf.task_default_queue = old
 
 
 

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from django.core.exceptions import SuspiciousOperation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers
@@ -248,6 +249,15 @@ class TenantApiView(APIView):
             raise exceptions.ValidationError({name: ["This field is required."]})
         if value not in {self.tenant.slug, str(self.tenant.pk)}:
             raise exceptions.PermissionDenied(TENANT_MISMATCH)
+
+    def handle_exception(self, exc: Exception) -> Response:
+        # Django's own request-size guards (too many files or fields, a body
+        # over DATA_UPLOAD_MAX_MEMORY_SIZE) raise SuspiciousOperation while DRF
+        # parses the body; DRF would let them through to Django's HTML 400.
+        # They are bad input like any other: a JSON 400 (DAT-04, SEC-05).
+        if isinstance(exc, SuspiciousOperation):
+            exc = exceptions.ParseError(str(exc) or "The request body was refused.")
+        return super().handle_exception(exc)
 
     @property
     def tenant(self) -> Tenant:

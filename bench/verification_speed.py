@@ -247,7 +247,7 @@ def boundaries(rng: random.Random, quotes: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="10 KB-1 MB, fewer quotes")
-    parser.add_argument("--quotes", type=int, default=40, help="quotes per document")
+    parser.add_argument("--quotes", type=int, default=60, help="quotes per document")
     parser.add_argument("--cold", type=int, default=3, help="cold runs per document")
     parser.add_argument("--baseline-seconds", type=float, default=2.0)
     parser.add_argument("--seed", type=int, default=11)

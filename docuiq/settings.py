@@ -193,6 +193,7 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": _VISIBILITY_TIM
 CELERY_VISIBILITY_TIMEOUT = _VISIBILITY_TIMEOUT
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_TRACK_STARTED = True
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", default="celery")
 
 # ---------------------------------------------------------------- models (OpenAI-compatible)
 LLM_BASE_URL = env_str("LLM_BASE_URL")
@@ -247,6 +248,8 @@ SPECTACULAR_SETTINGS = {
         "DocumentStatusEnum": "ingest.models.Document.Status",
         "MessageStatusEnum": "chat.models.Message.Status",
         "VerificationStatusEnum": "citations.models.Status",
+        "ReviewStatusEnum": "tabular.models.Review.Status",
+        "CellStatusEnum": "tabular.models.Cell.Status",
     },
 }
 
@@ -259,7 +262,7 @@ LOGGING = {
         "pdfminer": {"level": "ERROR"},
         "httpx": {"level": "WARNING"},
         "httpx2": {"level": "WARNING"},
-        "celery": {"level": "WARNING"},
+        "celery": {"level": env_str("CELERY_LOG_LEVEL", default="WARNING")},
         "kombu": {"level": "ERROR"},
     },
 }

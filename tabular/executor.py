@@ -38,13 +38,14 @@ import time
 import uuid
 from bisect import bisect_right
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import ROUND_DOWN, Decimal
 from typing import TYPE_CHECKING, Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Count, F
 from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
@@ -136,6 +137,7 @@ class _Run:
     token: uuid.UUID
     provider: Any
     deadline: float | None
+    on_cell: Callable[[], None] | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
     rows: dict[int, ReviewDocument] = field(default_factory=dict)
@@ -145,6 +147,7 @@ class _Run:
     checked_at: float = 0.0
     heartbeat_at: float = 0.0
     ran: int = 0
+    db_errors: int = 0
 
     def still_ours(self) -> bool:
         """False once the review is cancelled or another delivery took over.
@@ -175,12 +178,15 @@ def review_run(
     review_id: uuid.UUID | str,
     budget_s: float | None = None,
     concurrency: int | None = None,
+    on_cell: Callable[[], None] | None = None,
 ) -> RunOutcome:
     """Run (or resume) a review; see the module docstring for the contract.
 
     Idempotent: cells already done or failed are never redone, a cancelled or
     finished review is left as it is. ``budget_s``: stop claiming cells after
-    this many seconds (`more=True` then). Raises nothing for a cell's failure;
+    this many seconds (`more=True` then). ``on_cell`` is called (from the
+    pool threads) after each cell this delivery finishes, for progress bars.
+    Raises nothing for a cell's failure;
     an unexpected error outside the cells marks the review failed and re-raises.
     """
     with unscoped():
@@ -205,7 +211,13 @@ def review_run(
             return RunOutcome(status=review.status)
         review.refresh_from_db()
         try:
-            return _run(review, token, budget_s=budget_s, concurrency=concurrency)
+            return _run(
+                review,
+                token,
+                budget_s=budget_s,
+                concurrency=concurrency,
+                on_cell=on_cell,
+            )
         except Exception as exc:
             logger.exception("tabular review %s failed", review.pk)
             Review.objects.filter(pk=review.pk, run_token=token).update(
@@ -217,7 +229,12 @@ def review_run(
 
 
 def _run(
-    review: Review, token: uuid.UUID, *, budget_s: float | None, concurrency: int | None
+    review: Review,
+    token: uuid.UUID,
+    *,
+    budget_s: float | None,
+    concurrency: int | None,
+    on_cell: Callable[[], None] | None = None,
 ) -> RunOutcome:
     from chat.providers import provider
 
@@ -229,6 +246,7 @@ def _run(
         token=token,
         provider=provider(),
         deadline=(time.monotonic() + budget_s) if budget_s else None,
+        on_cell=on_cell,
         rows={r.pk: r for r in ReviewDocument.objects.filter(review=review)},
         columns={c.pk: c for c in ReviewColumn.objects.filter(review=review)},
     )
@@ -243,9 +261,17 @@ def _run(
             )
             if not pending or run.stop.is_set():
                 break
+            ran_before = run.ran
             _run_cells(run, pending, width)
+            # Cells this delivery claimed but could not finish (a database
+            # error) go back to pending.
+            Cell.objects.filter(
+                review=review, status=Cell.Status.RUNNING, run_token=token
+            ).update(status=Cell.Status.PENDING, run_token=None)
             if run.deadline is not None and time.monotonic() >= run.deadline:
                 break
+            if run.ran == ran_before:
+                break  # no progress: leave the rest to the continuation / sweeper
     except SoftTimeLimitExceeded:
         # Out of time: stop claiming; cells still in flight are reclaimed by
         # the continuation the task queues (their late writes are refused).
@@ -365,9 +391,23 @@ def _run_cells(run: _Run, items: list[tuple[int, int, int]], width: int) -> None
                 item = queue.popleft()
             except IndexError:
                 return
-            if not run.still_ours():
-                return
-            _run_cell(run, *item)
+            try:
+                if not run.still_ours():
+                    return
+                _run_cell(run, *item)
+                if run.on_cell is not None:
+                    run.on_cell()
+            except DatabaseError:
+                # A database hiccup (lock timeout, lost connection) costs this
+                # cell its turn, not the thread: it is retried below or by the
+                # continuation.
+                logger.exception(
+                    "tabular review %s: cell %s hit a database error",
+                    run.review.pk,
+                    item[0],
+                )
+                with run.lock:
+                    run.db_errors += 1
 
     if width == 1 or len(items) == 1:
         work()  # in the caller's thread (and its connection / transaction)

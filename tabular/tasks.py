@@ -38,7 +38,9 @@ def run_review(review_id: str) -> str:
     from tabular.executor import review_run
 
     outcome = review_run(review_id=review_id, budget_s=_slice_s())
-    if outcome.more:
+    if outcome.more and outcome.ran:
+        # Time's up with cells left: the next slice. A delivery that made no
+        # progress (a persistent error) leaves the review to the sweeper.
         run_review.delay(review_id)
     return outcome.status
 

@@ -80,7 +80,8 @@ def best_end(
         end = lo + j + 1
         if _is_word(last):
             cut = end < len(text) and _is_word(text[end])
-            penalty = int(cut) + int(not _is_word(text[end - 1]))
+            penalty = 2 * (int(cut) + int(not _is_word(text[end - 1])))
+            penalty += int(text[end - 1] != last)
         else:
             penalty = int(text[end - 1] != last)
         key = (penalty, abs(end - expected), end)
@@ -109,7 +110,8 @@ def best_start(
         start = hi - j - 1
         if _is_word(first):
             cut = start > 0 and _is_word(text[start - 1])
-            penalty = int(cut) + int(not _is_word(text[start]))
+            penalty = 2 * (int(cut) + int(not _is_word(text[start])))
+            penalty += int(text[start] != first)
         else:
             penalty = int(text[start] != first)
         key = (penalty, abs(start - expected), start)

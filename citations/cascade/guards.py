@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import difflib
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
 
@@ -241,20 +243,28 @@ def features(folded: str) -> list[Feature]:
             continue
         # A stray mark inside a word ("no.tice") is OCR noise, not two words.
         word = raw.replace(".", "").replace(",", "")
-        context = _context(folded, start, end)
         if word.endswith("n't"):
+            context = _context(folded, start, end)
             found.append(Feature(NEGATION, "not", raw, context))
             modal = _CONTRACTED_MODALS.get(word[:-3])
             if modal:
                 found.append(Feature(MODAL, modal, raw, context))
         elif word == "cent" and previous_word == "per":
-            found.append(Feature(PERCENT, "%", "per cent", context))
+            found.append(
+                Feature(PERCENT, "%", "per cent", _context(folded, start, end))
+            )
         else:
             known = _WORD_FEATURES.get(ocr_skeleton(word))
             if known:
+                context = _context(folded, start, end)
                 found.extend(Feature(k, v, raw, context) for k, v in known)
-            elif any(c.isdigit() for c in word) and not _ocr_letters(word):
+            elif (
+                not word.isalpha()
+                and any(c.isdigit() for c in word)
+                and not _ocr_letters(word)
+            ):
                 # Digits inside a word ("usd100", "12b") still count as numbers.
+                context = _context(folded, start, end)
                 for d in _DIGITS.finditer(word):
                     found.append(Feature(NUMBER, d.group(), d.group(), context))
         previous_word = word
@@ -286,9 +296,15 @@ def _by_kind(found: Iterable[Feature]) -> dict[str, list[Feature]]:
     return grouped
 
 
+@lru_cache(maxsize=1024)
+def _features_of(folded: str) -> tuple[Feature, ...]:
+    # The same quote is checked against every candidate placement.
+    return tuple(features(folded))
+
+
 def meaning_difference(quote: str, span: str) -> str | None:
     """Why the span says something different from the quote, or None."""
-    q = _by_kind(features(quote))
+    q = _by_kind(_features_of(quote))
     s = _by_kind(features(span))
     for kind in KINDS:
         if [f.value for f in q[kind]] != [f.value for f in s[kind]]:
@@ -338,12 +354,26 @@ def _plausible_ocr(a: str, b: str) -> bool:
     "hand"/"harid" is n->r plus an i, and an equally short path through n->i
     would wrongly look implausible.
     """
-    a = a.translate(OCR_SAME_LENGTH)
-    b = b.translate(OCR_SAME_LENGTH)
+    return _plausible_folded(a.translate(OCR_SAME_LENGTH), b.translate(OCR_SAME_LENGTH))
+
+
+@lru_cache(maxsize=65536)
+def _plausible_folded(a: str, b: str) -> bool:
     n, m = len(a), len(b)
     limit = 1 + max(n, m) // 4
     if abs(n - m) > 2 * limit or n * m > 4096:
         return False
+    # Cheap exits before the DP: a glyph read as two costs one OCR edit but
+    # two plain ones, so more than 2 * limit plain edits cannot be plausible;
+    # same length with look-alike substitutions only is the common case.
+    if Levenshtein.distance(a, b, score_cutoff=2 * limit + 1) > 2 * limit:
+        return False
+    if n == m:
+        differing = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+        if len(differing) <= limit and all(
+            frozenset(p) in CONFUSABLE for p in differing
+        ):
+            return True
     never = limit + 1
     table = [[never] * (m + 1) for _ in range(n + 1)]
     table[0][0] = 0
@@ -388,20 +418,14 @@ class _Group:
 def _align_words(quote: str, span: str) -> list[_Group]:
     # Words are aligned through a character alignment; words that share
     # characters form a group, so "kingwas" vs "king was" compares as one.
+    # Worked per alignment block, not per character: quotes run to 2,000
+    # characters and every candidate placement is checked.
     qk = quote.translate(OCR_SAME_LENGTH)
     sk = span.translate(OCR_SAME_LENGTH)
     q_tokens = [(m.start(), m.end()) for m in _WORD.finditer(qk)]
     s_tokens = [(m.start(), m.end()) for m in _WORD.finditer(sk)]
     nq = len(q_tokens)
-    token_at = [-1] * len(sk)
-    for k, (a, b) in enumerate(s_tokens):
-        for i in range(a, b):
-            token_at[i] = k
-    to_span = [-1] * len(qk)
-    for tag, i1, i2, j1, j2 in Levenshtein.opcodes(qk, sk):
-        if tag in ("equal", "replace"):
-            for d in range(min(i2 - i1, j2 - j1)):
-                to_span[i1 + d] = j1 + d
+    s_ends = [e for _, e in s_tokens]
     parent = list(range(nq + len(s_tokens)))
 
     def root(x: int) -> int:
@@ -410,11 +434,25 @@ def _align_words(quote: str, span: str) -> list[_Group]:
             x = parent[x]
         return x
 
+    blocks = [
+        (i1, i1 + min(i2 - i1, j2 - j1), j1)
+        for tag, i1, i2, j1, j2 in Levenshtein.opcodes(qk, sk)
+        if tag in ("equal", "replace")
+    ]
+    block_starts = [b[0] for b in blocks]
     for qi, (a, b) in enumerate(q_tokens):
-        for i in range(a, b):
-            j = to_span[i]
-            if j >= 0 and token_at[j] >= 0:
-                parent[root(qi)] = root(nq + token_at[j])
+        k = max(0, bisect_right(block_starts, a) - 1)
+        while k < len(blocks) and blocks[k][0] < b:
+            i1, i2, j1 = blocks[k]
+            x, y = max(a, i1), min(b, i2)
+            if x < y:
+                # Span tokens overlapping [j1 + x - i1, j1 + y - i1).
+                lo, hi = j1 + x - i1, j1 + y - i1
+                t = bisect_right(s_ends, lo)
+                while t < len(s_tokens) and s_tokens[t][0] < hi:
+                    parent[root(qi)] = root(nq + t)
+                    t += 1
+            k += 1
     members: dict[int, tuple[list[int], list[int]]] = {}
     for node in range(nq + len(s_tokens)):
         qs, ss = members.setdefault(root(node), ([], []))
@@ -452,6 +490,17 @@ def _wording(quote: str, span: str, groups: list[_Group]) -> str | None:
     return None
 
 
+# Guard words that are also two ordinary words written apart, with another
+# meaning: "now here" must not read as "nowhere".
+_JOINED_WORDS = {
+    "nowhere": ("now", "here"),
+    "nothing": ("no", "thing"),
+    "nobody": ("no", "body"),
+    "without": ("with", "out"),
+    "shall": ("s", "hall"),
+}
+
+
 def _guard_words(text: str) -> list[tuple[str, str]]:
     """Guard features of the purely alphabetic words of `text` (OCR'd digits
     inside words, "1n" for "in", are left out)."""
@@ -463,9 +512,12 @@ def _repair_guard_words(quote: str, span: str, groups: list[_Group]) -> str:
     """The span with OCR-damaged words read as the quote's, for the meaning check.
 
     - A group of span words that reads the same as the quote's after OCR
-      folding is the quote's words ("1n" is "in", not the number 1), but only
-      when both carry the same guard words: "nowhere" is not "now here", "not
-      able" is not "notable", and "no tice" stays a possible "no".
+      folding is the quote's words ("1n" is "in", not the number 1; "s hould"
+      is "should"), except that this never takes a guard word away from the
+      span ("no tice", "may be" keep theirs) and only grants the quote's guard
+      word to a span word that OCR split apart: words run together may be a
+      real word ("notable" is not "not able"), and a few splits are real
+      words too ("now here" is not "nowhere").
     - One quote word that is a negation, modal verb, number word or month,
       matched by span words that OCR could have made from it ("shauld" for
       "should"), counts as that word, unless the span words hold a number or
@@ -487,8 +539,22 @@ def _repair_guard_words(quote: str, span: str, groups: list[_Group]) -> str:
         q_bare = re.sub(r"\W", "", q_text)
         s_bare = re.sub(r"\W", "", s_text)
         if ocr_skeleton(q_bare) == ocr_skeleton(s_bare):
-            if _guard_words(q_text) == _guard_words(s_text):
-                repairs.append((s_start, s_end, q_text))
+            q_guards = Counter(_guard_words(q_text))
+            s_guards = Counter(_guard_words(s_text))
+            if s_guards - q_guards:
+                continue  # never read a guard word of the source away
+            pieces = tuple(w.lower() for w in _WORD.findall(s_text))
+            if q_guards - s_guards and (
+                len(group.quote_words) != 1
+                or len(group.span_words) < 2
+                or _JOINED_WORDS.get(q_bare.lower()) == pieces
+            ):
+                # The quote's guard word is only granted to one quote word
+                # that OCR split apart in the source ("s hould"); words run
+                # together may be a real word ("notable" is not "not able"),
+                # and some splits are real words ("now here" is not "nowhere").
+                continue
+            repairs.append((s_start, s_end, q_text))
             continue
         if len(group.quote_words) != 1 or ocr_skeleton(q_bare) not in _WORD_FEATURES:
             continue
@@ -504,9 +570,16 @@ def _repair_guard_words(quote: str, span: str, groups: list[_Group]) -> str:
     return span
 
 
+_STANDALONE_NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*(?!\w)")
+
+
 def fuzzy_difference(quote: str, span: str) -> str | None:
     """Everything a fuzzy match must pass: meaning, then wording (see module
     docstring). None when the span says what the quote says."""
+    if _STANDALONE_NUMBER.findall(quote) != _STANDALONE_NUMBER.findall(span):
+        # Cheap early answer for a look-alike passage ("Section 11" for
+        # "Section 38"): failing early is always the safe direction.
+        return meaning_difference(quote, span) or "numbers differ"
     groups = _align_words(quote, span)
     repaired = _repair_guard_words(quote, span, groups)
     return meaning_difference(quote, repaired) or _wording(quote, span, groups)

@@ -110,6 +110,10 @@ class _Cache:
                     self._chars -= len(evicted.text)
             return self._entries[text]
 
+    def peek(self, text: str) -> PreparedText | None:
+        with self._lock:
+            return self._entries.get(text)
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
@@ -122,6 +126,11 @@ _cache = _Cache()
 def prepare(text: str) -> PreparedText:
     """The prepared form of `text`, from the cache when it was seen recently."""
     return _cache.get(text)
+
+
+def cached(text: str) -> PreparedText | None:
+    """The prepared form of `text` if it is cached; never prepares it."""
+    return _cache.peek(text)
 
 
 def clear_cache() -> None:

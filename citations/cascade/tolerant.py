@@ -20,6 +20,7 @@ import re
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
 
@@ -41,9 +42,19 @@ FUZZY_MIN_CHARS = 15
 FUZZY_MAX_CHARS = 20_000
 # Seed hits examined per quote, rarest word pairs first, from at most this
 # many word pairs: enough to find a quote whose words are half damaged.
-HIT_BUDGET = 1_500
+# At least MIN_SEED_PAIRS pairs are used when they fit in 4 * HIT_BUDGET.
+HIT_BUDGET = 400
+MIN_SEED_PAIRS = 6
 MAX_SEED_PAIRS = 40
-CANDIDATES = 3
+# When even the rarest pair is everywhere, the first FIRST_PAIR_CAP hits of
+# the two rarest are scored by up to MAX_FILTER_PAIRS - 2 other pairs.
+FIRST_PAIR_CAP = 500
+MAX_FILTER_PAIRS = 7
+# Stage 1 checks at most this many index hits before scanning the text.
+EXACT_INDEX_MAX_HITS = 1_000
+# Candidates with fewer than this share of the best one's anchors are noise.
+MIN_ANCHOR_SHARE = 0.34
+CANDIDATES = 4
 # Windows this small are aligned whole when seeding finds nothing (a cited
 # chunk, a short document, the gap of an elided quote).
 DIRECT_WINDOW = 6_000
@@ -82,12 +93,12 @@ class Search:
 @dataclass(frozen=True)
 class FoldedQuote:
     folded: str
-    skeleton: str
+    skeleton: str  # same-length OCR folding (offsets shared with `folded`)
+    ocr: str  # full OCR skeleton, for similarity
 
     @classmethod
     def of(cls, quote: str) -> FoldedQuote:
-        folded = fold(quote).text.strip(" ")
-        return cls(folded=folded, skeleton=folded.translate(OCR_SAME_LENGTH))
+        return _folded_quote(quote)
 
     @property
     def words(self) -> int:
@@ -101,14 +112,67 @@ class FoldedQuote:
         )
 
 
-def find_exact(text: str, quote: str, region: tuple[int, int] | None) -> Found | None:
-    """Stage 1: the quote verbatim, in the region first, else anywhere."""
+def _exact_via_index(prepared: PreparedText, quote: str) -> int | bool | None:
+    """First verbatim occurrence of `quote`, found through the word-pair index
+    instead of scanning the whole text; False when the index cannot tell.
+
+    Folding is local, so a verbatim occurrence at source offset o is also a
+    folded occurrence at the folded offset of o, provided the quote starts
+    and ends with a letter or digit (no whitespace run or line-break hyphen
+    to fold differently at its edges). The postings of one interior word pair
+    list every folded occurrence, so checking each one is complete.
+    """
+    if not (quote[:1].isalnum() and quote[-1:].isalnum()):
+        return False
+    q = FoldedQuote.of(quote)
+    pairs = word_bigrams(q.skeleton)[1:-1]
+    if not pairs:
+        return False
+    offset, key = min(pairs, key=lambda p: len(prepared.bigram_postings(p[1])))
+    if len(prepared.bigram_postings(key)) > EXACT_INDEX_MAX_HITS:
+        return False  # low-entropy text: one C scan beats thousands of checks
+    folded = prepared.folded
+    for t in prepared.bigram_postings(key):
+        at = t - offset
+        if at >= 0 and folded.text.startswith(q.folded, at):
+            source = folded.source_start(at)
+            if prepared.text.startswith(quote, source):
+                return source
+    return None
+
+
+@lru_cache(maxsize=128)
+def _folded_quote(quote: str) -> FoldedQuote:
+    # Stage 1, stage 2 and every candidate placement look at the same quote.
+    folded = fold(quote).text.strip(" ")
+    return FoldedQuote(
+        folded=folded,
+        skeleton=folded.translate(OCR_SAME_LENGTH),
+        ocr=ocr_skeleton(folded),
+    )
+
+
+def find_exact(
+    text: str,
+    quote: str,
+    region: tuple[int, int] | None,
+    prepared: PreparedText | None = None,
+) -> Found | None:
+    """Stage 1: the quote verbatim, in the region first, else anywhere.
+
+    With an indexed `prepared` text the whole-text search uses the index
+    (a miss in 1 MB costs ~0.5 ms as a scan)."""
     if region is not None:
         at = text.find(quote, region[0], region[1])
         if at >= 0:
             return Found(at, at + len(quote), "exact", 1.0, True)
-    at = text.find(quote)
-    if at < 0:
+    via_index = (
+        _exact_via_index(prepared, quote)
+        if prepared is not None and prepared.indexed
+        else False
+    )
+    at = text.find(quote) if via_index is False else via_index
+    if at is None or at < 0:
         return None
     inside = region is not None and region[0] <= at and at + len(quote) <= region[1]
     return Found(at, at + len(quote), "exact", 1.0, inside)
@@ -202,16 +266,37 @@ def _seeds(
     if not postings:
         return []
     postings.sort(key=lambda p: p[0])
+    band = max(8, m // 10)
     # Diagonal and quote offset packed in one int, so sorting stays in C.
     codes: list[int] = []
-    for used, (count, offset, hits) in enumerate(postings):
-        if codes and (len(codes) + count > HIT_BUDGET or used >= MAX_SEED_PAIRS):
-            break
-        codes.extend(((t - offset) << _OFFSET_BITS) | offset for t in hits[:HIT_BUDGET])
+    if postings[0][0] > HIT_BUDGET:
+        # Low-entropy or boilerplate text: even the rarest word pair is
+        # everywhere. Diagonals of the two rarest pairs are candidates, and
+        # each is scored by how many other pairs sit on (nearly) the same
+        # diagonal; any single pair may be damaged at the true place.
+        candidates: dict[int, int] = {}
+        for _, offset, hits in postings[:2]:
+            for t in hits[:FIRST_PAIR_CAP]:
+                candidates.setdefault(t - offset, offset)
+        support = dict.fromkeys(candidates, 0)
+        for _, other_offset, other in postings[2:MAX_FILTER_PAIRS]:
+            for d in support:
+                k = bisect_left(other, d + other_offset - band)
+                if k < len(other) and other[k] <= d + other_offset + band:
+                    support[d] += 1
+        best = sorted(support, key=support.__getitem__, reverse=True)[:HIT_BUDGET]
+        codes = [(d << _OFFSET_BITS) | candidates[d] for d in best]
+    else:
+        for used, (count, offset, hits) in enumerate(postings):
+            total = len(codes) + count
+            if codes and used >= MIN_SEED_PAIRS and total > HIT_BUDGET:
+                break
+            if codes and (total > 4 * HIT_BUDGET or used >= MAX_SEED_PAIRS):
+                break
+            codes.extend(((t - offset) << _OFFSET_BITS) | offset for t in hits)
     codes.sort()
     mask = (1 << _OFFSET_BITS) - 1
     diagonals = [c >> _OFFSET_BITS for c in codes]
-    band = max(8, m // 10)
     # Dense diagonals: count hits per band-wide bucket, score each pair of
     # neighbouring buckets (a cluster may straddle two), best pairs first.
     buckets = Counter(d // band for d in diagonals)
@@ -221,8 +306,10 @@ def _seeds(
             pairs[b - 1] = n
     chosen: list[tuple[int, int, int]] = []
     blocked: list[tuple[int, int]] = []
-    for b, count in pairs.most_common():
-        if len(chosen) >= CANDIDATES:
+    for b, count in pairs.most_common(CANDIDATES * 4):
+        if len(chosen) >= CANDIDATES or (
+            chosen and count < MIN_ANCHOR_SHARE * chosen[0][2]
+        ):
             break
         lo_d, hi_d = b * band, (b + 2) * band
         if any(lo_d <= y and x <= hi_d for x, y in blocked):
@@ -234,7 +321,7 @@ def _seeds(
         first = members[offsets.index(min(offsets))]
         last = members[offsets.index(max(offsets))]
         chosen.append((first >> _OFFSET_BITS, (last >> _OFFSET_BITS) + m, count))
-        blocked.append((lo_d - m, hi_d + m))
+        blocked.append((lo_d - 2 * band, hi_d + 2 * band))
     return chosen
 
 
@@ -282,9 +369,7 @@ def judge_span(
     if span is None:
         return None
     candidate = folded[f_start:f_end]
-    similarity = Levenshtein.normalized_similarity(
-        ocr_skeleton(quote.folded), ocr_skeleton(candidate)
-    )
+    similarity = Levenshtein.normalized_similarity(quote.ocr, ocr_skeleton(candidate))
     plain = Levenshtein.normalized_similarity(quote.folded, candidate)
     if similarity < SIMILARITY_THRESHOLD or plain < PLAIN_SIMILARITY_FLOOR:
         return Near(*span, plain, f"closest passage is only {plain:.2f} similar")

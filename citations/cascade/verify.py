@@ -21,7 +21,7 @@ from typing import Any
 from citations.cascade.elision import find_elided, split_quote
 from citations.cascade.folding import IGNORABLE, PUNCTUATION_FOLDS
 from citations.cascade.judging import Judge, ensemble_vote, vote
-from citations.cascade.prepared import PreparedText, prepare
+from citations.cascade.prepared import PreparedText, cached, prepare
 from citations.cascade.tolerant import Found, Near, find_exact, find_tolerant
 from citations.cascade.verdict import (
     ENSEMBLE,
@@ -112,9 +112,10 @@ def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
     stages: list[dict[str, Any]] = []
     started = time.perf_counter()
     stripped = quote.strip()
-    exact = find_exact(text, quote, region)
+    warm = cached(text)
+    exact = find_exact(text, quote, region, warm)
     if exact is None and stripped != quote:
-        exact = find_exact(text, stripped, region)
+        exact = find_exact(text, stripped, region, warm)
     if exact is not None:
         stages.append(_stage(EXACT_MATCH, "verified", started))
         return Match(exact, None, "exact match" + _where(exact, region), tuple(stages))

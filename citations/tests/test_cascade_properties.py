@@ -196,6 +196,11 @@ def test_verification_is_deterministic_and_cache_independent(case):
     assert first == second == third
 
 
+def _occurrences(text: str, quote: str) -> int:
+    # str.count skips overlapping matches: "00" occurs twice in "000".
+    return sum(text.startswith(quote, i) for i in range(len(text)))
+
+
 @SETTINGS
 @given(TEXTS, st.data(), st.text(min_size=1, max_size=50))
 def test_prefixing_text_shifts_a_unique_exact_match_by_the_prefix_length(
@@ -205,7 +210,7 @@ def test_prefixing_text_shifts_a_unique_exact_match_by_the_prefix_length(
     end = data.draw(st.integers(start, len(text)))
     quote = text[start:end]
     assume(quote.strip() and quote == quote.strip())
-    assume(text.count(quote) == 1 and (prefix + text).count(quote) == 1)
+    assume(_occurrences(text, quote) == 1 and _occurrences(prefix + text, quote) == 1)
     before = verify_quote(text, quote)
     after = verify_quote(prefix + text, quote)
     assert after.start == before.start + len(prefix)
@@ -328,15 +333,26 @@ SPLITTABLE = [
 
 @SETTINGS
 @given(st.lists(st.sampled_from(SPLITTABLE), min_size=3, max_size=40), st.data())
+@example(["no", "no", "no", "now", "notable", "not"], None)
 def test_splitting_or_joining_words_never_changes_guard_words(words, data):
-    gap = st.sampled_from(["", " ", " ", "\n", "  "])
-    text = "".join(w + data.draw(gap) for w in words)
-    start = data.draw(st.integers(0, len(words) - 3))
-    end = data.draw(st.integers(start + 3, len(words)))
-    quote = "".join(w + data.draw(gap) for w in words[start:end]).strip()
+    if data is None:  # found by a 3,000-example run: "no" granted to a split
+        text, quote = "nono now notable not", "no nonownotable not"
+    else:
+        gap = st.sampled_from(["", " ", " ", "\n", "  "])
+        text = "".join(w + data.draw(gap) for w in words)
+        start = data.draw(st.integers(0, len(words) - 3))
+        end = data.draw(st.integers(start + 3, len(words)))
+        quote = "".join(w + data.draw(gap) for w in words[start:end]).strip()
     assume(quote)
     verdict = verify_quote(text, quote)
     if verdict.verified:
-        ours = [(f.kind, f.value) for f in features(fold(quote).text)]
-        theirs = [(f.kind, f.value) for f in features(fold(verdict.source_text).text)]
+        # Per kind, in order ("cannot" and "can not" list their two kinds in
+        # different orders, which the guard does not mind).
+        ours = sorted(
+            ((f.kind, f.value) for f in features(fold(quote).text)), key=lambda p: p[0]
+        )
+        theirs = sorted(
+            ((f.kind, f.value) for f in features(fold(verdict.source_text).text)),
+            key=lambda p: p[0],
+        )
         assert ours == theirs, (quote, verdict.source_text, verdict.reason)

@@ -209,6 +209,10 @@ def test_composed_and_decomposed_accents_fold_alike():
             "The Company should pay the fees in advance",
         ),
         (
+            "the Lessee s hould inspect the Goods un less delivered late",
+            "the Lessee should inspect the Goods unless delivered late",
+        ),
+        (
             "all exelusive rights 1n the Territory remain",
             "all exclusive rights in the Territory remain",
         ),
@@ -236,6 +240,15 @@ def test_ocr_look_alikes_inside_words_and_guard_words_are_read(ocr_source, quote
         (
             "The goods are nowhere to be found in the warehouse",
             "The goods are now here to be found in the warehouse",
+        ),
+        (
+            # Words run together could be OCR, or a real word: never granted.
+            "when due, the Lessor willsuspend performance on notice",
+            "when due, the Lessor will suspend performance on notice",
+        ),
+        (
+            "The goods are now here in the warehouse of the Buyer",
+            "The goods are nowhere in the warehouse of the Buyer",
         ),
         (
             "The Contractor is notable for its work on the project",

@@ -164,6 +164,7 @@ def tenant_row_counts(tenant) -> dict[str, int]:
         UnsourcedCitation,
     )
     from ingest.models import File
+    from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
 
     models = [
         ChatSession,
@@ -176,6 +177,10 @@ def tenant_row_counts(tenant) -> dict[str, int]:
         DocumentRevision,
         DocumentChunk,
         File,
+        Review,
+        ReviewDocument,
+        ReviewColumn,
+        Cell,
     ]
     with unscoped():
         counts = {m.__name__: m.objects.filter(tenant=tenant).count() for m in models}
@@ -197,6 +202,8 @@ class World:
     session_a: object
     answer_a: object
     citation_a: object
+    review_a: object
+    cell_a: object
     document_b: Document
     session_b: object
     collection_b: object
@@ -208,6 +215,7 @@ def world(tenant_a, tenant_b, alice, charlie) -> World:
     from chat.services import message_ask, session_create
     from citations.services import message_citations_verify
     from docuiq.testing.factories import make_document
+    from tabular.services import ColumnSpec, review_create
 
     document_a = make_document(tenant_a, CONTRACT, title="Master Services Agreement")
     document_b = make_document(tenant_b, B_SECRET, title="Falcon Ledger")
@@ -221,6 +229,16 @@ def world(tenant_a, tenant_b, alice, charlie) -> World:
         )
         message_citations_verify(message_id=answer_a.pk)
         citation_a = answer_a.citations.first()
+        review_a = review_create(
+            tenant=tenant_a,
+            name="Contract terms",
+            document_ids=[document_a.pk],
+            columns=[
+                ColumnSpec(name="Delivery", question="When must goods be delivered?")
+            ],
+            user=alice,
+        )
+        cell_a = review_a.cells.first()
     with tenant_scope(tenant_b):
         document_b.collections.add(collection_b)
         session_b = session_create(tenant=tenant_b, user=charlie, title="Ledger")
@@ -234,6 +252,8 @@ def world(tenant_a, tenant_b, alice, charlie) -> World:
         session_a=session_a,
         answer_a=answer_a,
         citation_a=citation_a,
+        review_a=review_a,
+        cell_a=cell_a,
         document_b=document_b,
         session_b=session_b,
         collection_b=collection_b,

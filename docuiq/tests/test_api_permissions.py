@@ -38,6 +38,8 @@ class Ids:
     citation: str
     collection: int
     tenant_slug: str
+    review: str
+    cell: int
 
     @classmethod
     def of(cls, w: World) -> Ids:
@@ -49,6 +51,8 @@ class Ids:
             citation=str(w.citation_a.pk),
             collection=w.collection_a.pk,
             tenant_slug=w.tenant_a.slug,
+            review=str(w.review_a.pk),
+            cell=w.cell_a.pk,
         )
 
     @classmethod
@@ -61,6 +65,8 @@ class Ids:
             citation=random_id(),
             collection=2_000_000_000,
             tenant_slug="no-such-tenant",
+            review=random_id(),
+            cell=2_000_000_000,
         )
 
 
@@ -189,7 +195,62 @@ MATRIX: dict[tuple[str, str], Row] = {
     ("api:citation-verify", "POST"): Row(
         _post(lambda i: f"/api/citations/{i.citation}/verify"), A_ONLY
     ),
+    # tabular review (tabular/api_urls.py, included under /api/tabular/)
+    ("api:tabular-review-list", "GET"): Row(
+        _get(lambda i: "/api/tabular/reviews"), READ_OWN
+    ),
+    # B naming A's document gets a review of its own whose row is "missing",
+    # exactly as for an id that exists nowhere: nothing of A's is read or written.
+    ("api:tabular-review-create", "POST"): Row(
+        _post(
+            lambda i: "/api/tabular/reviews/create",
+            lambda i: {
+                "name": "Matrix",
+                "document_ids": [i.document],
+                "columns": [{"name": "Term", "question": "What is the term?"}],
+                "run": False,
+            },
+        ),
+        _expect(a_user=201, a_key=201, b_user=201, b_key=201),
+        writes_nothing=("anon",),
+    ),
+    ("api:tabular-review-detail", "GET"): Row(
+        _get(lambda i: f"/api/tabular/reviews/{i.review}"), A_ONLY
+    ),
+    ("api:tabular-review-run", "POST"): Row(
+        _post(lambda i: f"/api/tabular/reviews/{i.review}/run"),
+        _expect(a_user=202, a_key=202, b_user=404, b_key=404),
+    ),
+    ("api:tabular-review-cancel", "POST"): Row(
+        _post(lambda i: f"/api/tabular/reviews/{i.review}/cancel"), A_ONLY
+    ),
+    ("api:tabular-review-cells", "GET"): Row(
+        _get(lambda i: f"/api/tabular/reviews/{i.review}/cells"), A_ONLY
+    ),
+    ("api:tabular-cell-rerun", "POST"): Row(
+        _post(lambda i: f"/api/tabular/reviews/{i.review}/cells/{i.cell}/rerun"),
+        _expect(a_user=202, a_key=202, b_user=404, b_key=404),
+    ),
+    ("api:tabular-review-export-csv", "GET"): Row(
+        _get(lambda i: f"/api/tabular/reviews/{i.review}/export.csv"), A_ONLY
+    ),
+    ("api:tabular-review-export-xlsx", "GET"): Row(
+        _get(lambda i: f"/api/tabular/reviews/{i.review}/export.xlsx"), A_ONLY
+    ),
 }
+
+
+def _patterns(resolver: URLResolver, namespace: str) -> list[tuple[str, URLPattern]]:
+    """Every URLPattern below `resolver`, through nested includes (an app's
+    own API urls included under /api/ count too), with its namespace."""
+    found = []
+    for entry in resolver.url_patterns:
+        if isinstance(entry, URLResolver):
+            inner = f"{namespace}:{entry.namespace}" if entry.namespace else namespace
+            found += _patterns(entry, inner)
+        else:
+            found.append((namespace, entry))
+    return found
 
 
 def _api_routes() -> set[tuple[str, str]]:
@@ -198,10 +259,7 @@ def _api_routes() -> set[tuple[str, str]]:
     for entry in get_resolver().url_patterns:
         if not (isinstance(entry, URLResolver) and str(entry.pattern) == "api/"):
             continue
-        for pattern in entry.url_patterns:
-            assert isinstance(pattern, URLPattern), (
-                f"nested include under /api/: {pattern}"
-            )
+        for namespace, pattern in _patterns(entry, entry.namespace):
             assert pattern.name, f"unnamed API route {pattern.pattern}"
             view = pattern.callback.view_class
             methods = [
@@ -210,7 +268,7 @@ def _api_routes() -> set[tuple[str, str]]:
                 if hasattr(view, m)
             ]
             assert methods, f"{pattern.name} handles no method"
-            found.update((f"{entry.namespace}:{pattern.name}", m) for m in methods)
+            found.update((f"{namespace}:{pattern.name}", m) for m in methods)
     return found
 
 
@@ -251,6 +309,8 @@ def test_matrix(route, identity, world, clients):
             tenant_row_counts(world.tenant_a),
             tenant_row_counts(world.tenant_b),
         ) == before
+    if identity.startswith("b_"):
+        assert tenant_row_counts(world.tenant_a) == before[0]  # B never writes into A
     if expected == 404:
         # No existence oracle: the same bytes as for ids that exist nowhere.
         ghost = row.call(client, Ids.ghost(world))
@@ -260,8 +320,13 @@ def test_matrix(route, identity, world, clients):
         "api:document-list",
         "api:chat-session-list",
         "api:search",
+        "api:tabular-review-list",
     } and identity.startswith("b_"):
-        leaked = {str(world.document_a.pk), str(world.session_a.pk)}
+        leaked = {
+            str(world.document_a.pk),
+            str(world.session_a.pk),
+            str(world.review_a.pk),
+        }
         assert not leaked & {
             item.get("id") or item.get("document_id")
             for item in response.json()["items"]
@@ -343,3 +408,64 @@ def test_docs_page_loads_its_assets_from_our_origin_only(anon_api):
     assert "<script>" not in html  # the init script is a separate request (?script)
     init = anon_api.get("/api/docs/", {"script": ""})
     assert init.status_code == 200 and b"SwaggerUIBundle" in init.content
+
+
+def _serializers_of(view: type) -> list[type]:
+    """Serializer classes a view declares (nested Input/Filter/Output...)."""
+    from rest_framework import serializers
+
+    return [
+        value
+        for klass in view.__mro__
+        for value in vars(klass).values()
+        if isinstance(value, type) and issubclass(value, serializers.BaseSerializer)
+    ]
+
+
+def _fields(serializer_class: type, seen: set[type]) -> list:
+    from rest_framework import serializers
+
+    if serializer_class in seen:
+        return []
+    seen.add(serializer_class)
+    found = []
+    for drf_field in serializer_class().fields.values():
+        found.append(drf_field)
+        child = getattr(drf_field, "child", None)
+        nested = child if child is not None else drf_field
+        if isinstance(nested, serializers.Serializer):
+            found += _fields(type(nested), seen)
+        elif child is not None:
+            found.append(child)
+    return found
+
+
+def test_no_api_serializer_takes_a_foreign_key_from_the_client():
+    """TEN-04 meta-test: ids in requests are plain values that views resolve
+    inside the caller's tenant (see tenant_collection, _tenant_documents, the
+    selectors); a RelatedField (whose queryset could miss the tenant filter)
+    or a ModelSerializer has no place in the API."""
+    from rest_framework import relations, serializers
+
+    views = {
+        pattern.callback.view_class
+        for entry in get_resolver().url_patterns
+        if isinstance(entry, URLResolver) and str(entry.pattern) == "api/"
+        for _, pattern in _patterns(entry, entry.namespace)
+    }
+    checked = 0
+    for view in views:
+        for serializer_class in _serializers_of(view):
+            assert not issubclass(serializer_class, serializers.ModelSerializer), (
+                serializer_class
+            )
+            for drf_field in _fields(serializer_class, set()):
+                checked += 1
+                assert not isinstance(
+                    drf_field, relations.RelatedField | relations.ManyRelatedField
+                ), (
+                    view.__name__,
+                    serializer_class.__name__,
+                    drf_field,
+                )
+    assert checked > 50

@@ -15,6 +15,8 @@ import json
 import pytest
 import schemathesis
 from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.renderers import OpenApiJsonRenderer
 from hypothesis import HealthCheck, settings
@@ -48,6 +50,20 @@ def _raw_schema() -> dict:
 RAW_SCHEMA = _raw_schema()
 schema = schemathesis.openapi.from_dict(RAW_SCHEMA)
 schema.app = WSGIHandler()
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection():
+    """The real WSGI handler closes the database connection when a request
+    finishes (close_old_connections, CONN_MAX_AGE=0), and the test's
+    transaction lives on that connection; Django's test client unhooks the
+    same handlers. (SQLite's in-memory test database ignores close(), which
+    hides this there; PostgreSQL does not.)"""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 def test_the_schema_covers_every_api_route():

@@ -339,3 +339,14 @@ def test_search_rejects_bad_parameters(a_key_api, params):
 )
 def test_search_syntax_characters_never_fail(a_key_api, contract, q):
     assert a_key_api.get("/api/search", {"q": q}).status_code == 200
+
+
+def test_more_files_than_django_accepts_is_a_json_400(a_key_api, tenant_a, settings):
+    settings.DATA_UPLOAD_MAX_NUMBER_FILES = 3
+    files = [text_file(f"f{i}.txt", f"file {i}") for i in range(4)]
+    response = upload(a_key_api, *files)
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/json"
+    assert "DATA_UPLOAD_MAX_NUMBER_FILES" in response.json()["detail"]
+    with tenant_scope(tenant_a):
+        assert not Document.objects.exists()

@@ -49,6 +49,21 @@ def ingest_demo(tenant, names: list[str] | None = None):
     return documents
 
 
+@pytest.fixture(autouse=True)
+def _one_cell_at_a_time(settings):
+    """The test database is an in-memory SQLite inside a transaction that pool
+    threads cannot see: cells run in the test's thread unless a test opts in
+    (with a database threads can share)."""
+    settings.TABULAR_CONCURRENCY = 1
+
+
+def shared_database() -> bool:
+    """Whether pool threads can use the test database (not in-memory SQLite)."""
+    from django.db import connection
+
+    return not connection.is_in_memory_db() if connection.vendor == "sqlite" else True
+
+
 @pytest.fixture
 def demo_docs(tenant_a):
     return ingest_demo(
@@ -79,3 +94,30 @@ def llm(settings, monkeypatch):
         settings.LLM_JUDGE_MODEL = ""
         settings.LLM_PRICES = {**settings.LLM_PRICES, server.model: (1.0, 2.0)}
         yield server
+
+
+SUPPLY = [
+    "SUPPLY AGREEMENT\n\nThis Supply Agreement is made on 1 March 2024 between Acme Tools Ltd "
+    '("Supplier") and Beta Retail plc ("Buyer").\n\n1. Payment. The Buyer shall pay each '
+    "invoice within 30 days of receipt. Late payments bear interest at 1% per month.",
+    "2. Term. This Agreement continues until 28 February 2027.\n\n3. Governing Law. This "
+    "Agreement is governed by the laws of England and Wales.\n\n4. Liability. The Supplier's "
+    "aggregate liability shall not exceed GBP 250,000.",
+]
+LICENCE = [
+    "SOFTWARE LICENCE AGREEMENT\n\nThis Licence Agreement is entered into on 15 June 2023 by "
+    'Gamma Software Inc. ("Licensor") and Delta Bank N.A. ("Licensee").\n\nThe Licensee shall '
+    "pay the annual fee of USD 120,000 within 45 days of the invoice date. This Agreement is "
+    "governed by the laws of the State of New York."
+]
+
+
+@pytest.fixture
+def contracts(tenant_a):
+    """Two short contracts built directly (fast), for API, page and export tests."""
+    from docuiq.testing.factories import make_document
+
+    return [
+        make_document(tenant_a, SUPPLY, title="Acme supply agreement"),
+        make_document(tenant_a, LICENCE, title="Gamma licence"),
+    ]

@@ -19,7 +19,7 @@ from tabular import executor
 from tabular.executor import cost_usd, review_run
 from tabular.models import Cell, Review, ReviewDocument
 from tabular.services import ColumnSpec, cell_rerun, review_cancel, review_create
-from tabular.tests.conftest import COLUMNS
+from tabular.tests.conftest import COLUMNS, shared_database
 
 pytestmark = pytest.mark.django_db
 
@@ -224,9 +224,14 @@ def test_another_tenants_document_is_just_missing(tenant_a, tenant_b, demo_docs,
     assert llm.chat_requests == []
 
 
+@pytest.mark.django_db(transaction=True)  # pool threads have their own connections
 def test_cells_run_in_parallel_up_to_the_concurrency(
     tenant_a, demo_docs, llm, settings
 ):
+    if not shared_database():
+        pytest.skip(
+            "pool threads cannot share an in-memory SQLite test database; runs on PostgreSQL"
+        )
     llm.latency_s = 0.2
     settings.TABULAR_CONCURRENCY = 4
     review = _review(tenant_a, demo_docs)
@@ -337,7 +342,7 @@ def test_a_late_write_from_a_replaced_delivery_is_refused(tenant_a, demo_docs, l
 
 
 def test_cancel_stops_between_cells_and_keeps_finished_ones(
-    tenant_a, demo_docs, llm, monkeypatch
+    tenant_a, demo_docs, llm, monkeypatch, django_capture_on_commit_callbacks
 ):
     from tabular.services import review_start
 

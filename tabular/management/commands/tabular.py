@@ -20,7 +20,6 @@ import threading
 import uuid
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import connection
 from tqdm import tqdm
 
 from accounts.models import Tenant
@@ -95,38 +94,27 @@ class Command(BaseCommand):
             raise SystemExit(1)
 
     def _run(self, review: Review, concurrency: object) -> None:
-        errors: list[BaseException] = []
-
-        def target() -> None:
-            try:
-                review_run(review_id=review.pk, concurrency=concurrency)  # type: ignore[arg-type]
-            except BaseException as exc:  # reported below, in the main thread
-                errors.append(exc)
-            finally:
-                connection.close()
-
-        total = review_progress(review).total
-        worker = threading.Thread(target=target, name="tabular-review", daemon=True)
-        worker.start()
         bar = tqdm(
-            total=total, unit="cell", file=self.stderr._out, desc=review.name[:30]
+            total=review_progress(review).total,
+            unit="cell",
+            file=self.stderr._out,
+            desc=review.name[:30],
         )
+        lock = threading.Lock()
+
+        def advance() -> None:  # called from the executor's pool threads
+            with lock:
+                bar.update(1)
+
         try:
-            while worker.is_alive():
-                worker.join(timeout=0.5)
-                progress = review_progress(review)
-                bar.set_postfix(failed=progress.failed, refresh=False)
-                bar.update(progress.finished - bar.n)
+            review_run(review_id=review.pk, concurrency=concurrency, on_cell=advance)  # type: ignore[arg-type]
         except KeyboardInterrupt:
             review_cancel(review=review)
-            self.stderr.write("cancelling: waiting for the cells in flight…")
-            worker.join()
+            self.stderr.write(
+                "cancelled; cells already answered are kept (resume with the API or the page)"
+            )
         finally:
-            progress = review_progress(review)
-            bar.update(progress.finished - bar.n)
             bar.close()
-        if errors:
-            raise CommandError(f"The review failed: {errors[0]}")
 
     def _print(self, review: Review) -> None:
         grid = review_grid(review)
@@ -142,7 +130,7 @@ class Command(BaseCommand):
         for grid_row in grid.rows:
             title = grid_row.row.title or str(grid_row.row.document_uid)
             if grid_row.row.state not in ("ready", "pending"):
-                title = f"{title} [{grid_row.row.state}]"
+                title = f"[{grid_row.row.state}] {title}"
             line = [_clip(title, DOC_WIDTH).ljust(DOC_WIDTH)]
             for cell in grid_row.cells:
                 line.append(self._cell(cell, per_cell).ljust(per_cell))
