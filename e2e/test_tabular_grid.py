@@ -25,7 +25,11 @@ from tabular.models import Review
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 DEMO = Path(django_settings.BASE_DIR) / "demo"
-FILES = ["master-services-agreement.pdf", "data-processing-addendum.md", "q2-invoices-email.eml"]
+FILES = [
+    "master-services-agreement.pdf",
+    "data-processing-addendum.md",
+    "q2-invoices-email.eml",
+]
 COLUMNS = (
     "Parties: Who are the parties to the agreement?\n"
     "Payment terms: When must invoices be paid?\n"
@@ -66,7 +70,9 @@ def _demo_documents(tenant):
     docs = []
     for name in FILES:
         with (DEMO / name).open("rb") as stream:
-            doc = document_upload(tenant=tenant, upload=Upload(filename=name, stream=stream))
+            doc = document_upload(
+                tenant=tenant, upload=Upload(filename=name, stream=stream)
+            )
         with tenant_scope(tenant):
             doc = Document.objects.get(pk=doc.pk)
         assert doc.status == Document.Status.READY, doc.error
@@ -100,6 +106,7 @@ def test_the_grid_fills_in_and_a_cell_opens_its_cited_passage(
     expect(page.locator("[data-testid=review-status]")).to_have_text("Queued")
 
     connection = connections["default"]
+    connection.inc_thread_sharing()
     errors: list[BaseException] = []
 
     def run() -> None:
@@ -114,28 +121,40 @@ def test_the_grid_fills_in_and_a_cell_opens_its_cited_passage(
     worker = threading.Thread(target=run, daemon=True)
     worker.start()
     # Cells fill in while the run goes on (the progress fragment polls).
-    expect(page.locator("[data-testid=cell][data-status=done]").first).to_be_visible(timeout=15_000)
+    expect(page.locator("[data-testid=cell][data-status=done]").first).to_be_visible(
+        timeout=15_000
+    )
     shot("tabular-grid-filling")
     worker.join(timeout=60)
+    connection.dec_thread_sharing()
     assert not errors, errors
-    expect(page.locator("[data-testid=review-status]")).to_have_text("Completed", timeout=15_000)
+    expect(page.locator("[data-testid=review-status]")).to_have_text(
+        "Completed", timeout=15_000
+    )
     expect(page.locator("[data-testid=cell][data-status=done]")).to_have_count(9)
     expect(page.locator("[data-testid=cell-badge]")).to_have_count(9)
     expect(page.locator("[data-testid=review-progress]")).to_contain_text("9 / 9 cells")
 
     # Open the Governing law cell of the contract: the panel shows the passage.
-    page.locator("tr", has_text="Master Services Agreement").locator("[data-testid=cell-badge]").nth(2).click()
+    contract_row = page.locator("[data-testid=grid-row]").filter(
+        has=page.get_by_role("rowheader", name="Master Services Agreement", exact=True)
+    )
+    contract_row.locator("[data-testid=cell-badge]").nth(2).click()
     panel = page.locator("[data-testid=cell-panel]")
     expect(panel).to_be_visible()
     expect(panel.locator("[data-testid=cell-panel-badge]")).to_contain_text("Verified")
     expect(panel.locator("mark.span-highlight")).not_to_be_empty()
     expect(panel).to_contain_text("Governing law")
+    expect(panel).to_contain_text("Master Services Agreement")
+    panel.locator("mark.span-highlight").scroll_into_view_if_needed()
     shot("tabular-grid-cell")
 
     # Exports download with the grid.
     with page.expect_download() as download:
         page.click("[data-testid=export-csv]")
     csv_text = Path(download.value.path()).read_text(encoding="utf-8-sig")
-    assert csv_text.splitlines()[0].startswith("Document,Document ID,Document status,Parties")
+    assert csv_text.splitlines()[0].startswith(
+        "Document,Document ID,Document status,Parties"
+    )
     assert "Master Services Agreement" in csv_text
     assert page.console_errors == []

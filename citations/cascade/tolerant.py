@@ -16,6 +16,8 @@ Every offset here is in folded space until `_source_span` maps it back.
 
 from __future__ import annotations
 
+from citations.cascade.boundaries import cut_token
+
 import re
 from bisect import bisect_left
 from collections import Counter
@@ -158,12 +160,13 @@ def find_exact(
     region: tuple[int, int] | None,
     prepared: PreparedText | None = None,
 ) -> Found | None:
-    """Stage 1: the quote verbatim, in the region first, else anywhere.
+    """Stage 1: the quote verbatim, in the region first, else anywhere; an
+    occurrence that cuts a word or number is skipped (see boundaries.py).
 
     With an indexed `prepared` text the whole-text search uses the index
     (a miss in 1 MB costs ~0.5 ms as a scan)."""
     if region is not None:
-        at = text.find(quote, region[0], region[1])
+        at = _whole_occurrence(text, quote, region[0], region[1])
         if at >= 0:
             return Found(at, at + len(quote), "exact", 1.0, True)
     via_index = (
@@ -171,11 +174,23 @@ def find_exact(
         if prepared is not None and prepared.indexed
         else False
     )
-    at = text.find(quote) if via_index is False else via_index
-    if at is None or at < 0:
+    if via_index is None:
+        return None
+    at = via_index if via_index is not False else text.find(quote)
+    if at >= 0 and cut_token(text, at, at + len(quote)) is not None:
+        at = _whole_occurrence(text, quote, at + 1, len(text))
+    if at < 0:
         return None
     inside = region is not None and region[0] <= at and at + len(quote) <= region[1]
     return Found(at, at + len(quote), "exact", 1.0, inside)
+
+
+def _whole_occurrence(text: str, quote: str, lo: int, hi: int) -> int:
+    """First occurrence of quote in text[lo:hi] that cuts no token, or -1."""
+    at = text.find(quote, lo, hi)
+    while at >= 0 and cut_token(text, at, at + len(quote)) is not None:
+        at = text.find(quote, at + 1, hi)
+    return at
 
 
 def folded_region(

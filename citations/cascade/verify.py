@@ -22,6 +22,7 @@ from citations.cascade.elision import find_elided, split_quote
 from citations.cascade.folding import IGNORABLE, PUNCTUATION_FOLDS
 from citations.cascade.judging import Judge, ensemble_vote, vote
 from citations.cascade.prepared import PreparedText, cached, prepare
+from citations.cascade.boundaries import cut_token
 from citations.cascade.tolerant import Found, Near, find_exact, find_tolerant
 from citations.cascade.verdict import (
     ENSEMBLE,
@@ -108,7 +109,17 @@ def _where(found: Found, region: tuple[int, int] | None) -> str:
 
 
 def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
-    """Stages 1-2 only: no model involved."""
+    """Stages 1-2 only: no model involved. No match may cut a word or number."""
+    match = _match_quote(text, quote, region)
+    found = match.found
+    if found is not None and found.match_type != "exact":
+        cut = cut_token(text, found.start, found.end)
+        if cut is not None:
+            return Match(None, None, f"the matching text {cut}: not a whole quotation", match.stages)
+    return match
+
+
+def _match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
     stages: list[dict[str, Any]] = []
     started = time.perf_counter()
     stripped = quote.strip()

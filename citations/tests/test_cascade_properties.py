@@ -10,6 +10,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
+from citations.cascade.boundaries import cut_token
 from citations.cascade import verify_quote
 from citations.cascade.folding import fold, ocr_skeleton
 from citations.cascade.guards import features
@@ -122,7 +123,7 @@ def assert_invariants(text: str, quote: str, verdict) -> None:
 @SETTINGS
 @given(TEXTS, st.data())
 @example("babaaaab", None)  # RapidFuzz#24: the best window is an exact match
-def test_any_substring_verifies_exactly(text, data):
+def test_any_whole_token_substring_verifies_exactly(text, data):
     if data is None:
         start, end = 3, 7
     else:
@@ -130,9 +131,42 @@ def test_any_substring_verifies_exactly(text, data):
         end = data.draw(st.integers(start, len(text)))
     quote = text[start:end]
     assume(quote.strip())
+    assume(cut_token(text, start, end) is None)
     verdict = verify_quote(text, quote)
     assert verdict.verified and verdict.method == "exact_match"
     assert text[verdict.start : verdict.end] == verdict.source_text == quote
+    assert cut_token(text, verdict.start, verdict.end) is None
+    assert_invariants(text, quote, verdict)
+
+
+WORDS = st.lists(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=2, max_size=9),
+    min_size=2,
+    max_size=30,
+)
+
+
+@SETTINGS
+@given(WORDS, st.data())
+@example(["The", "annual", "fee", "is", "$12,000."], None)
+def test_a_quote_that_cuts_a_word_or_number_everywhere_never_verifies(words, data):
+    text = " ".join(words)
+    if data is None:
+        start, end = 0, len("The annual fee is $1")
+    else:
+        # Start on a word boundary, end strictly inside a word.
+        first = data.draw(st.integers(0, len(words) - 1))
+        last = data.draw(st.integers(first, len(words) - 1))
+        start = len(" ".join(words[:first])) + (1 if first else 0)
+        word_start = len(" ".join(words[:last])) + (1 if last else 0)
+        end = word_start + data.draw(st.integers(1, len(words[last]) - 1))
+    quote = text[start:end]
+    occurrences = [i for i in range(len(text)) if text.startswith(quote, i)]
+    assume(all(cut_token(text, i, i + len(quote)) is not None for i in occurrences))
+    verdict = verify_quote(text, quote)
+    if verdict.verified:  # only as a tolerant match elsewhere, never a cut token
+        assert verdict.method != "exact_match"
+        assert cut_token(text, verdict.start, verdict.end) is None
     assert_invariants(text, quote, verdict)
 
 
@@ -211,6 +245,8 @@ def test_prefixing_text_shifts_a_unique_exact_match_by_the_prefix_length(
     quote = text[start:end]
     assume(quote.strip() and quote == quote.strip())
     assume(_occurrences(text, quote) == 1 and _occurrences(prefix + text, quote) == 1)
+    assume(cut_token(text, start, end) is None)
+    assume(cut_token(prefix + text, len(prefix) + start, len(prefix) + end) is None)
     before = verify_quote(text, quote)
     after = verify_quote(prefix + text, quote)
     assert after.start == before.start + len(prefix)
