@@ -1,0 +1,118 @@
+"""Verify quotes from JSON lines (SPEC §3). No database writes.
+
+Input, one object per line:  {"id", "document", "quote", "within": [start, end]?}
+  document: a document id in the database (its current revision), or a path to
+  a file (extracted exactly as ingestion would, so offsets agree with the app),
+  or give "text" instead with the document's text inline.
+Output, one object per line: {"id", "verified", "method", "match_type",
+  "confidence", "start", "end", "page", "source_text", "reason"}.
+A bad line gets an output line saying why; the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+from functools import lru_cache
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from accounts.scoping import unscoped
+from citations.cascade import verify_quote
+from citations.services import _judges
+from ingest.errors import ExtractionError
+from ingest.models import Document
+from ingest.normalize import normalize_pages
+from ingest.sandbox import extract_in_child
+from ingest.services import ingest_limits
+
+
+class InputError(Exception):
+    pass
+
+
+def _failure(case_id, reason: str) -> dict:
+    return {
+        "id": case_id, "verified": False, "method": "failed", "match_type": "not_found",
+        "confidence": None, "start": None, "end": None, "page": None, "source_text": None,
+        "reason": reason,
+    }
+
+
+class Command(BaseCommand):
+    help = "Verify quotes given as JSON lines (FILE or - for standard input)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file", nargs="?", default="-")
+
+    def handle(self, *args: object, **options: object) -> None:
+        source = str(options["file"])
+        base = Path.cwd() if source == "-" else Path(source).resolve().parent
+        stream = sys.stdin if source == "-" else Path(source).open(encoding="utf-8")  # noqa: SIM115
+        judge, ensemble = _judges()
+
+        @lru_cache(maxsize=64)
+        def load(document: str) -> tuple[str, tuple[int, ...]]:
+            try:
+                doc_id = uuid.UUID(document)
+            except ValueError:
+                doc_id = None
+            if doc_id is not None:
+                with unscoped():
+                    found = Document.objects.select_related("current_revision").filter(pk=doc_id).first()
+                if found is None or found.current_revision is None:
+                    raise InputError(f"no ingested document {document}")
+                revision = found.current_revision
+                return revision.normalized_content, tuple(revision.page_starts)
+            path = (base / document).resolve()
+            if not path.is_file():
+                raise InputError(f"no such file: {document}")
+            try:
+                extracted = extract_in_child(path, filename=path.name, content_type=None, limits=ingest_limits())
+            except ExtractionError as exc:
+                raise InputError(exc.message) from exc
+            text = normalize_pages(extracted.pages)
+            return text.content, tuple(text.page_starts)
+
+        try:
+            for number, line in enumerate(stream, start=1):
+                if not line.strip():
+                    continue
+                self.stdout.write(json.dumps(self._one(line, number, load, judge, ensemble), ensure_ascii=False))
+        finally:
+            if stream is not sys.stdin:
+                stream.close()
+
+    def _one(self, line: str, number: int, load, judge, ensemble) -> dict:
+        try:
+            case = json.loads(line)
+        except json.JSONDecodeError as exc:
+            return _failure(None, f"line {number}: invalid JSON ({exc.msg})")
+        if not isinstance(case, dict):
+            return _failure(None, f"line {number}: expected a JSON object")
+        case_id = case.get("id")
+        quote = case.get("quote")
+        if not isinstance(quote, str) or not quote.strip():
+            return _failure(case_id, "no quote given")
+        try:
+            if isinstance(case.get("text"), str):
+                text, page_starts = case["text"], ()
+            elif isinstance(case.get("document"), str):
+                text, page_starts = load(case["document"])
+            else:
+                return _failure(case_id, "give a document (id or path) or a text")
+            within = case.get("within")
+            if within is not None:
+                if not (isinstance(within, list) and len(within) == 2 and all(isinstance(v, int) for v in within)
+                        and 0 <= within[0] <= within[1] <= len(text)):
+                    return _failure(case_id, f"within must be [start, end] inside the text (0..{len(text)})")
+                within = (within[0], within[1])
+            verdict = verify_quote(
+                text, quote, within=within, page_starts=list(page_starts) or None,
+                judge=judge, ensemble=ensemble,
+            )
+        except InputError as exc:
+            return _failure(case_id, str(exc))
+        return {"id": case_id, **verdict.as_dict()}

@@ -1,0 +1,109 @@
+"""CEL-03/04 for tabular review: a real Celery worker on Redis is killed
+(SIGKILL, whole worker) in the middle of a run; after a restart the message
+comes back (acks late, visibility timeout) and the run resumes: every cell
+finishes, none is done twice. Needs PostgreSQL and CELERY_TEST_BROKER_URL
+(`make test-pg`)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from accounts.scoping import tenant_scope
+from chat.models import Message
+from citations.models import MessageCitation
+from docuiq.testing import llm_server as llm_server_module
+from docuiq.testing.factories import make_document
+from docuiq.testing.llm_server import ScriptedLLMServer
+from tabular.models import Cell, Review
+from tabular.services import ColumnSpec, review_create, review_start
+from tabular.tests.conftest import LICENCE, SUPPLY
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+COLUMNS = [
+    ColumnSpec(name="Parties", question="Who are the parties?"),
+    ColumnSpec(name="Payment", question="When must invoices be paid?"),
+    ColumnSpec(name="Term", question="When does the agreement end?", type="date"),
+    ColumnSpec(name="Law", question="Which law governs the agreement?"),
+]
+
+
+@pytest.fixture
+def slow_model(settings, monkeypatch):
+    """Started before the worker, which reads LLM_BASE_URL from settings."""
+    monkeypatch.setattr(llm_server_module._Handler, "disable_nagle_algorithm", True)
+    # Two cells at a time, 0.6 s each: the run takes long enough to be killed.
+    monkeypatch.setenv("TABULAR_CONCURRENCY", "2")
+    with ScriptedLLMServer(latency_s=0.6) as server:
+        settings.LLM_BASE_URL = server.base_url
+        yield server
+
+
+def _wait(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_a_killed_worker_leaves_the_run_resumable_and_no_cell_duplicated(
+    tenant_a, slow_model, celery_worker_proc
+):
+    documents = [
+        make_document(tenant_a, SUPPLY, title="Supply"),
+        make_document(tenant_a, LICENCE, title="Licence"),
+        make_document(tenant_a, SUPPLY[::-1], title="Supply (reordered)"),
+    ]
+    review = review_create(
+        tenant=tenant_a,
+        name="Killed",
+        document_ids=[d.pk for d in documents],
+        columns=COLUMNS,
+    )
+    total = len(documents) * len(COLUMNS)
+
+    def count(status):
+        with tenant_scope(tenant_a):
+            return Cell.objects.filter(review=review, status=status).count()
+
+    review_start(review=review)  # published to Redis on commit
+    _wait(lambda: count(Cell.Status.DONE) >= 3, 60, "the first cells")
+    celery_worker_proc.kill()  # SIGKILL: no ack, no cleanup
+    done_at_kill = count(Cell.Status.DONE)
+    assert done_at_kill < total, "the run finished before the kill; make it slower"
+    with tenant_scope(tenant_a):
+        assert Review.objects.get(pk=review.pk).status == Review.Status.RUNNING
+
+    celery_worker_proc.restart()  # the message comes back after the visibility timeout
+
+    def finished():
+        with tenant_scope(tenant_a):
+            return Review.objects.get(pk=review.pk).status == Review.Status.COMPLETED
+
+    _wait(finished, 120, "the resumed run to complete")
+    with tenant_scope(tenant_a):
+        review.refresh_from_db()
+        cells = list(Cell.objects.filter(review=review))
+        assert len(cells) == total
+        assert all(c.status == Cell.Status.DONE for c in cells), [
+            c.error for c in cells
+        ]
+        assert review.deliveries >= 2
+        # One message and one citation per cell: no cell was stored twice.
+        messages = Message.objects.filter(role=Message.Role.CELL)
+        cell_ids = [m.payload["tabular"]["cell_id"] for m in messages]
+        assert sorted(cell_ids) == sorted(c.pk for c in cells)
+        assert (
+            MessageCitation.objects.filter(execution_context_id=str(review.pk)).count()
+            == total
+        )
+        assert all(c.citation_id and c.message_id for c in cells)
+    # The model was asked again only for cells that had not finished.
+    assert (
+        len(slow_model.chat_requests) <= total + 2 * 2
+    )  # at most the in-flight cells again
