@@ -165,9 +165,9 @@ class MessageCitation(models.Model):
             models.Index(
                 fields=["tenant", "document_id"], name="idx_citations_tenant_doc"
             ),
-            # The chat citation status endpoint.
+            # The chat citation status endpoint: a chunk's citations, newest first.
             models.Index(
-                fields=["chunk_id", "revision_id"], name="idx_citations_chunk_rev"
+                fields=["chunk_id", "-created_at"], name="idx_citations_chunk_created"
             ),
         ]
 

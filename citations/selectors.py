@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
+from django.db import connection
 from django.db.models import Count, QuerySet
 
 from citations.models import MessageCitation, Status, UnsourcedCitation

@@ -85,7 +85,7 @@ TEMPLATES = [
 # No DATABASE_URL: a SQLite file under var/ (the embedded default).
 DATABASES = {
     "default": dj_database_url.parse(
-        env_str("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
+        env_str("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}",
         conn_max_age=env_int("DB_CONN_MAX_AGE", default=0),
     )
 }

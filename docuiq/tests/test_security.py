@@ -29,6 +29,7 @@ def test_check_deploy_passes_with_production_settings():
         "SECURE_HSTS_SECONDS": "31536000",
         "SECURE_COOKIES": "true",
     }
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set for the browser tests only
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
