@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
@@ -104,19 +104,38 @@ def citation_get(*, tenant: Tenant, pk: object) -> MessageCitation | None:
         return None
 
 
+def _counted_by_triggers(tenant: Tenant) -> dict[str, int] | None:
+    """PostgreSQL keeps per-tenant counts by status in citation_status_counts
+    (statement triggers, migration citations 0005); None elsewhere."""
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT status, n FROM citation_status_counts WHERE tenant_id = %s",
+            [tenant.pk],
+        )
+        return dict(cursor.fetchall())
+
+
 def citation_stats(
     *, tenant: Tenant, filters: CitationFilters | None = None
 ) -> dict[str, int]:
     """Counts by verification status, plus the total (seed 003)."""
     counts = {s.value: 0 for s in Status}
-    rows = (
-        citation_list(tenant=tenant, filters=filters)
-        .order_by()
-        .values("verification_status")
-        .annotate(n=Count("id"))
-    )
-    for row in rows:
-        counts[row["verification_status"]] = row["n"]
+    # Empty values filter nothing (citation_list ignores them too).
+    unfiltered = filters is None or not any(astuple(filters))
+    kept = _counted_by_triggers(tenant) if unfiltered else None
+    if kept is not None:
+        counts.update({status: n for status, n in kept.items() if status in counts})
+    else:
+        rows = (
+            citation_list(tenant=tenant, filters=filters)
+            .order_by()
+            .values("verification_status")
+            .annotate(n=Count("id"))
+        )
+        for row in rows:
+            counts[row["verification_status"]] = row["n"]
     counts[Status.OUT_OF_PROVENANCE] += unsourced_list(
         tenant=tenant, filters=filters
     ).count()

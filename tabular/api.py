@@ -228,9 +228,11 @@ class ReviewListApi(TenantApiView):
     @extend_schema(
         tags=TAGS,
         summary="List the tenant's reviews, newest first",
+        operation_id="tabular_reviews_list",
         parameters=[PageFilterSerializer],
         responses={
             200: page_serializer("TabularReview", ReviewSummarySerializer),
+            400: ERROR_400,
             **COMMON_ERRORS,
         },
     )
@@ -267,6 +269,7 @@ class ReviewCreateApi(ReviewApiView):
     @extend_schema(
         tags=TAGS,
         summary="Create a review (documents x columns) and, by default, start it",
+        operation_id="tabular_reviews_create",
         request=InputSerializer,
         responses={201: ReviewOutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
     )
@@ -290,6 +293,7 @@ class ReviewDetailApi(ReviewApiView):
     @extend_schema(
         tags=TAGS,
         summary="A review with its progress (poll this while it runs)",
+        operation_id="tabular_reviews_retrieve",
         parameters=[uuid_path("review_id")],
         responses={200: ReviewOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
     )
@@ -301,6 +305,7 @@ class ReviewRunApi(ReviewApiView):
     @extend_schema(
         tags=TAGS,
         summary="Start or resume a review (only unfinished cells run)",
+        operation_id="tabular_reviews_run",
         request=None,
         parameters=[uuid_path("review_id")],
         responses={202: ReviewOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
@@ -315,6 +320,7 @@ class ReviewCancelApi(ReviewApiView):
     @extend_schema(
         tags=TAGS,
         summary="Cancel a queued or running review (finished cells are kept)",
+        operation_id="tabular_reviews_cancel",
         request=None,
         parameters=[uuid_path("review_id")],
         responses={200: ReviewOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
@@ -329,9 +335,11 @@ class ReviewCellListApi(ReviewApiView):
     @extend_schema(
         tags=TAGS,
         summary="A review's cells with their citations, row by row",
+        operation_id="tabular_cells_list",
         parameters=[uuid_path("review_id"), PageFilterSerializer],
         responses={
             200: page_serializer("TabularCell", CellOutputSerializer),
+            400: ERROR_400,
             404: ERROR_404,
             **COMMON_ERRORS,
         },
@@ -359,6 +367,7 @@ class ReviewCellRerunApi(ReviewApiView):
     @extend_schema(
         tags=TAGS,
         summary="Re-run one finished cell (the review runs again for it)",
+        operation_id="tabular_cells_rerun",
         request=None,
         parameters=[
             uuid_path("review_id"),

@@ -74,8 +74,9 @@ def forwards(apps, schema_editor):
         with transaction.atomic():
             schema_editor.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm;")
             schema_editor.execute(
+                # On the expression Django's icontains compiles to on PostgreSQL.
                 "CREATE INDEX idx_citations_document_name_trgm ON message_citations "
-                "USING gin (document_name gin_trgm_ops);"
+                "USING gin ((UPPER(document_name::text)) gin_trgm_ops);"
             )
     except Exception:  # noqa: BLE001 - privilege or missing contrib: optional index
         pass
