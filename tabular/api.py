@@ -401,34 +401,27 @@ class _AnyAccept(DefaultContentNegotiation):
         return renderers[0], renderers[0].media_type
 
 
-class ReviewExportApi(ReviewApiView):
-    """CSV or XLSX, one row per document, per column value, confidence,
-    status, citation status, page and quote (see tabular.export)."""
+class ReviewExportCsvApi(ReviewApiView):
+    """One row per document; per column value, confidence, status, citation
+    status, page and quote (see tabular.export)."""
 
     content_negotiation_class = _AnyAccept
 
     @extend_schema(
         tags=TAGS,
-        summary="Export a review as CSV or XLSX, with each cell's citation",
+        summary="Export a review as CSV, with each cell's citation",
+        operation_id="tabular_reviews_export_csv",
         parameters=[uuid_path("review_id")],
         responses={
-            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV"),
-            (200, export.XLSX_CONTENT_TYPE): OpenApiResponse(
-                OpenApiTypes.BINARY, description="XLSX"
+            (200, "text/csv"): OpenApiResponse(
+                OpenApiTypes.STR, description="CSV (UTF-8 with BOM)"
             ),
             404: ERROR_404,
             **COMMON_ERRORS,
         },
     )
-    def get(self, request: Request, review_id: str, kind: str) -> HttpResponse:
+    def get(self, request: Request, review_id: str) -> HttpResponse:
         review = self.get_review(review_id)
-        if kind == "xlsx":
-            return FileResponse(
-                export.review_xlsx(review),
-                as_attachment=True,
-                filename=export.filename(review, "xlsx"),
-                content_type=export.XLSX_CONTENT_TYPE,
-            )
         response = HttpResponse(
             export.review_csv(review), content_type="text/csv; charset=utf-8"
         )
@@ -436,3 +429,31 @@ class ReviewExportApi(ReviewApiView):
             f'attachment; filename="{export.filename(review, "csv")}"'
         )
         return response
+
+
+class ReviewExportXlsxApi(ReviewApiView):
+    """The grid sheet as the CSV, plus a Citations sheet (one row per cell)."""
+
+    content_negotiation_class = _AnyAccept
+
+    @extend_schema(
+        tags=TAGS,
+        summary="Export a review as XLSX, with each cell's citation",
+        operation_id="tabular_reviews_export_xlsx",
+        parameters=[uuid_path("review_id")],
+        responses={
+            (200, export.XLSX_CONTENT_TYPE): OpenApiResponse(
+                OpenApiTypes.BINARY, description="XLSX"
+            ),
+            404: ERROR_404,
+            **COMMON_ERRORS,
+        },
+    )
+    def get(self, request: Request, review_id: str) -> FileResponse:
+        review = self.get_review(review_id)
+        return FileResponse(
+            export.review_xlsx(review),
+            as_attachment=True,
+            filename=export.filename(review, "xlsx"),
+            content_type=export.XLSX_CONTENT_TYPE,
+        )

@@ -37,14 +37,12 @@ urlpatterns = [
     ),
     path(
         "reviews/<str:review_id>/export.csv",
-        api.ReviewExportApi.as_view(),
-        {"kind": "csv"},
+        api.ReviewExportCsvApi.as_view(),
         name="tabular-review-export-csv",
     ),
     path(
         "reviews/<str:review_id>/export.xlsx",
-        api.ReviewExportApi.as_view(),
-        {"kind": "xlsx"},
+        api.ReviewExportXlsxApi.as_view(),
         name="tabular-review-export-xlsx",
     ),
 ]

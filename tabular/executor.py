@@ -22,9 +22,20 @@ One delivery of the `run_review` task calls :func:`review_run`. It
 
 Each cell fails alone: a model error, a timeout, malformed JSON, an empty
 answer or a bug ends that cell `failed` (confidence `failed`) with its error;
-the run goes on. A cell's citation is recorded on a Message with role `cell`
-and verified through `citations.services.citation_verify`, the same path as
-chat citations.
+the run goes on.
+
+Citations: the quote goes through the citation cascade
+(`citations.cascade.verify_cited_quote`, the engine behind
+`citations.services.citation_verify`) against the cited chunk first, before
+the cell is written; the cell, its Message (role `cell`, no session), the
+retrieved chunks as MessageSources (S1..S4), the MessageCitation with its
+verdict and the CitationVerification row are then written in one
+transaction. So a cell is final the moment it appears (the grid never shows a
+verdict changing after the fact), and a cell costs one write transaction, not
+three (the 2,000-cell benchmark). Rows have the same shape as chat's, so
+re-verification on a new revision (`citations.services`) works on them
+unchanged. If a judge model is configured and unreachable, the citation is
+stored pending and the `verify_citation` task finishes it.
 
 Threads: Django connections are per thread; each pool thread closes its own
 connection when it ends. Nothing holds a transaction open across a model call.
@@ -186,8 +197,8 @@ def review_run(
     finished review is left as it is. ``budget_s``: stop claiming cells after
     this many seconds (`more=True` then). ``on_cell`` is called (from the
     pool threads) after each cell this delivery finishes, for progress bars.
-    Raises nothing for a cell's failure;
-    an unexpected error outside the cells marks the review failed and re-raises.
+    A cell's failure raises nothing; an unexpected error outside the cells
+    marks the review failed and re-raises.
     """
     with unscoped():
         review = Review.objects.select_related("tenant").filter(pk=review_id).first()
@@ -252,6 +263,7 @@ def _run(
     )
     run.heartbeat_at = run.checked_at = time.monotonic()
     width = max(1, int(concurrency or getattr(settings, "TABULAR_CONCURRENCY", 8)))
+    left: int | None = None
     try:
         while True:
             pending = list(
@@ -261,7 +273,10 @@ def _run(
             )
             if not pending or run.stop.is_set():
                 break
-            ran_before = run.ran
+            if left is not None and len(pending) >= left:
+                break  # no progress: leave the rest to the continuation / sweeper
+            left = len(pending)
+            # Cells re-run while this delivery works are picked up by the next pass.
             _run_cells(run, pending, width)
             # Cells this delivery claimed but could not finish (a database
             # error) go back to pending.
@@ -270,8 +285,6 @@ def _run(
             ).update(status=Cell.Status.PENDING, run_token=None)
             if run.deadline is not None and time.monotonic() >= run.deadline:
                 break
-            if run.ran == ran_before:
-                break  # no progress: leave the rest to the continuation / sweeper
     except SoftTimeLimitExceeded:
         # Out of time: stop claiming; cells still in flight are reclaimed by
         # the continuation the task queues (their late writes are refused).

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Count, QuerySet
 
-from citations.presentation import badge_state
 from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
 
 if TYPE_CHECKING:
@@ -106,7 +105,7 @@ def cell_citation(cell: Cell) -> dict[str, Any]:
     if citation is None:
         return {
             "citation_id": None,
-            "document": cell.row.title if hasattr(cell, "row") else "",
+            "document": cell.row.title,
             "page": None,
             "quote": cell.quote,
             "status": "",
@@ -121,31 +120,6 @@ def cell_citation(cell: Cell) -> dict[str, Any]:
         "status": citation.verification_status,
         "method": citation.verification_method or "",
         "source_text": citation.source_text if citation.verified else "",
-    }
-
-
-def cell_badge(cell: Cell):
-    citation = cell.citation
-    if citation is None:
-        return None
-    return badge_state(citation.verification_status, citation.verification_method)
-
-
-def cell_data(cell: Cell) -> dict[str, Any]:
-    return {
-        "id": cell.pk,
-        "row_id": cell.row_id,
-        "column_id": cell.column_id,
-        "status": cell.status,
-        "value": cell.value,
-        "confidence": cell.confidence,
-        "justification": cell.justification,
-        "error": cell.error,
-        "cited_chunk_ids": cell.cited_chunk_ids,
-        "cost_usd": str(cell.cost_usd),
-        "prompt_tokens": cell.prompt_tokens,
-        "completion_tokens": cell.completion_tokens,
-        "citation": cell_citation(cell),
     }
 
 
