@@ -61,7 +61,9 @@ def refresh_statistics(*, force: bool = False) -> bool:
         row = cursor.fetchone()
         if not force and (row is None or row[0] <= 0.2 * row[1]):
             return False
+        # Both tables: the search joins chunks to their documents.
         cursor.execute("ANALYZE ingest_documentchunk")
+        cursor.execute("ANALYZE ingest_document")
     _stats_cache.pop(connection.alias, None)
     return True
 
@@ -92,30 +94,49 @@ def search(
             {lex: freqs.get(lex, floor / 2 or 1e-9) for lex in unique}, total_chunks=total
         )
         if document_ids is not None:
-            wanted = unique  # a document's few chunks are cheap to rank on every term
-        params: list = [_tsquery(wanted), tenant_id]
-        where = []
-        if document_ids is not None:
-            where.append("c.document_id = ANY(%s)")
-            params.append(list(document_ids))
+            # A document's chunks come from its index first; ranking them on
+            # every term is cheap.
+            cursor.execute(
+                """
+                WITH q AS (SELECT %s::tsquery AS query)
+                SELECT c.id, ts_rank(c.search_vector, q.query) AS score
+                FROM q, ingest_documentchunk c
+                JOIN ingest_document d
+                  ON d.id = c.document_id AND d.current_revision_id = c.revision_id
+                WHERE c.document_id = ANY(%s) AND c.search_vector @@ q.query
+                  AND d.tenant_id = %s AND d.status = 'ready' AND NOT d.is_deleted
+                ORDER BY score DESC, c.id
+                LIMIT %s
+                """,
+                [_tsquery(unique), list(document_ids), tenant_id, k],
+            )
+            return [(row[0], row[1]) for row in cursor.fetchall()]
+        extra, params = "", [_tsquery(wanted), tenant_id]
         if collection_id is not None:
-            where.append(
-                "d.id IN (SELECT document_id FROM ingest_document_collections WHERE collection_id = %s)"
+            extra = (
+                " AND d.id IN (SELECT document_id FROM ingest_document_collections"
+                " WHERE collection_id = %s)"
             )
             params.append(collection_id)
         params.append(k)
-        extra = "".join(f" AND {clause}" for clause in where)
         cursor.execute(
             f"""
-            WITH q AS (SELECT %s::tsquery AS query)
-            SELECT c.id, ts_rank(c.search_vector, q.query) AS score
-            FROM q, ingest_documentchunk c
-            JOIN ingest_document d ON d.id = c.document_id AND d.current_revision_id = c.revision_id
-            -- The tenant is checked on the document: filtering chunks by their
-            -- tenant index as well made PostgreSQL AND two large bitmaps.
-            WHERE c.search_vector @@ q.query AND d.tenant_id = %s {extra}
-              AND d.status = 'ready' AND NOT d.is_deleted
-            ORDER BY score DESC, c.id
+            WITH q AS (SELECT %s::tsquery AS query),
+            -- The full-text match first, always: ranking the few chunks holding
+            -- selective terms is cheap, and the plan no longer depends on how
+            -- many documents the planner believes a tenant has.
+            hits AS MATERIALIZED (
+                SELECT c.id, c.document_id, c.revision_id,
+                       ts_rank(c.search_vector, q.query) AS score
+                FROM q, ingest_documentchunk c
+                WHERE c.search_vector @@ q.query
+            )
+            SELECT hits.id, hits.score
+            FROM hits
+            JOIN ingest_document d
+              ON d.id = hits.document_id AND d.current_revision_id = hits.revision_id
+            WHERE d.tenant_id = %s {extra} AND d.status = 'ready' AND NOT d.is_deleted
+            ORDER BY hits.score DESC, hits.id
             LIMIT %s
             """,
             params,
