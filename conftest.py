@@ -20,7 +20,9 @@ def pytest_collection_modifyitems(config, items):
         if "pg" in item.keywords and not on_pg:
             item.add_marker(pytest.mark.skip(reason="needs DATABASE_URL=postgres://…"))
         if "worker" in item.keywords and not with_worker:
-            item.add_marker(pytest.mark.skip(reason="needs CELERY_TEST_BROKER_URL (Redis)"))
+            item.add_marker(
+                pytest.mark.skip(reason="needs CELERY_TEST_BROKER_URL (Redis)")
+            )
         if "browser" in item.keywords and not have_chromium:
             item.add_marker(pytest.mark.skip(reason="needs Debian's chromium"))
 
@@ -55,7 +57,9 @@ def _member(username, tenant, role="member", **extra):
 
     from accounts.services import membership_add
 
-    user = get_user_model().objects.create_user(username=username, password="pw-" + username, **extra)
+    user = get_user_model().objects.create_user(
+        username=username, password="pw-" + username, **extra
+    )
     membership_add(user=user, tenant=tenant, role=role)
     return user
 
@@ -157,9 +161,25 @@ def celery_worker_proc(settings, transactional_db, tmp_path):
 
     def start():
         proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "docuiq", "worker", "-l", "info",
-             "--concurrency", "2", "--without-heartbeat", "--without-gossip", "--without-mingle"],
-            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "docuiq",
+                "worker",
+                "-l",
+                "info",
+                "--concurrency",
+                "2",
+                "--without-heartbeat",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -167,7 +187,9 @@ def celery_worker_proc(settings, transactional_db, tmp_path):
                 return proc
             time.sleep(0.2)
         os.killpg(proc.pid, signal.SIGKILL)  # never leave a half-started worker behind
-        raise RuntimeError("celery worker did not start:\n" + (tmp_path / "worker.log").read_text())
+        raise RuntimeError(
+            "celery worker did not start:\n" + (tmp_path / "worker.log").read_text()
+        )
 
     class Worker:
         def __init__(self):
@@ -191,8 +213,9 @@ def celery_worker_proc(settings, transactional_db, tmp_path):
         except (ProcessLookupError, subprocess.TimeoutExpired):
             os.killpg(worker.proc.pid, signal.SIGKILL)
         log.close()
-        app.conf.broker_url, app.conf.task_always_eager, app.conf.task_default_queue = old
-
+        app.conf.broker_url, app.conf.task_always_eager, app.conf.task_default_queue = (
+            old
+        )
 
 
 @pytest.fixture

@@ -35,13 +35,17 @@ class Membership(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
     )
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="memberships")
+    tenant = models.ForeignKey(
+        Tenant, on_delete=models.CASCADE, related_name="memberships"
+    )
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.MEMBER)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["user", "tenant"], name="uniq_membership_user_tenant")
+            models.UniqueConstraint(
+                fields=["user", "tenant"], name="uniq_membership_user_tenant"
+            )
         ]
 
     def __str__(self) -> str:
@@ -61,7 +65,9 @@ class ApiKey(models.Model):
     shown once, when it is created.
     """
 
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
+    tenant = models.ForeignKey(
+        Tenant, on_delete=models.CASCADE, related_name="api_keys"
+    )
     name = models.CharField(max_length=100)
     prefix = models.CharField(max_length=16, unique=True)
     hashed_key = models.CharField(max_length=128)
@@ -89,7 +95,9 @@ class ApiKey(models.Model):
 
 
 class Collection(models.Model):
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="collections")
+    tenant = models.ForeignKey(
+        Tenant, on_delete=models.CASCADE, related_name="collections"
+    )
     name = models.CharField(max_length=200)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -97,9 +105,13 @@ class Collection(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["tenant", "name"], name="uniq_collection_tenant_name"),
+            models.UniqueConstraint(
+                fields=["tenant", "name"], name="uniq_collection_tenant_name"
+            ),
             # Target of composite foreign keys from tenant-owned rows (TEN-06).
-            models.UniqueConstraint(fields=["tenant", "id"], name="uniq_collection_tenant_id"),
+            models.UniqueConstraint(
+                fields=["tenant", "id"], name="uniq_collection_tenant_id"
+            ),
         ]
         ordering = ["name"]
 

@@ -15,7 +15,9 @@ def setup(database_url: str | None = None) -> str:
     """Point Django at `database_url` (default: a fresh SQLite file), migrate it."""
     sys.path.insert(0, str(ROOT))
     if database_url is None:
-        database_url = f"sqlite:///{tempfile.mkdtemp(prefix='docuiq-bench-')}/bench.sqlite3"
+        database_url = (
+            f"sqlite:///{tempfile.mkdtemp(prefix='docuiq-bench-')}/bench.sqlite3"
+        )
     os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="docuiq-bench-media-"))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docuiq.settings")
@@ -35,7 +37,9 @@ def reset_postgres(url: str) -> bool:
 
     base, _, name = url.rpartition("/")
     try:
-        with psycopg.connect(base + "/postgres", autocommit=True, connect_timeout=3) as conn:
+        with psycopg.connect(
+            base + "/postgres", autocommit=True, connect_timeout=3
+        ) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
             conn.execute(f'CREATE DATABASE "{name}"')
     except psycopg.OperationalError:

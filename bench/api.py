@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _django  # noqa: E402
+import _django
 
 
 def _fill(rows: int):
@@ -31,11 +31,18 @@ def _fill(rows: int):
     other = tenant_create(slug="bench-api-other")
     with tenant_scope(tenant):
         _, raw_key = api_key_create(tenant=tenant, name="bench")
-        documents = [make_document(tenant, f"Clause {i}. The parties agree.", title=f"Contract {i:03d}")
-                     for i in range(200)]
+        documents = [
+            make_document(
+                tenant, f"Clause {i}. The parties agree.", title=f"Contract {i:03d}"
+            )
+            for i in range(200)
+        ]
         session = ChatSession.objects.create(tenant=tenant)
         messages = Message.objects.bulk_create(
-            [Message(tenant=tenant, session=session, role="assistant", content="x") for _ in range(1000)]
+            [
+                Message(tenant=tenant, session=session, role="assistant", content="x")
+                for _ in range(1000)
+            ]
         )
         doc_rows = [
             (n, d.pk, d.file_id, d.current_revision_id, d.chunks.first().uid, d.title)
@@ -44,12 +51,21 @@ def _fill(rows: int):
     with tenant_scope(other):
         other_doc = make_document(other, "Other tenant's clause.", title="Other")
         other_session = ChatSession.objects.create(tenant=other)
-        other_message = Message.objects.create(tenant=other, session=other_session, role="assistant")
+        other_message = Message.objects.create(
+            tenant=other, session=other_session, role="assistant"
+        )
     with connection.cursor() as cursor:
-        cursor.execute("CREATE TEMP TABLE bench_docs (n int, doc uuid, file uuid, rev uuid, chunk uuid, name text)")
-        cursor.executemany("INSERT INTO bench_docs VALUES (%s, %s, %s, %s, %s, %s)", doc_rows)
+        cursor.execute(
+            "CREATE TEMP TABLE bench_docs (n int, doc uuid, file uuid, rev uuid, chunk uuid, name text)"
+        )
+        cursor.executemany(
+            "INSERT INTO bench_docs VALUES (%s, %s, %s, %s, %s, %s)", doc_rows
+        )
         cursor.execute("CREATE TEMP TABLE bench_msgs (n int, id uuid)")
-        cursor.executemany("INSERT INTO bench_msgs VALUES (%s, %s)", [(n, m.pk) for n, m in enumerate(messages)])
+        cursor.executemany(
+            "INSERT INTO bench_msgs VALUES (%s, %s)",
+            [(n, m.pk) for n, m in enumerate(messages)],
+        )
 
         def insert(tenant_id, count, message_sql, doc_sql):
             cursor.execute(
@@ -78,15 +94,24 @@ def _fill(rows: int):
             )
 
         started = time.perf_counter()
-        insert(tenant.pk, rows, "(SELECT id FROM bench_msgs WHERE n = g %% 1000)", "bench_docs d ON d.n = g %% 200")
+        insert(
+            tenant.pk,
+            rows,
+            "(SELECT id FROM bench_msgs WHERE n = g %% 1000)",
+            "bench_docs d ON d.n = g %% 200",
+        )
         cursor.execute(
             "CREATE TEMP TABLE bench_other AS SELECT %s::uuid AS doc, %s::uuid AS file, %s::uuid AS rev, "
             "gen_random_uuid() AS chunk, 'Other'::text AS name",
             [other_doc.pk, other_doc.file_id, other_doc.current_revision_id],
         )
-        insert(other.pk, rows // 10, f"'{other_message.pk}'::uuid", "bench_other d ON true")
+        insert(
+            other.pk, rows // 10, f"'{other_message.pk}'::uuid", "bench_other d ON true"
+        )
         cursor.execute("ANALYZE")
-        print(f"  inserted {rows:,} + {rows // 10:,} citation rows in {time.perf_counter() - started:.0f} s")
+        print(
+            f"  inserted {rows:,} + {rows // 10:,} citation rows in {time.perf_counter() - started:.0f} s"
+        )
     return tenant, raw_key, session, documents
 
 
@@ -96,17 +121,26 @@ def _measure(client, url: str, headers: dict, repeats: int) -> dict:
         t0 = time.perf_counter()
         response = client.get(url, **headers)
         elapsed = (time.perf_counter() - t0) * 1000
-        assert response.status_code == 200, (url, response.status_code, response.content[:300])
+        assert response.status_code == 200, (
+            url,
+            response.status_code,
+            response.content[:300],
+        )
         if i >= 3:
             times.append(elapsed)
-    return {"median_ms": round(_django.percentile(times, 50), 2), "p95_ms": round(_django.percentile(times, 95), 2)}
+    return {
+        "median_ms": round(_django.percentile(times, 50), 2),
+        "p95_ms": round(_django.percentile(times, 95), 2),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=60)
-    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432/docuiq_bench_api")
+    parser.add_argument(
+        "--pg", default="postgres://postgres@127.0.0.1:5432/docuiq_bench_api"
+    )
     args = parser.parse_args()
     if not _django.reset_postgres(args.pg):
         print("PostgreSQL not reachable: skipped")
@@ -115,7 +149,10 @@ def main() -> None:
     from django.conf import settings
     from rest_framework.test import APIClient
 
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_CLASSES": []}
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_CLASSES": [],
+    }
     tenant, raw_key, session, documents = _fill(args.rows)
     client = APIClient()
     headers = {"HTTP_X_API_KEY": raw_key}
@@ -140,7 +177,9 @@ def main() -> None:
     for name, url in cases.items():
         figures = _measure(client, url, headers, args.repeats)
         result["endpoints"][name] = figures
-        print(f"  {name:<26} median {figures['median_ms']:7.2f} ms   p95 {figures['p95_ms']:7.2f} ms")
+        print(
+            f"  {name:<26} median {figures['median_ms']:7.2f} ms   p95 {figures['p95_ms']:7.2f} ms"
+        )
     _django.RESULTS.mkdir(parents=True, exist_ok=True)
     (_django.RESULTS / "api.json").write_text(json.dumps(result, indent=2))
 

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _django  # noqa: E402
+import _django
 
 QUESTIONS = [
     "What is the notice period for termination of the agreement?",
@@ -56,12 +56,20 @@ def _documents(n: int) -> None:
         for clause in rng.sample(clauses, 5):
             paragraphs.append(
                 filler * rng.randint(2, 5)
-                + clause.format(n=rng.choice([30, 45, 60, 90]), p=rng.choice([1, 1.5, 2]),
-                                y=rng.choice([2, 3, 5]), c=rng.choice(["New York", "Delaware", "London"]),
-                                m=rng.choice([1, 2, 5]))
+                + clause.format(
+                    n=rng.choice([30, 45, 60, 90]),
+                    p=rng.choice([1, 1.5, 2]),
+                    y=rng.choice([2, 3, 5]),
+                    c=rng.choice(["New York", "Delaware", "London"]),
+                    m=rng.choice([1, 2, 5]),
+                )
             )
-        make_document(tenant, ["\n\n".join(paragraphs[:3]), "\n\n".join(paragraphs[3:])],
-                      title=f"Contract {i:04d}", source_type="pdf")
+        make_document(
+            tenant,
+            ["\n\n".join(paragraphs[:3]), "\n\n".join(paragraphs[3:])],
+            title=f"Contract {i:04d}",
+            source_type="pdf",
+        )
     return tenant
 
 
@@ -84,7 +92,9 @@ def main() -> None:
     started = time.perf_counter()
     tenant = _documents(args.documents)
     refresh_statistics(force=True)
-    print(f"  {args.documents} documents ready in {time.perf_counter() - started:.1f} s")
+    print(
+        f"  {args.documents} documents ready in {time.perf_counter() - started:.1f} s"
+    )
 
     model_time: list[float] = []
     original_complete = OpenAICompatProvider.complete
@@ -98,18 +108,28 @@ def main() -> None:
 
     OpenAICompatProvider.complete = timed_complete
     totals, overheads, model_s = [], [], []
-    with ScriptedLLMServer(mode="extractive") as server, override_settings(
-        LLM_BASE_URL=server.base_url, LLM_MODEL="scripted-model", CELERY_TASK_ALWAYS_EAGER=True
-    ), tenant_scope(tenant):
+    with (
+        ScriptedLLMServer(mode="extractive") as server,
+        override_settings(
+            LLM_BASE_URL=server.base_url,
+            LLM_MODEL="scripted-model",
+            CELERY_TASK_ALWAYS_EAGER=True,
+        ),
+        tenant_scope(tenant),
+    ):
         assert settings.LLM_BASE_URL
         session = session_create(tenant=tenant, user=None)
         for i in range(args.questions + 5):
             model_time.clear()
             t0 = time.perf_counter()
-            message = message_ask(session=session, question=QUESTIONS[i % len(QUESTIONS)])
+            message = message_ask(
+                session=session, question=QUESTIONS[i % len(QUESTIONS)]
+            )
             from citations.services import message_citations_verify
 
-            message_citations_verify(message_id=message.pk)  # verification is part of the cost
+            message_citations_verify(
+                message_id=message.pk
+            )  # verification is part of the cost
             total = time.perf_counter() - t0
             if i < 5:
                 continue  # warm-up
@@ -120,11 +140,15 @@ def main() -> None:
     result = {
         "documents": args.documents,
         "questions": args.questions,
-        "overhead_ms": {"median": round(_django.percentile(overheads, 50), 2),
-                        "p95": round(_django.percentile(overheads, 95), 2)},
+        "overhead_ms": {
+            "median": round(_django.percentile(overheads, 50), 2),
+            "p95": round(_django.percentile(overheads, 95), 2),
+        },
         "model_ms": {"median": round(_django.percentile(model_s, 50), 2)},
-        "total_ms": {"median": round(_django.percentile(totals, 50), 2),
-                     "p95": round(_django.percentile(totals, 95), 2)},
+        "total_ms": {
+            "median": round(_django.percentile(totals, 50), 2),
+            "p95": round(_django.percentile(totals, 95), 2),
+        },
         "target_overhead_p95_ms": 100,
     }
     print(

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _django  # noqa: E402
+import _django
 
 QUESTIONS = [
     "What is the notice period for termination of the agreement?",
@@ -37,14 +37,83 @@ QUESTIONS = [
 
 
 def _vocabulary(rng: random.Random) -> list[str]:
-    base = (
-        "agreement party parties shall may must notice termination payment invoice days buyer seller "
-        "supplier customer services goods warranty liability indemnify insurance confidential information "
-        "law court dispute arbitration assign consent change control intellectual property license fee "
-        "term renewal expiry breach remedy damages cap limitation period written delivery acceptance "
-        "price interest late schedule exhibit section clause obligation right title interest survive"
-    ).split()
-    syllables = ["ra", "to", "mi", "ne", "sa", "lo", "ver", "con", "tri", "bu", "el", "an", "or", "is"]
+    base = [
+        "agreement",
+        "party",
+        "parties",
+        "shall",
+        "may",
+        "must",
+        "notice",
+        "termination",
+        "payment",
+        "invoice",
+        "days",
+        "buyer",
+        "seller",
+        "supplier",
+        "customer",
+        "services",
+        "goods",
+        "warranty",
+        "liability",
+        "indemnify",
+        "insurance",
+        "confidential",
+        "information",
+        "law",
+        "court",
+        "dispute",
+        "arbitration",
+        "assign",
+        "consent",
+        "change",
+        "control",
+        "intellectual",
+        "property",
+        "license",
+        "fee",
+        "term",
+        "renewal",
+        "expiry",
+        "breach",
+        "remedy",
+        "damages",
+        "cap",
+        "limitation",
+        "period",
+        "written",
+        "delivery",
+        "acceptance",
+        "price",
+        "interest",
+        "late",
+        "schedule",
+        "exhibit",
+        "section",
+        "clause",
+        "obligation",
+        "right",
+        "title",
+        "interest",
+        "survive",
+    ]
+    syllables = [
+        "ra",
+        "to",
+        "mi",
+        "ne",
+        "sa",
+        "lo",
+        "ver",
+        "con",
+        "tri",
+        "bu",
+        "el",
+        "an",
+        "or",
+        "is",
+    ]
     words = set(base)
     while len(words) < 6000:
         words.add("".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))))
@@ -70,7 +139,9 @@ def bench_pdf_ingestion() -> dict:
             make(path, pages=pages)
             started = time.perf_counter()
             with tenant_scope(tenant), path.open("rb") as stream:
-                document = document_upload(tenant=tenant, upload=Upload(filename=path.name, stream=stream))
+                document = document_upload(
+                    tenant=tenant, upload=Upload(filename=path.name, stream=stream)
+                )
                 document = Document.objects.get(pk=document.pk)
             elapsed = time.perf_counter() - started
             assert document.status == "ready", document.error
@@ -80,7 +151,9 @@ def bench_pdf_ingestion() -> dict:
                 "seconds": round(elapsed, 3),
                 "pages_per_second": round(done / elapsed, 1),
             }
-            print(f"  {name:<22} {done} pages in {elapsed:.2f} s = {done / elapsed:.0f} pages/s")
+            print(
+                f"  {name:<22} {done} pages in {elapsed:.2f} s = {done / elapsed:.0f} pages/s"
+            )
     return out
 
 
@@ -103,35 +176,62 @@ def _fill_chunks(n_chunks: int, per_document: int = 50) -> tuple[object, list]:
     n_docs = max(1, n_chunks // per_document)
     started = time.perf_counter()
     for d in range(n_docs):
-        owner = tenant if d % 10 else other  # 10% of the index belongs to another tenant
-        pieces = [" ".join(rng.choices(vocab, weights, k=150)) + "." for _ in range(per_document)]
+        owner = (
+            tenant if d % 10 else other
+        )  # 10% of the index belongs to another tenant
+        pieces = [
+            " ".join(rng.choices(vocab, weights, k=150)) + "."
+            for _ in range(per_document)
+        ]
         text = "\n\n".join(pieces)
         with transaction.atomic(), tenant_scope(owner):
             sha = hashlib.sha256(uuid.uuid4().bytes).hexdigest()
-            file = File.objects.create(tenant=owner, filename=f"d{d}.txt", size=len(text), sha256=sha)
-            doc = Document.objects.create(tenant=owner, file=file, title=f"Doc {d}", source_type="text", status="ready")
+            file = File.objects.create(
+                tenant=owner, filename=f"d{d}.txt", size=len(text), sha256=sha
+            )
+            doc = Document.objects.create(
+                tenant=owner,
+                file=file,
+                title=f"Doc {d}",
+                source_type="text",
+                status="ready",
+            )
             rev = DocumentRevision.objects.create(
-                tenant=owner, document=doc, number=1, file=file, normalized_content=text,
-                page_starts=[0], content_sha256=sha,
+                tenant=owner,
+                document=doc,
+                number=1,
+                file=file,
+                normalized_content=text,
+                page_starts=[0],
+                content_sha256=sha,
             )
             rows, pos = [], 0
             for i, piece in enumerate(pieces):
-                rows.append(DocumentChunk(
-                    tenant=owner, document=doc, revision=rev, chunk_index=i, content=piece,
-                    start_offset=pos, end_offset=pos + len(piece),
-                ))
+                rows.append(
+                    DocumentChunk(
+                        tenant=owner,
+                        document=doc,
+                        revision=rev,
+                        chunk_index=i,
+                        content=piece,
+                        start_offset=pos,
+                        end_offset=pos + len(piece),
+                    )
+                )
                 pos += len(piece) + 2
             DocumentChunk.objects.bulk_create(rows)
             Document.objects.filter(pk=doc.pk).update(current_revision=rev)
         if owner == tenant:
             documents.append(doc)
         if d and d % 200 == 0:
-            print(f"    {d * per_document:,} chunks … {time.perf_counter() - started:.0f} s", flush=True)
+            print(
+                f"    {d * per_document:,} chunks … {time.perf_counter() - started:.0f} s",
+                flush=True,
+            )
     return tenant, documents
 
 
 def bench_search(label: str, n_chunks: int, repeats: int = 200) -> dict:
-    from django.db import connection
 
     from accounts.scoping import tenant_scope
     from ingest.search import search_chunks
@@ -151,7 +251,9 @@ def bench_search(label: str, n_chunks: int, repeats: int = 200) -> dict:
             times = []
             for i in range(repeats):
                 question = QUESTIONS[i % len(QUESTIONS)]
-                document = rng.choice(documents) if scope_name == "one_document" else None
+                document = (
+                    rng.choice(documents) if scope_name == "one_document" else None
+                )
                 t0 = time.perf_counter()
                 hits = search_chunks(tenant, question, document=document, k=4)
                 times.append((time.perf_counter() - t0) * 1000)
@@ -162,34 +264,61 @@ def bench_search(label: str, n_chunks: int, repeats: int = 200) -> dict:
                 "queries": repeats,
             }
             r = results[scope_name]
-            print(f"  {label:<10} top-4 {scope_name:<14} median {r['median_ms']:.2f} ms  p95 {r['p95_ms']:.2f} ms")
+            print(
+                f"  {label:<10} top-4 {scope_name:<14} median {r['median_ms']:.2f} ms  p95 {r['p95_ms']:.2f} ms"
+            )
     return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--chunks", type=int, default=100_000)
-    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432/docuiq_bench")
+    parser.add_argument(
+        "--pg", default="postgres://postgres@127.0.0.1:5432/docuiq_bench"
+    )
     parser.add_argument("--no-pg", action="store_true")
     parser.add_argument("--part", choices=["all", "pdf", "sqlite", "pg"], default="all")
     args = parser.parse_args()
 
     if args.part == "all":
         # Each database in its own process: Django is set up once per process.
-        out: dict = {"targets": {"pdf_pages_per_second": 100, "one_document_p95_ms": 5, "all_documents_p95_ms": 50}}
+        out: dict = {
+            "targets": {
+                "pdf_pages_per_second": 100,
+                "one_document_p95_ms": 5,
+                "all_documents_p95_ms": 50,
+            }
+        }
         for part in ("pdf", "sqlite", "pg"):
             if part == "pg" and args.no_pg:
                 continue
             proc = subprocess.run(
-                [sys.executable, __file__, "--part", part, "--chunks", str(args.chunks), "--pg", args.pg],
-                capture_output=True, text=True, check=False,
+                [
+                    sys.executable,
+                    __file__,
+                    "--part",
+                    part,
+                    "--chunks",
+                    str(args.chunks),
+                    "--pg",
+                    args.pg,
+                ],
+                capture_output=True,
+                text=True,
+                check=False,
             )
             sys.stdout.write(proc.stdout)
             if proc.returncode != 0:
                 sys.stderr.write(proc.stderr[-3000:])
-                out[part] = {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed"}
+                out[part] = {
+                    "error": proc.stderr.strip().splitlines()[-1]
+                    if proc.stderr.strip()
+                    else "failed"
+                }
                 continue
-            out[part] = json.loads((_django.RESULTS / f"ingest.{part}.json").read_text())
+            out[part] = json.loads(
+                (_django.RESULTS / f"ingest.{part}.json").read_text()
+            )
         _django.RESULTS.mkdir(parents=True, exist_ok=True)
         (_django.RESULTS / "ingest.json").write_text(json.dumps(out, indent=2))
         print(f"wrote {_django.RESULTS / 'ingest.json'}")
@@ -210,7 +339,9 @@ def main() -> None:
         _django.setup()
         result = bench_pdf_ingestion()
     _django.RESULTS.mkdir(parents=True, exist_ok=True)
-    (_django.RESULTS / f"ingest.{args.part}.json").write_text(json.dumps(result, indent=2))
+    (_django.RESULTS / f"ingest.{args.part}.json").write_text(
+        json.dumps(result, indent=2)
+    )
 
 
 if __name__ == "__main__":

@@ -12,13 +12,23 @@ from django_scopes import ScopedManager
 
 class ChatSession(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
     title = models.CharField(max_length=200, blank=True)
     collection = models.ForeignKey(
-        "accounts.Collection", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "accounts.Collection",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
     documents = models.ManyToManyField("ingest.Document", blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -29,7 +39,9 @@ class ChatSession(models.Model):
     class Meta:
         ordering = ["-updated_at"]
         constraints = [
-            models.UniqueConstraint(fields=["tenant", "id"], name="uniq_chatsession_tenant_id")
+            models.UniqueConstraint(
+                fields=["tenant", "id"], name="uniq_chatsession_tenant_id"
+            )
         ]
 
     def __str__(self) -> str:
@@ -48,9 +60,15 @@ class Message(models.Model):
         FAILED = "failed", "Failed"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
     session = models.ForeignKey(
-        ChatSession, null=True, blank=True, on_delete=models.CASCADE, related_name="messages"
+        ChatSession,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="messages",
     )
     role = models.CharField(max_length=16, choices=Role.choices)
     # The question an assistant message answers (one answer per question).
@@ -60,7 +78,9 @@ class Message(models.Model):
     content = models.TextField(blank=True)
     # answer, citations, all_citations, inline_refs (seed 004), stored unchanged.
     payload = models.JSONField(default=dict, blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.COMPLETE)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.COMPLETE
+    )
     error = models.TextField(blank=True)
     model_name = models.CharField(max_length=200, blank=True)
     prompt_tokens = models.PositiveIntegerField(default=0)
@@ -72,7 +92,11 @@ class Message(models.Model):
     class Meta:
         db_table = "messages"  # seed 000's message_citations references messages(id)
         ordering = ["created_at"]
-        constraints = [models.UniqueConstraint(fields=["tenant", "id"], name="uniq_message_tenant_id")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "id"], name="uniq_message_tenant_id"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.role}: {self.content[:40]}"
@@ -81,18 +105,30 @@ class Message(models.Model):
 class MessageSource(models.Model):
     """A chunk retrieved for an answer. Snapshots survive the chunk's deletion."""
 
-    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="sources")
-    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    message = models.ForeignKey(
+        Message, on_delete=models.CASCADE, related_name="sources"
+    )
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
     ref_label = models.CharField(max_length=8)
     rank = models.PositiveSmallIntegerField()
     score = models.FloatField(default=0.0)
     chunk = models.ForeignKey(
-        "ingest.DocumentChunk", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "ingest.DocumentChunk",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
     chunk_uid = models.UUIDField()
     chunk_index = models.PositiveIntegerField(default=0)
     document = models.ForeignKey(
-        "ingest.Document", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "ingest.Document",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
     revision_id = models.UUIDField()
     file_id = models.UUIDField()
@@ -108,7 +144,9 @@ class MessageSource(models.Model):
     class Meta:
         ordering = ["message", "rank"]
         constraints = [
-            models.UniqueConstraint(fields=["message", "ref_label"], name="uniq_source_message_ref")
+            models.UniqueConstraint(
+                fields=["message", "ref_label"], name="uniq_source_message_ref"
+            )
         ]
 
     def __str__(self) -> str:

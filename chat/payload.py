@@ -44,7 +44,9 @@ def _source_entry(source: MessageSource, chunk_text: str, metadata: dict) -> dic
         "chunk_id": str(source.chunk_uid),
         "chunk_index": source.chunk_index,
         "revision_id": str(source.revision_id),
-        "extra": {k: v for k, v in metadata.items() if k in {"sender", "to", "subject"}},
+        "extra": {
+            k: v for k, v in metadata.items() if k in {"sender", "to", "subject"}
+        },
     }
 
 
@@ -99,11 +101,15 @@ def build_payload(
     model: str,
 ) -> dict:
     entries = {
-        s.ref_label: _source_entry(s, chunk_texts.get(s.ref_label, ""), metadata.get(s.ref_label, {}))
+        s.ref_label: _source_entry(
+            s, chunk_texts.get(s.ref_label, ""), metadata.get(s.ref_label, {})
+        )
         for s in sources
     }
     cited = [
-        {**entries[c.ref_label], **citation_fields(c)} for c in citations if c.ref_label in entries
+        {**entries[c.ref_label], **citation_fields(c)}
+        for c in citations
+        if c.ref_label in entries
     ]
     cited.extend(unsourced_fields(u) for u in unsourced)
     cited.sort(key=lambda c: (c["answer_start"] is None, c["answer_start"] or 0))
@@ -130,6 +136,8 @@ def payload_with_verdicts(message: Message) -> dict:
     merged = []
     for entry in payload.get("citations", []):
         row = live.get(entry.get("citation_uuid", ""))
-        merged.append({**entry, **citation_fields(row)} if row is not None else dict(entry))
+        merged.append(
+            {**entry, **citation_fields(row)} if row is not None else dict(entry)
+        )
     payload["citations"] = merged
     return payload

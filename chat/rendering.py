@@ -56,7 +56,9 @@ def _refs(group: str) -> list[str]:
     return [f"S{m.group(1)}" for m in _REF.finditer(group)]
 
 
-def answer_segments(answer: str, items: Sequence[CitedItem]) -> tuple[list, list[Badge]]:
+def answer_segments(
+    answer: str, items: Sequence[CitedItem]
+) -> tuple[list, list[Badge]]:
     """Segments for the answer, and the footnote badges in order of appearance."""
     unused = list(items)
     footnotes: list[Badge] = []
@@ -68,7 +70,9 @@ def answer_segments(answer: str, items: Sequence[CitedItem]) -> tuple[list, list
         if candidates:
             chosen = min(
                 candidates,
-                key=lambda i: abs((i.answer_end if i.answer_end is not None else 10**9) - position),
+                key=lambda i: abs(
+                    (i.answer_end if i.answer_end is not None else 10**9) - position
+                ),
             )
             unused.remove(chosen)
             badge = Badge(number=len(footnotes) + 1, ref=ref, item=chosen.obj)
@@ -106,7 +110,9 @@ def word_diff(quote: str, source: str) -> list[DiffPart]:
     """Word-level diff of the model's quote against the document's text."""
     a, b = quote.split(), source.split()
     parts: list[DiffPart] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(
+        a=a, b=b, autojunk=False
+    ).get_opcodes():
         if op == "equal":
             parts.append(DiffPart("equal", " ".join(a[i1:i2])))
             continue
@@ -117,19 +123,27 @@ def word_diff(quote: str, source: str) -> list[DiffPart]:
     return parts
 
 
-def answer_with_footnotes(segments: Sequence, footnotes: Sequence[Badge], describe) -> str:
+def answer_with_footnotes(
+    segments: Sequence, footnotes: Sequence[Badge], describe
+) -> str:
     """Plain text of an answer with its citations as numbered footnotes."""
     body = []
     for seg in segments:
         if isinstance(seg, Text):
             body.append(seg.text)
         else:
-            body.append("".join(f"[{b.number}]" if b.number else f"[{b.ref}]" for b in seg.badges))
+            body.append(
+                "".join(
+                    f"[{b.number}]" if b.number else f"[{b.ref}]" for b in seg.badges
+                )
+            )
     notes = [f"[{b.number}] {describe(b)}" for b in footnotes]
     return "".join(body).strip() + ("\n\n" + "\n".join(notes) if notes else "")
 
 
-def context_window(text: str, start: int, end: int, *, around: int = 300) -> tuple[str, str, str]:
+def context_window(
+    text: str, start: int, end: int, *, around: int = 300
+) -> tuple[str, str, str]:
     """(before, span, after) around a span, cut at word boundaries."""
     lo = max(0, start - around)
     hi = min(len(text), end + around)

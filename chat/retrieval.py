@@ -32,7 +32,11 @@ class Retrieved:
             )
         elif document.source_type == "email":
             meta = document.metadata
-            location = f"Email from {meta.get('sender', '?')}, {meta.get('date', '')}".strip(", ")
+            location = (
+                f"Email from {meta.get('sender', '?')}, {meta.get('date', '')}".strip(
+                    ", "
+                )
+            )
         return PromptSource(
             ref=self.ref,
             source_type=document.source_type,
@@ -44,7 +48,9 @@ class Retrieved:
         )
 
 
-def retrieve(*, session: ChatSession, question: str, k: int | None = None) -> list[Retrieved]:
+def retrieve(
+    *, session: ChatSession, question: str, k: int | None = None
+) -> list[Retrieved]:
     documents = list(session.documents.all())
     hits = search_chunks(
         session.tenant,

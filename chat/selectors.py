@@ -64,15 +64,28 @@ def _citation_views(message: Message) -> list[tuple[CitedItem, CitationView]]:
     rows = []
     for c in message.citations.all():
         view = CitationView(
-            pk=str(c.pk), ref=c.ref_label, status=c.verification_status,
-            method=c.verification_method, quote=c.quoted_text, title=c.document_name,
-            page=c.source_page, score=c.match_score, is_unsourced=False,
+            pk=str(c.pk),
+            ref=c.ref_label,
+            status=c.verification_status,
+            method=c.verification_method,
+            quote=c.quoted_text,
+            title=c.document_name,
+            page=c.source_page,
+            score=c.match_score,
+            is_unsourced=False,
         )
         rows.append((CitedItem(c.ref_label, c.answer_start, c.answer_end, view), view))
     for u in message.unsourced_citations.all():
         view = CitationView(
-            pk=str(u.pk), ref=u.ref_label, status=Status.OUT_OF_PROVENANCE, method=None,
-            quote=u.quoted_text, title=None, page=None, score=None, is_unsourced=True,
+            pk=str(u.pk),
+            ref=u.ref_label,
+            status=Status.OUT_OF_PROVENANCE,
+            method=None,
+            quote=u.quoted_text,
+            title=None,
+            page=None,
+            score=None,
+            is_unsourced=True,
         )
         rows.append((CitedItem(u.ref_label, u.answer_start, u.answer_end, view), view))
     rows.sort(key=lambda r: (r[0].answer_start is None, r[0].answer_start or 0))
@@ -87,8 +100,14 @@ def message_view(message: Message) -> MessageView:
         v = badge.item
         if v is None:
             return f"{badge.ref} (no such source)"
-        return footnote_text(number=badge.number, title=v.title, page=v.page, quote=v.quote,
-                             status=v.status, method=v.method)
+        return footnote_text(
+            number=badge.number,
+            title=v.title,
+            page=v.page,
+            quote=v.quote,
+            status=v.status,
+            method=v.method,
+        )
 
     return MessageView(
         message=message,

@@ -73,7 +73,10 @@ class Turn:
 def question_store(*, session: ChatSession, question: str) -> Message:
     question = question.strip()[:4000]
     message = Message.objects.create(
-        tenant_id=session.tenant_id, session=session, role=Message.Role.USER, content=question
+        tenant_id=session.tenant_id,
+        session=session,
+        role=Message.Role.USER,
+        content=question,
     )
     if not session.title:
         ChatSession.objects.filter(pk=session.pk).update(title=question[:80])
@@ -83,7 +86,9 @@ def question_store(*, session: ChatSession, question: str) -> Message:
 def turn_for(*, question: Message) -> Turn:
     session = question.session
     return Turn(
-        session=session, question=question, retrieved=retrieve(session=session, question=question.content)
+        session=session,
+        question=question,
+        retrieved=retrieve(session=session, question=question.content),
     )
 
 
@@ -98,7 +103,10 @@ def _history(turn: Turn) -> list[ChatMessage]:
         .order_by("-created_at")[:HISTORY_MESSAGES]
     )
     return [
-        ChatMessage(role="user" if m.role == Message.Role.USER else "assistant", content=m.content)
+        ChatMessage(
+            role="user" if m.role == Message.Role.USER else "assistant",
+            content=m.content,
+        )
         for m in reversed(list(earlier))
         if m.role in {Message.Role.USER, Message.Role.ASSISTANT}
     ]
@@ -106,7 +114,9 @@ def _history(turn: Turn) -> list[ChatMessage]:
 
 def turn_finish(*, turn: Turn, completion: Completion) -> Message:
     """Store the answer, its sources and its citations; queue verification."""
-    from citations.tasks import verify_message_citations as verify_message_citations_task
+    from citations.tasks import (
+        verify_message_citations as verify_message_citations_task,
+    )
 
     known = [r.ref for r in turn.retrieved]
     extraction = extract_citations(completion.text, known_refs=known)
@@ -161,7 +171,9 @@ def turn_finish(*, turn: Turn, completion: Completion) -> Message:
         message.save(update_fields=["payload"])
         message_id = str(message.pk)
         if recorded.citations:
-            transaction.on_commit(lambda: verify_message_citations_task.delay(message_id))
+            transaction.on_commit(
+                lambda: verify_message_citations_task.delay(message_id)
+            )
     return message
 
 
@@ -179,8 +191,12 @@ def turn_fail(*, turn: Turn, error: str) -> Message:
 
 def _no_sources_completion() -> Completion:
     return Completion(
-        text=NO_SOURCES_ANSWER, model="none", prompt_tokens=0, completion_tokens=0,
-        finish_reason="stop", latency_s=0.0,
+        text=NO_SOURCES_ANSWER,
+        model="none",
+        prompt_tokens=0,
+        completion_tokens=0,
+        finish_reason="stop",
+        latency_s=0.0,
     )
 
 
@@ -190,7 +206,9 @@ def message_ask(*, session: ChatSession, question: str) -> Message:
     if not turn.retrieved:
         return turn_finish(turn=turn, completion=_no_sources_completion())
     try:
-        completion = provider().answer(question, turn.prompt_sources, history=_history(turn))
+        completion = provider().answer(
+            question, turn.prompt_sources, history=_history(turn)
+        )
     except LLMError as exc:
         return turn_fail(turn=turn, error=str(exc))
     return turn_finish(turn=turn, completion=completion)
@@ -215,7 +233,9 @@ def message_stream(*, turn: Turn) -> Iterator[str | Message]:
         yield turn_fail(turn=turn, error=str(exc))
         return
     if completion is None:
-        yield turn_fail(turn=turn, error="The model stopped before finishing its answer.")
+        yield turn_fail(
+            turn=turn, error="The model stopped before finishing its answer."
+        )
         return
     yield turn_finish(turn=turn, completion=completion)
 

@@ -10,8 +10,16 @@ urlpatterns = [
     path("new/", views.session_new, name="session-new"),
     path("<uuid:session_id>/", views.session_detail, name="session"),
     path("<uuid:session_id>/messages/", views.message_create, name="message-create"),
-    path("questions/<uuid:question_id>/stream/", views.message_stream_view, name="message-stream"),
+    path(
+        "questions/<uuid:question_id>/stream/",
+        views.message_stream_view,
+        name="message-stream",
+    ),
     path("messages/<uuid:message_id>/", views.message_fragment, name="message"),
-    path("messages/<uuid:message_id>/retry/", views.message_retry_view, name="message-retry"),
+    path(
+        "messages/<uuid:message_id>/retry/",
+        views.message_retry_view,
+        name="message-retry",
+    ),
     path("citations/<uuid:citation_id>/", views.citation_panel, name="citation"),
 ]

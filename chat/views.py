@@ -67,7 +67,9 @@ def session_new(request: HttpRequest) -> HttpResponse:
     tenant = _tenant(request)
     collection = None
     if request.POST.get("collection", "").isdigit():
-        collection = Collection.objects.filter(pk=int(request.POST["collection"])).first()
+        collection = Collection.objects.filter(
+            pk=int(request.POST["collection"])
+        ).first()
     session = session_create(tenant=tenant, user=request.user, collection=collection)
     question = request.POST.get("question", "").strip()
     if question:
@@ -112,7 +114,9 @@ def message_create(request: HttpRequest, session_id) -> HttpResponse:
         message_ask(session=session, question=question)
         return redirect("chat:session", session_id=session.pk)
     stored = question_store(session=session, question=question)
-    return render(request, "chat/session_detail.html#turn-pending", {"question": stored})
+    return render(
+        request, "chat/session_detail.html#turn-pending", {"question": stored}
+    )
 
 
 def _sse(event: str, data: dict) -> str:
@@ -124,7 +128,9 @@ def _sse(event: str, data: dict) -> str:
 def message_stream_view(request: HttpRequest, question_id) -> StreamingHttpResponse:
     tenant = _tenant(request)
     question = (
-        Message.objects.filter(pk=question_id, role=Message.Role.USER, session__user=request.user)
+        Message.objects.filter(
+            pk=question_id, role=Message.Role.USER, session__user=request.user
+        )
         .select_related("session", "session__tenant")
         .first()
     )
@@ -159,13 +165,19 @@ def message_stream_view(request: HttpRequest, question_id) -> StreamingHttpRespo
 def message_fragment(request: HttpRequest, message_id) -> HttpResponse:
     _tenant(request)
     message = (
-        Message.objects.filter(pk=message_id, role=Message.Role.ASSISTANT, session__user=request.user)
+        Message.objects.filter(
+            pk=message_id, role=Message.Role.ASSISTANT, session__user=request.user
+        )
         .prefetch_related("citations", "unsourced_citations")
         .first()
     )
     if message is None:
         raise Http404("No such message.")
-    return render(request, "chat/session_detail.html#assistant-message", {"m": message_view(message)})
+    return render(
+        request,
+        "chat/session_detail.html#assistant-message",
+        {"m": message_view(message)},
+    )
 
 
 @require_POST
@@ -186,14 +198,18 @@ def message_retry_view(request: HttpRequest, message_id) -> HttpResponse:
         ask(session=question.session, question=question.content)
         return redirect("chat:session", session_id=question.session_id)
     message_retry(failed=failed)
-    return render(request, "chat/session_detail.html#stream-placeholder", {"question": question})
+    return render(
+        request, "chat/session_detail.html#stream-placeholder", {"question": question}
+    )
 
 
 @require_GET
 @login_required
 def citation_panel(request: HttpRequest, citation_id) -> HttpResponse:
     _tenant(request)
-    citation = MessageCitation.objects.filter(pk=citation_id).select_related("message").first()
+    citation = (
+        MessageCitation.objects.filter(pk=citation_id).select_related("message").first()
+    )
     if citation is None:
         unsourced = UnsourcedCitation.objects.filter(pk=citation_id).first()
         if unsourced is None:
@@ -201,9 +217,14 @@ def citation_panel(request: HttpRequest, citation_id) -> HttpResponse:
         return render(
             request,
             "chat/_citation_panel.html",
-            {"unsourced": unsourced, "badge": badge_state(Status.OUT_OF_PROVENANCE, None)},
+            {
+                "unsourced": unsourced,
+                "badge": badge_state(Status.OUT_OF_PROVENANCE, None),
+            },
         )
-    return render(request, "chat/_citation_panel.html", citation_panel_context(citation))
+    return render(
+        request, "chat/_citation_panel.html", citation_panel_context(citation)
+    )
 
 
 def citation_panel_context(citation: MessageCitation) -> dict:
@@ -212,9 +233,13 @@ def citation_panel_context(citation: MessageCitation) -> dict:
     before = span = after = ""
     if revision is not None:
         before, span, after = context_window(
-            revision.normalized_content, citation.source_offset_start, citation.source_offset_end
+            revision.normalized_content,
+            citation.source_offset_start,
+            citation.source_offset_end,
         )
-    compare = citation.source_text if citation.verified else (citation.candidate_text or "")
+    compare = (
+        citation.source_text if citation.verified else (citation.candidate_text or "")
+    )
     diff = None
     if citation.quoted_text and compare and citation.quoted_text != compare:
         diff = word_diff(citation.quoted_text, compare)
@@ -226,7 +251,9 @@ def citation_panel_context(citation: MessageCitation) -> dict:
         )
     return {
         "c": citation,
-        "badge": badge_state(citation.verification_status, citation.verification_method),
+        "badge": badge_state(
+            citation.verification_status, citation.verification_method
+        ),
         "before": before,
         "span": span,
         "after": after,

@@ -8,9 +8,8 @@ class CitationsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from ingest.signals import revision_created
-
         from citations.receivers import reverify_on_new_revision
+        from ingest.signals import revision_created
 
         revision_created.connect(
             reverify_on_new_revision, dispatch_uid="citations-reverify"

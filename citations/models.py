@@ -63,7 +63,7 @@ class MessageCitation(models.Model):
     source_page = models.IntegerField(null=True, blank=True)
     source_text = models.TextField()
     verified = models.BooleanField(default=False, db_default=False)
-    verification_method = models.TextField(
+    verification_method = models.TextField(  # noqa: DJ001 - seed 000: TEXT, NULL until verified
         null=True, blank=True, choices=Method.choices
     )
     verification_confidence = models.DecimalField(
@@ -76,7 +76,7 @@ class MessageCitation(models.Model):
         "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
     )
     quoted_text = models.TextField(blank=True)
-    match_type = models.CharField(
+    match_type = models.CharField(  # noqa: DJ001 - NULL until verified
         max_length=16, choices=MatchType.choices, null=True, blank=True
     )
     match_score = models.FloatField(null=True, blank=True)
@@ -211,6 +211,9 @@ class UnsourcedCitation(models.Model):
             )
         ]
 
+    def __str__(self) -> str:
+        return f"[{self.ref_label}] out of provenance"
+
     @property
     def verification_status(self) -> str:
         return Status.OUT_OF_PROVENANCE
@@ -249,6 +252,9 @@ class CitationVerification(models.Model):
     class Meta:
         ordering = ["-created_at"]
 
+    def __str__(self) -> str:
+        return f"{self.verification_method} ({self.trigger})"
+
 
 class CitationReview(models.Model):
     """A reviewer's accept/reject with a note; never overwrites the machine verdict."""
@@ -275,3 +281,6 @@ class CitationReview(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.get_decision_display()} by {self.reviewer_id}"

@@ -19,7 +19,9 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
         exc = exceptions.ValidationError({"detail": exc.messages})
     elif isinstance(exc, IntegrityError):
         # A CHECK or UNIQUE constraint rejected the input: the caller's fault (DAT-04).
-        exc = exceptions.ValidationError({"detail": "The request conflicts with existing data."})
+        exc = exceptions.ValidationError(
+            {"detail": "The request conflicts with existing data."}
+        )
     elif isinstance(exc, ScopeError):
         exc = exceptions.NotFound()
     return drf_exception_handler(exc, context)

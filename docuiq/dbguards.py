@@ -37,7 +37,7 @@ def _sqlite_sql(child: str, column: str, parent: str) -> tuple[list[str], list[s
 def same_tenant(child: str, column: str, parent: str) -> migrations.RunPython:
     """A migration operation guarding child.column -> parent within one tenant."""
 
-    def forwards(apps, schema_editor):  # noqa: ARG001
+    def forwards(apps, schema_editor):
         vendor = schema_editor.connection.vendor
         if vendor == "postgresql":
             schema_editor.execute(_pg_sql(child, column, parent)[0])
@@ -45,7 +45,7 @@ def same_tenant(child: str, column: str, parent: str) -> migrations.RunPython:
             for sql in _sqlite_sql(child, column, parent)[0]:
                 schema_editor.execute(sql)
 
-    def backwards(apps, schema_editor):  # noqa: ARG001
+    def backwards(apps, schema_editor):
         vendor = schema_editor.connection.vendor
         if vendor == "postgresql":
             schema_editor.execute(_pg_sql(child, column, parent)[1])

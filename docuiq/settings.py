@@ -23,7 +23,9 @@ DEBUG = env_bool("DEBUG", default=False)
 SECRET_KEY = env_str(
     "SECRET_KEY", default="django-insecure-docuiq-local-development-key-only"
 )
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
+ALLOWED_HOSTS = env_list(
+    "ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"]
+)
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
@@ -159,7 +161,9 @@ DATA_UPLOAD_MAX_NUMBER_FILES = 100
 INGEST_MAX_FILE_BYTES = env_int("INGEST_MAX_FILE_BYTES", default=50 * 1024 * 1024)
 INGEST_MAX_PAGES = env_int("INGEST_MAX_PAGES", default=2000)
 INGEST_TIME_LIMIT_S = env_float("INGEST_TIME_LIMIT_S", default=120.0)
-INGEST_MEMORY_LIMIT_BYTES = env_int("INGEST_MEMORY_LIMIT_BYTES", default=1024 * 1024 * 1024)
+INGEST_MEMORY_LIMIT_BYTES = env_int(
+    "INGEST_MEMORY_LIMIT_BYTES", default=1024 * 1024 * 1024
+)
 # A document whose task was delivered this many times without finishing (the
 # worker died each time) is failed instead of looping forever (CEL-05).
 INGEST_MAX_ATTEMPTS = env_int("INGEST_MAX_ATTEMPTS", default=3)
@@ -169,7 +173,9 @@ CHUNK_OVERLAP_CHARS = env_int("CHUNK_OVERLAP_CHARS", default=150)
 # ---------------------------------------------------------------- celery
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", default="")
 # No broker configured: run tasks in-process so `make run` works on a fresh machine.
-CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", default=not CELERY_BROKER_URL)
+CELERY_TASK_ALWAYS_EAGER = env_bool(
+    "CELERY_TASK_ALWAYS_EAGER", default=not CELERY_BROKER_URL
+)
 CELERY_BROKER_URL = CELERY_BROKER_URL or "memory://"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None
@@ -184,10 +190,14 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", default=240)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", default=300)
-CELERY_WORKER_MAX_MEMORY_PER_CHILD = env_int("CELERY_WORKER_MAX_MEMORY_PER_CHILD", default=512_000)  # KiB
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = env_int(
+    "CELERY_WORKER_MAX_MEMORY_PER_CHILD", default=512_000
+)  # KiB
 # The Redis visibility timeout must exceed the hard limit (twice, for margin)
 # and be set in every place Celery reads it (celery/celery#7651).
-_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", default=2 * CELERY_TASK_TIME_LIMIT)
+_VISIBILITY_TIMEOUT = env_int(
+    "CELERY_VISIBILITY_TIMEOUT", default=2 * CELERY_TASK_TIME_LIMIT
+)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": _VISIBILITY_TIMEOUT}
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": _VISIBILITY_TIMEOUT}
 CELERY_VISIBILITY_TIMEOUT = _VISIBILITY_TIMEOUT

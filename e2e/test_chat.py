@@ -17,7 +17,10 @@ CLAUSE = "The Supplier shall deliver the goods within 30 days of the order."
 def contract_pdf(tmp_path):
     return pdfgen.text_pages_pdf(
         tmp_path / "supply-agreement.pdf",
-        {1: "Supply Agreement\nBetween Acme and Beta.", 2: "Delivery.\n" + CLAUSE + "\nRisk passes on delivery."},
+        {
+            1: "Supply Agreement\nBetween Acme and Beta.",
+            2: "Delivery.\n" + CLAUSE + "\nRisk passes on delivery.",
+        },
     )
 
 
@@ -36,7 +39,10 @@ def test_ask_see_verified_badge_open_panel_copy_and_open_document(
     screenshot("chat-01-documents")
 
     page.goto(f"{live_server.url}/chat/?new=1")
-    page.fill("[data-testid=question]", "How many days does the supplier have to deliver the goods?")
+    page.fill(
+        "[data-testid=question]",
+        "How many days does the supplier have to deliver the goods?",
+    )
     page.click("[data-testid=ask]")
     badge = page.locator("a.badge--verified").first
     badge.wait_for()
@@ -52,7 +58,10 @@ def test_ask_see_verified_badge_open_panel_copy_and_open_document(
     panel = page.locator("[data-testid=citation-panel]")
     panel.wait_for()
     assert "Verified" in panel.inner_text()
-    assert "Supply Agreement" in panel.inner_text() or "supply-agreement" in panel.inner_text()
+    assert (
+        "Supply Agreement" in panel.inner_text()
+        or "supply-agreement" in panel.inner_text()
+    )
     highlighted = panel.locator("mark.span-highlight").inner_text()
     quoted = panel.locator("blockquote.quote").inner_text()
     assert highlighted.split() == quoted.split()
@@ -71,7 +80,10 @@ def test_ask_see_verified_badge_open_panel_copy_and_open_document(
     assert "Page 2 as printed" in printed.inner_text()
     assert printed.locator("rect.span-box").count() >= 1
     page.wait_for_load_state("networkidle")
-    assert page.evaluate("() => document.querySelector('.page-image img').naturalWidth") > 0
+    assert (
+        page.evaluate("() => document.querySelector('.page-image img').naturalWidth")
+        > 0
+    )
     screenshot("chat-04-document")
 
     page.reload()  # what was shown is what is shown again

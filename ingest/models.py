@@ -24,14 +24,20 @@ class File(models.Model):
     """Uploaded bytes. One row per distinct content per tenant."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
     blob = models.FileField(upload_to=_upload_path, max_length=300)
     filename = models.CharField(max_length=255)
     content_type = models.CharField(max_length=200, blank=True)
     size = models.BigIntegerField()
     sha256 = models.CharField(max_length=64)
     uploaded_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -41,8 +47,12 @@ class File(models.Model):
         db_table = "files"  # seed 000's message_citations references files(id)
         constraints = [
             # Same bytes in the same tenant are one file (ingestion idempotency).
-            models.UniqueConstraint(fields=["tenant", "sha256"], name="uniq_file_tenant_sha256"),
-            models.UniqueConstraint(fields=["tenant", "id"], name="uniq_file_tenant_id"),
+            models.UniqueConstraint(
+                fields=["tenant", "sha256"], name="uniq_file_tenant_sha256"
+            ),
+            models.UniqueConstraint(
+                fields=["tenant", "id"], name="uniq_file_tenant_id"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -74,10 +84,16 @@ class Document(models.Model):
         UNKNOWN = "unknown", "Unknown"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
     file = models.ForeignKey(File, on_delete=models.CASCADE, related_name="documents")
     parent = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="attachments"
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="attachments",
     )
     collections = models.ManyToManyField(
         "accounts.Collection", blank=True, related_name="documents"
@@ -88,7 +104,9 @@ class Document(models.Model):
     )
     origin_url = models.URLField(max_length=2000, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.QUEUED
+    )
     error = models.TextField(blank=True)
     error_code = models.CharField(max_length=32, blank=True)
     progress_done = models.PositiveIntegerField(default=0)
@@ -98,12 +116,20 @@ class Document(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     enqueued_at = models.DateTimeField(null=True, blank=True)
     current_revision = models.ForeignKey(
-        "DocumentRevision", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "DocumentRevision",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
     is_deleted = models.BooleanField(default=False)
     deleted_at = models.DateTimeField(null=True, blank=True)
     uploaded_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -113,15 +139,20 @@ class Document(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            models.UniqueConstraint(fields=["tenant", "id"], name="uniq_document_tenant_id"),
+            models.UniqueConstraint(
+                fields=["tenant", "id"], name="uniq_document_tenant_id"
+            ),
             models.CheckConstraint(
-                condition=Q(progress_done__lte=models.F("progress_total")) | Q(progress_total=0),
+                condition=Q(progress_done__lte=models.F("progress_total"))
+                | Q(progress_total=0),
                 name="chk_document_progress_le_total",
             ),
         ]
         indexes = [
             # The documents page and the sweeper: a tenant's documents by status.
-            models.Index(fields=["tenant", "status"], name="idx_document_tenant_status"),
+            models.Index(
+                fields=["tenant", "status"], name="idx_document_tenant_status"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -142,8 +173,12 @@ class Document(models.Model):
 
 class DocumentRevision(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="revisions")
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
+    document = models.ForeignKey(
+        Document, on_delete=models.CASCADE, related_name="revisions"
+    )
     number = models.PositiveIntegerField()
     file = models.ForeignKey(File, on_delete=models.CASCADE, related_name="revisions")
     normalized_content = models.TextField()
@@ -157,8 +192,12 @@ class DocumentRevision(models.Model):
     class Meta:
         ordering = ["document", "number"]
         constraints = [
-            models.UniqueConstraint(fields=["document", "number"], name="uniq_revision_document_number"),
-            models.UniqueConstraint(fields=["tenant", "id"], name="uniq_revision_tenant_id"),
+            models.UniqueConstraint(
+                fields=["document", "number"], name="uniq_revision_document_number"
+            ),
+            models.UniqueConstraint(
+                fields=["tenant", "id"], name="uniq_revision_tenant_id"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -184,9 +223,15 @@ class DocumentChunk(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     uid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
-    revision = models.ForeignKey(DocumentRevision, on_delete=models.CASCADE, related_name="chunks")
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
+    document = models.ForeignKey(
+        Document, on_delete=models.CASCADE, related_name="chunks"
+    )
+    revision = models.ForeignKey(
+        DocumentRevision, on_delete=models.CASCADE, related_name="chunks"
+    )
     chunk_index = models.PositiveIntegerField()
     content = models.TextField()
     start_offset = models.PositiveIntegerField()
@@ -200,9 +245,12 @@ class DocumentChunk(models.Model):
     class Meta:
         ordering = ["revision", "chunk_index"]
         constraints = [
-            models.UniqueConstraint(fields=["revision", "chunk_index"], name="uniq_chunk_revision_index"),
+            models.UniqueConstraint(
+                fields=["revision", "chunk_index"], name="uniq_chunk_revision_index"
+            ),
             models.CheckConstraint(
-                condition=Q(end_offset__gt=models.F("start_offset")), name="chk_chunk_offsets"
+                condition=Q(end_offset__gt=models.F("start_offset")),
+                name="chk_chunk_offsets",
             ),
         ]
 

@@ -40,7 +40,11 @@ def _merge_lines(boxes: list[tuple[float, float, float, float]]) -> list[Rect]:
     lines: list[list[float]] = []
     for x0, y0, x1, y1 in sorted(boxes, key=lambda b: (round(b[1]), b[0])):
         last = lines[-1] if lines else None
-        if last is not None and abs(last[1] - y0) <= LINE_TOLERANCE and x0 <= last[2] + 12:
+        if (
+            last is not None
+            and abs(last[1] - y0) <= LINE_TOLERANCE
+            and x0 <= last[2] + 12
+        ):
             last[0], last[1] = min(last[0], x0), min(last[1], y0)
             last[2], last[3] = max(last[2], x1), max(last[3], y1)
         else:
@@ -48,12 +52,17 @@ def _merge_lines(boxes: list[tuple[float, float, float, float]]) -> list[Rect]:
     return [Rect(x0 - 1, y0 - 1, x1 - x0 + 2, y1 - y0 + 2) for x0, y0, x1, y1 in lines]
 
 
-def span_highlight(revision: DocumentRevision, start: int, end: int) -> PageHighlight | None:
+def span_highlight(
+    revision: DocumentRevision, start: int, end: int
+) -> PageHighlight | None:
     """Rectangles outlining content[start:end] on the page where it starts.
 
     None when the revision is not a PDF or its pages cannot be read now.
     """
-    if not revision.file.filename.lower().endswith(".pdf") and revision.document.source_type != "pdf":
+    if (
+        not revision.file.filename.lower().endswith(".pdf")
+        and revision.document.source_type != "pdf"
+    ):
         return None
     page = revision.page_for_offset(start)
     page_start = revision.page_starts[page - 1]
@@ -63,14 +72,23 @@ def span_highlight(revision: DocumentRevision, start: int, end: int) -> PageHigh
         )
     except (ExtractionError, OSError, ValueError):
         return None
-    page_text = revision.normalized_content[page_start : page_start + len(geometry.text)]
+    page_text = revision.normalized_content[
+        page_start : page_start + len(geometry.text)
+    ]
     if page_text != geometry.text:
         return None  # the file no longer matches this revision's text: show no boxes
     lo = max(0, start - page_start)
     hi = min(len(geometry.text), end - page_start)
     boxes = [b for b in geometry.boxes[lo:hi] if b is not None]
-    return PageHighlight(page=page, width=geometry.width, height=geometry.height, rects=_merge_lines(boxes))
+    return PageHighlight(
+        page=page,
+        width=geometry.width,
+        height=geometry.height,
+        rects=_merge_lines(boxes),
+    )
 
 
 def page_png(revision: DocumentRevision, page: int) -> bytes:
-    return render_page_png_in_child(Path(revision.file.blob.path), page, limits=ingest_limits())
+    return render_page_png_in_child(
+        Path(revision.file.blob.path), page, limits=ingest_limits()
+    )

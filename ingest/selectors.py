@@ -10,8 +10,12 @@ if TYPE_CHECKING:
     from accounts.models import Tenant
 
 
-def document_list(*, tenant: Tenant, include_deleted: bool = False) -> QuerySet[Document]:
-    qs = Document.objects.with_scope(tenant=tenant.pk).select_related("current_revision", "file")
+def document_list(
+    *, tenant: Tenant, include_deleted: bool = False
+) -> QuerySet[Document]:
+    qs = Document.objects.with_scope(tenant=tenant.pk).select_related(
+        "current_revision", "file"
+    )
     if not include_deleted:
         qs = qs.filter(is_deleted=False)
     return qs.order_by("-created_at")
@@ -19,7 +23,12 @@ def document_list(*, tenant: Tenant, include_deleted: bool = False) -> QuerySet[
 
 def document_get(*, tenant: Tenant, pk: object) -> Document | None:
     try:
-        return document_list(tenant=tenant).select_related("parent", "file").filter(pk=pk).first()
+        return (
+            document_list(tenant=tenant)
+            .select_related("parent", "file")
+            .filter(pk=pk)
+            .first()
+        )
     except (ValueError, TypeError):
         return None
 

@@ -31,8 +31,8 @@ from ingest.extractors import Extracted
 from ingest.limits import Limits
 from ingest.models import Document, DocumentChunk, DocumentRevision, File
 from ingest.normalize import normalize_pages
-from ingest.search import refresh_statistics
 from ingest.sandbox import extract_in_child
+from ingest.search import refresh_statistics
 from ingest.signals import revision_created
 
 if TYPE_CHECKING:
@@ -68,7 +68,9 @@ def _safe_filename(name: str) -> str:
     return base[:255] or "untitled"
 
 
-def _spool(stream: IO[bytes], limit: int) -> tuple[tempfile.SpooledTemporaryFile, str, int, bool]:
+def _spool(
+    stream: IO[bytes], limit: int
+) -> tuple[tempfile.SpooledTemporaryFile, str, int, bool]:
     """Copy the upload once, hashing it; stop storing past `limit` bytes."""
     spool = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)  # noqa: SIM115
     digest = hashlib.sha256()
@@ -98,7 +100,9 @@ def _enqueue(document: Document) -> None:
         except Exception:  # kombu raises several types when the broker is down
             if settings.CELERY_TASK_ALWAYS_EAGER:
                 raise
-            logger.warning("broker unavailable; document %s stays queued for the sweeper", doc_id)
+            logger.warning(
+                "broker unavailable; document %s stays queued for the sweeper", doc_id
+            )
             return
         with unscoped():
             Document.objects.filter(pk=doc_id).update(enqueued_at=timezone.now())
@@ -147,7 +151,9 @@ def document_upload(
             document = existing_file.documents.order_by("created_at").first()
             if document is not None:
                 if document.is_deleted:
-                    Document.objects.filter(pk=document.pk).update(is_deleted=False, deleted_at=None)
+                    Document.objects.filter(pk=document.pk).update(
+                        is_deleted=False, deleted_at=None
+                    )
                     document.refresh_from_db()
                 if collection is not None:
                     document.collections.add(collection)
@@ -175,8 +181,14 @@ def document_upload(
         if previous is not None:
             # Changed content under the same name: a new revision of that document.
             Document.objects.filter(pk=previous.pk).update(
-                file=file, status=Document.Status.QUEUED, error="", error_code="",
-                attempts=0, progress_done=0, progress_total=0, updated_at=timezone.now(),
+                file=file,
+                status=Document.Status.QUEUED,
+                error="",
+                error_code="",
+                attempts=0,
+                progress_done=0,
+                progress_total=0,
+                updated_at=timezone.now(),
             )
             previous.refresh_from_db()
             document = previous
@@ -229,7 +241,10 @@ def _failed_document(
 
 def _fail(document: Document, *, code: str, message: str) -> None:
     Document.objects.filter(pk=document.pk).update(
-        status=Document.Status.FAILED, error=message, error_code=code, updated_at=timezone.now()
+        status=Document.Status.FAILED,
+        error=message,
+        error_code=code,
+        updated_at=timezone.now(),
     )
 
 
@@ -245,14 +260,20 @@ def document_process(*, document_id: uuid.UUID) -> None:
         return  # deleted since it was queued: nothing to do
     with tenant_scope(document.tenant):
         current = document.current_revision
-        if document.status == Document.Status.READY and current and current.file_id == document.file_id:
+        if (
+            document.status == Document.Status.READY
+            and current
+            and current.file_id == document.file_id
+        ):
             return  # an earlier delivery finished the work
         if document.status == Document.Status.FAILED:
             return
         # Count this delivery before working, in its own transaction: a worker
         # killed below still leaves the count behind (CEL-05).
         Document.objects.filter(pk=document.pk).update(
-            attempts=F("attempts") + 1, status=Document.Status.PROCESSING, updated_at=timezone.now()
+            attempts=F("attempts") + 1,
+            status=Document.Status.PROCESSING,
+            updated_at=timezone.now(),
         )
         document.refresh_from_db()
         if document.attempts > settings.INGEST_MAX_ATTEMPTS:
@@ -298,7 +319,11 @@ def _extract(document: Document) -> Extracted:
 def _store_revision(document: Document, extracted: Extracted) -> None:
     text = normalize_pages(extracted.pages)
     if not text.content.strip():
-        _fail(document, code="no_text", message="No text could be extracted from this file.")
+        _fail(
+            document,
+            code="no_text",
+            message="No text could be extracted from this file.",
+        )
         return
     content_sha = hashlib.sha256(text.content.encode()).hexdigest()
     previous = document.current_revision
@@ -359,7 +384,10 @@ def _store_revision(document: Document, extracted: Extracted) -> None:
         if revision is not previous:
             transaction.on_commit(
                 lambda: revision_created.send(
-                    sender=Document, document=document, revision=revision, previous_revision=previous
+                    sender=Document,
+                    document=document,
+                    revision=revision,
+                    previous_revision=previous,
                 )
             )
     refresh_statistics()
@@ -379,7 +407,9 @@ def _store_attachments(document: Document, extracted: Extracted) -> None:
             parent=document,
         )
     for filename, message in extracted.attachment_errors:
-        if document.attachments.filter(title=_safe_filename(filename), status=Document.Status.FAILED).exists():
+        if document.attachments.filter(
+            title=_safe_filename(filename), status=Document.Status.FAILED
+        ).exists():
             continue  # idempotent on redelivery
         Document.objects.create(
             tenant=document.tenant,
@@ -394,7 +424,9 @@ def _store_attachments(document: Document, extracted: Extracted) -> None:
 
 
 def document_soft_delete(*, document: Document) -> None:
-    Document.objects.filter(pk=document.pk).update(is_deleted=True, deleted_at=timezone.now())
+    Document.objects.filter(pk=document.pk).update(
+        is_deleted=True, deleted_at=timezone.now()
+    )
     document.refresh_from_db()
 
 

@@ -12,5 +12,9 @@ urlpatterns = [
     path("documents/rows/", views.document_rows, name="document-rows"),
     path("documents/upload/", views.document_upload_view, name="document-upload"),
     path("documents/<uuid:pk>/", views.document_detail, name="document-detail"),
-    path("documents/<uuid:pk>/pages/<int:page>.png", views.document_page_image, name="document-page-image"),
+    path(
+        "documents/<uuid:pk>/pages/<int:page>.png",
+        views.document_page_image,
+        name="document-page-image",
+    ),
 ]

@@ -45,7 +45,9 @@ def document_list_view(request: HttpRequest) -> HttpResponse:
 @login_required
 def document_rows(request: HttpRequest) -> HttpResponse:
     _require_tenant(request)
-    return render(request, "ingest/document_list.html#document-rows", _rows_context(request))
+    return render(
+        request, "ingest/document_list.html#document-rows", _rows_context(request)
+    )
 
 
 @require_POST
@@ -54,7 +56,9 @@ def document_upload_view(request: HttpRequest) -> HttpResponse:
     _require_tenant(request)
     collection = None
     if request.POST.get("collection", "").isdigit():
-        collection = Collection.objects.filter(pk=int(request.POST["collection"])).first()
+        collection = Collection.objects.filter(
+            pk=int(request.POST["collection"])
+        ).first()
     files = request.FILES.getlist("files")
     for uploaded in files:
         document_upload(
@@ -70,7 +74,9 @@ def document_upload_view(request: HttpRequest) -> HttpResponse:
     if not request.htmx:
         messages.success(request, f"{len(files)} file(s) uploaded.")
         return redirect("ingest:document-list")
-    return render(request, "ingest/document_list.html#document-rows", _rows_context(request))
+    return render(
+        request, "ingest/document_list.html#document-rows", _rows_context(request)
+    )
 
 
 @require_GET
@@ -88,7 +94,9 @@ def document_detail(request: HttpRequest, pk: str) -> HttpResponse:
     except (KeyError, ValueError):
         pass
     pages = (
-        page_views(revision.normalized_content, revision.page_starts, highlight=highlight)
+        page_views(
+            revision.normalized_content, revision.page_starts, highlight=highlight
+        )
         if revision
         else []
     )
@@ -121,7 +129,11 @@ def document_page_image(request: HttpRequest, pk: str, page: int) -> HttpRespons
     _require_tenant(request)
     document = document_get(tenant=request.tenant, pk=pk)
     revision = document.current_revision if document is not None else None
-    if revision is None or document.source_type != "pdf" or not 1 <= page <= revision.page_count:
+    if (
+        revision is None
+        or document.source_type != "pdf"
+        or not 1 <= page <= revision.page_count
+    ):
         raise Http404("No such page.")
     try:
         png = page_png(revision, page)

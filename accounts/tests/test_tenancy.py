@@ -27,9 +27,8 @@ def test_a_scope_shows_only_its_tenants_rows(tenant_a, tenant_b):
 
 
 def test_tenant_scope_refuses_none():
-    with pytest.raises(ValueError):
-        with tenant_scope(None):
-            pass
+    with pytest.raises(ValueError), tenant_scope(None):
+        pass
 
 
 def test_api_keys_are_stored_only_as_hashes(tenant_a):

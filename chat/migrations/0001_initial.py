@@ -7,90 +7,227 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('ingest', '0003_fulltext'),
+        ("accounts", "0001_initial"),
+        ("ingest", "0003_fulltext"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ChatSession',
+            name="ChatSession",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('title', models.CharField(blank=True, max_length=200)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('collection', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='accounts.collection')),
-                ('documents', models.ManyToManyField(blank=True, related_name='+', to='ingest.document')),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.tenant')),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.UUIDField(
+                        default=uuid.uuid4,
+                        editable=False,
+                        primary_key=True,
+                        serialize=False,
+                    ),
+                ),
+                ("title", models.CharField(blank=True, max_length=200)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "collection",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="accounts.collection",
+                    ),
+                ),
+                (
+                    "documents",
+                    models.ManyToManyField(
+                        blank=True, related_name="+", to="ingest.document"
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.tenant",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-updated_at'],
+                "ordering": ["-updated_at"],
             },
         ),
         migrations.CreateModel(
-            name='Message',
+            name="Message",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('role', models.CharField(choices=[('user', 'User'), ('assistant', 'Assistant'), ('cell', 'Tabular cell')], max_length=16)),
-                ('content', models.TextField(blank=True)),
-                ('payload', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('complete', 'Complete'), ('generating', 'Generating'), ('failed', 'Failed')], default='complete', max_length=16)),
-                ('error', models.TextField(blank=True)),
-                ('model_name', models.CharField(blank=True, max_length=200)),
-                ('prompt_tokens', models.PositiveIntegerField(default=0)),
-                ('completion_tokens', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('reply_to', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='reply', to='chat.message')),
-                ('session', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='messages', to='chat.chatsession')),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.tenant')),
+                (
+                    "id",
+                    models.UUIDField(
+                        default=uuid.uuid4,
+                        editable=False,
+                        primary_key=True,
+                        serialize=False,
+                    ),
+                ),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[
+                            ("user", "User"),
+                            ("assistant", "Assistant"),
+                            ("cell", "Tabular cell"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("content", models.TextField(blank=True)),
+                ("payload", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("complete", "Complete"),
+                            ("generating", "Generating"),
+                            ("failed", "Failed"),
+                        ],
+                        default="complete",
+                        max_length=16,
+                    ),
+                ),
+                ("error", models.TextField(blank=True)),
+                ("model_name", models.CharField(blank=True, max_length=200)),
+                ("prompt_tokens", models.PositiveIntegerField(default=0)),
+                ("completion_tokens", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "reply_to",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="reply",
+                        to="chat.message",
+                    ),
+                ),
+                (
+                    "session",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="messages",
+                        to="chat.chatsession",
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.tenant",
+                    ),
+                ),
             ],
             options={
-                'db_table': 'messages',
-                'ordering': ['created_at'],
+                "db_table": "messages",
+                "ordering": ["created_at"],
             },
         ),
         migrations.CreateModel(
-            name='MessageSource',
+            name="MessageSource",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('ref_label', models.CharField(max_length=8)),
-                ('rank', models.PositiveSmallIntegerField()),
-                ('score', models.FloatField(default=0.0)),
-                ('chunk_uid', models.UUIDField()),
-                ('chunk_index', models.PositiveIntegerField(default=0)),
-                ('revision_id', models.UUIDField()),
-                ('file_id', models.UUIDField()),
-                ('document_title', models.CharField(max_length=500)),
-                ('source_type', models.CharField(max_length=16)),
-                ('page_start', models.PositiveIntegerField(default=1)),
-                ('page_end', models.PositiveIntegerField(default=1)),
-                ('start_offset', models.PositiveIntegerField()),
-                ('end_offset', models.PositiveIntegerField()),
-                ('chunk', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='ingest.documentchunk')),
-                ('document', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='ingest.document')),
-                ('message', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sources', to='chat.message')),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.tenant')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True,
+                        primary_key=True,
+                        serialize=False,
+                        verbose_name="ID",
+                    ),
+                ),
+                ("ref_label", models.CharField(max_length=8)),
+                ("rank", models.PositiveSmallIntegerField()),
+                ("score", models.FloatField(default=0.0)),
+                ("chunk_uid", models.UUIDField()),
+                ("chunk_index", models.PositiveIntegerField(default=0)),
+                ("revision_id", models.UUIDField()),
+                ("file_id", models.UUIDField()),
+                ("document_title", models.CharField(max_length=500)),
+                ("source_type", models.CharField(max_length=16)),
+                ("page_start", models.PositiveIntegerField(default=1)),
+                ("page_end", models.PositiveIntegerField(default=1)),
+                ("start_offset", models.PositiveIntegerField()),
+                ("end_offset", models.PositiveIntegerField()),
+                (
+                    "chunk",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="ingest.documentchunk",
+                    ),
+                ),
+                (
+                    "document",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="ingest.document",
+                    ),
+                ),
+                (
+                    "message",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="sources",
+                        to="chat.message",
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.tenant",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['message', 'rank'],
+                "ordering": ["message", "rank"],
             },
         ),
         migrations.AddConstraint(
-            model_name='chatsession',
-            constraint=models.UniqueConstraint(fields=('tenant', 'id'), name='uniq_chatsession_tenant_id'),
+            model_name="chatsession",
+            constraint=models.UniqueConstraint(
+                fields=("tenant", "id"), name="uniq_chatsession_tenant_id"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='message',
-            constraint=models.UniqueConstraint(fields=('tenant', 'id'), name='uniq_message_tenant_id'),
+            model_name="message",
+            constraint=models.UniqueConstraint(
+                fields=("tenant", "id"), name="uniq_message_tenant_id"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='messagesource',
-            constraint=models.UniqueConstraint(fields=('message', 'ref_label'), name='uniq_source_message_ref'),
+            model_name="messagesource",
+            constraint=models.UniqueConstraint(
+                fields=("message", "ref_label"), name="uniq_source_message_ref"
+            ),
         ),
     ]

@@ -28,7 +28,15 @@ XSS = [
     "{{ secret }}",
     "\u202etxt.exe",
 ]
-ALLOWED_HX = {"hx-get", "hx-post", "hx-target", "hx-swap", "hx-trigger", "hx-encoding", "hx-headers"}
+ALLOWED_HX = {
+    "hx-get",
+    "hx-post",
+    "hx-target",
+    "hx-swap",
+    "hx-trigger",
+    "hx-encoding",
+    "hx-headers",
+}
 
 
 def _ask(tenant, user, question, capture):
@@ -51,12 +59,22 @@ def _assert_inert(html: str, templates_own_scripts: int) -> None:
     assert "<script>window.__xss" not in html and "<img src=x" not in html
 
 
-def test_model_and_document_text_is_rendered_inert(tenant_a, alice, alice_client, llm, django_capture_on_commit_callbacks):
+def test_model_and_document_text_is_rendered_inert(
+    tenant_a, alice, alice_client, llm, django_capture_on_commit_callbacks
+):
     """SEC-07 / LLM-03: answers, quotes, titles and passages full of markup."""
     payload = " ".join(XSS)
-    make_document(tenant_a, f"Clause one. {payload} The fee is due.", title=f"<b>{XSS[1]}</b>")
-    llm.script(Reply.answer(f'See "{XSS[0]}" (Source: [S1]) and {XSS[1]} "{payload}" (Source: [S1]).'))
-    session, message = _ask(tenant_a, alice, "fee due clause", django_capture_on_commit_callbacks)
+    make_document(
+        tenant_a, f"Clause one. {payload} The fee is due.", title=f"<b>{XSS[1]}</b>"
+    )
+    llm.script(
+        Reply.answer(
+            f'See "{XSS[0]}" (Source: [S1]) and {XSS[1]} "{payload}" (Source: [S1]).'
+        )
+    )
+    session, message = _ask(
+        tenant_a, alice, "fee due clause", django_capture_on_commit_callbacks
+    )
     page = alice_client.get(reverse("chat:session", args=[session.pk])).content.decode()
     _assert_inert(page, templates_own_scripts=0)
     assert "&lt;script&gt;window.__xss=1&lt;/script&gt;" in page
@@ -64,13 +82,19 @@ def test_model_and_document_text_is_rendered_inert(tenant_a, alice, alice_client
         citations = list(MessageCitation.objects.filter(message=message))
     assert citations
     for citation in citations:
-        panel = alice_client.get(reverse("chat:citation", args=[citation.pk])).content.decode()
+        panel = alice_client.get(
+            reverse("chat:citation", args=[citation.pk])
+        ).content.decode()
         _assert_inert(panel, templates_own_scripts=0)
 
 
-def test_another_tenant_sees_none_of_a_chat(tenant_a, alice, charlie_client, django_capture_on_commit_callbacks):
+def test_another_tenant_sees_none_of_a_chat(
+    tenant_a, alice, charlie_client, django_capture_on_commit_callbacks
+):
     make_document(tenant_a, "The notice period is ninety days.", title="MSA")
-    session, message = _ask(tenant_a, alice, "notice period", django_capture_on_commit_callbacks)
+    session, message = _ask(
+        tenant_a, alice, "notice period", django_capture_on_commit_callbacks
+    )
     with unscoped():
         citation = MessageCitation.objects.filter(message=message).first()
         question = Message.objects.get(pk=message.reply_to_id)
@@ -81,19 +105,34 @@ def test_another_tenant_sees_none_of_a_chat(tenant_a, alice, charlie_client, dja
         reverse("chat:message-stream", args=[question.pk]),
     ):
         assert charlie_client.get(url).status_code == 404, url
-    assert charlie_client.post(reverse("chat:message-create", args=[session.pk]), {"question": "x"}).status_code == 404
-    assert "notice period" not in charlie_client.get(reverse("chat:home") + "?new=1").content.decode()
+    assert (
+        charlie_client.post(
+            reverse("chat:message-create", args=[session.pk]), {"question": "x"}
+        ).status_code
+        == 404
+    )
+    assert (
+        "notice period"
+        not in charlie_client.get(reverse("chat:home") + "?new=1").content.decode()
+    )
 
 
-def test_a_message_polls_only_while_a_citation_is_pending(tenant_a, alice, alice_client, django_capture_on_commit_callbacks):
+def test_a_message_polls_only_while_a_citation_is_pending(
+    tenant_a, alice, alice_client, django_capture_on_commit_callbacks
+):
     make_document(tenant_a, "The notice period is ninety days.", title="MSA")
-    _, message = _ask(tenant_a, alice, "notice period", django_capture_on_commit_callbacks)
+    _, message = _ask(
+        tenant_a, alice, "notice period", django_capture_on_commit_callbacks
+    )
     url = reverse("chat:message", args=[message.pk])
     assert 'hx-trigger="every 2s"' not in alice_client.get(url).content.decode()
     with unscoped():
         MessageCitation.objects.filter(message=message).update(
-            verification_status="pending", verified=False, verification_method=None,
-            verification_confidence=None, verified_at=None,
+            verification_status="pending",
+            verified=False,
+            verification_method=None,
+            verification_confidence=None,
+            verified_at=None,
         )
     html = alice_client.get(url).content.decode()
     assert 'hx-trigger="every 2s"' in html and "badge--pending" in html
@@ -104,17 +143,27 @@ def test_a_failed_answer_offers_a_retry_that_answers_the_same_question(
 ):
     make_document(tenant_a, "The notice period is ninety days.", title="MSA")
     llm.respond_with(lambda request: Reply.error(503, "overloaded"))
-    session, failed = _ask(tenant_a, alice, "notice period", django_capture_on_commit_callbacks)
+    session, failed = _ask(
+        tenant_a, alice, "notice period", django_capture_on_commit_callbacks
+    )
     html = alice_client.get(reverse("chat:session", args=[session.pk])).content.decode()
     assert "could not be produced" in html and 'data-testid="retry"' in html
-    llm.respond_with(lambda request: Reply.answer('"The notice period is ninety days." (Source: [S1])'))
+    llm.respond_with(
+        lambda request: Reply.answer(
+            '"The notice period is ninety days." (Source: [S1])'
+        )
+    )
     with django_capture_on_commit_callbacks(execute=True):
         response = alice_client.post(reverse("chat:message-retry", args=[failed.pk]))
     assert response.status_code == 302
     with tenant_scope(tenant_a):
         answers = list(Message.objects.filter(session=session, role="assistant"))
     assert [a.status for a in answers] == ["complete"]
-    assert MessageCitation.objects.with_scope(tenant=tenant_a.pk).get(message=answers[0]).verified
+    assert (
+        MessageCitation.objects.with_scope(tenant=tenant_a.pk)
+        .get(message=answers[0])
+        .verified
+    )
 
 
 def test_streaming_sends_deltas_then_the_stored_message(tenant_a, alice, alice_client):
@@ -122,7 +171,9 @@ def test_streaming_sends_deltas_then_the_stored_message(tenant_a, alice, alice_c
     with tenant_scope(tenant_a):
         session = session_create(tenant=tenant_a, user=alice)
     response = alice_client.post(
-        reverse("chat:message-create", args=[session.pk]), {"question": "notice period"}, HTTP_HX_REQUEST="true"
+        reverse("chat:message-create", args=[session.pk]),
+        {"question": "notice period"},
+        HTTP_HX_REQUEST="true",
     )
     assert 'data-stream-url="' in response.content.decode()
     with unscoped():
@@ -140,13 +191,36 @@ def test_streaming_sends_deltas_then_the_stored_message(tenant_a, alice, alice_c
 
 
 def test_ask_command_prints_the_payload_with_verdicts(tenant_a):
-    make_document(tenant_a, "The notice period is ninety (90) days.", title="MSA", source_type="pdf")
+    make_document(
+        tenant_a,
+        "The notice period is ninety (90) days.",
+        title="MSA",
+        source_type="pdf",
+    )
     out = io.StringIO()
-    call_command("ask", "What is the notice period?", "--tenant", "tenant-a", "--json", stdout=out)
+    call_command(
+        "ask",
+        "What is the notice period?",
+        "--tenant",
+        "tenant-a",
+        "--json",
+        stdout=out,
+    )
     payload = json.loads(out.getvalue())
     assert payload["answer"] and payload["citations"]
     citation = payload["citations"][0]
-    for key in ("status", "method", "match_type", "confidence", "start", "end", "page", "source_text",
-                "quoted_text", "doc_id", "doc_title"):
+    for key in (
+        "status",
+        "method",
+        "match_type",
+        "confidence",
+        "start",
+        "end",
+        "page",
+        "source_text",
+        "quoted_text",
+        "doc_id",
+        "doc_title",
+    ):
         assert key in citation, key
     assert citation["status"] == "verified" and citation["doc_title"] == "MSA"

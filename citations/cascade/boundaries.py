@@ -22,9 +22,7 @@ def _number_joint(text: str, left: int, right: int) -> bool:
     around a thousands or decimal separator)."""
     if not (0 <= left < len(text) and 0 <= right < len(text)):
         return False
-    if text[left].isdigit() and text[right].isdigit():
-        return True
-    return False
+    return text[left].isdigit() and text[right].isdigit()
 
 
 def cut_token(text: str, start: int, end: int) -> str | None:
@@ -33,7 +31,9 @@ def cut_token(text: str, start: int, end: int) -> str | None:
         return None
     if start > 0:
         before, first = text[start - 1], text[start]
-        if (_wordish(before) and _wordish(first)) or _number_joint(text, start - 1, start):
+        if (_wordish(before) and _wordish(first)) or _number_joint(
+            text, start - 1, start
+        ):
             return f"starts inside “{_token_at(text, start)}”"
         if before in ",." and first.isdigit() and _number_joint(text, start - 2, start):
             return f"starts inside the number “{_token_at(text, start)}”"
@@ -48,9 +48,15 @@ def cut_token(text: str, start: int, end: int) -> str | None:
 
 def _token_at(text: str, i: int) -> str:
     lo = i
-    while lo > 0 and (text[lo - 1].isalnum() or (text[lo - 1] in ",." and lo > 1 and text[lo - 2].isdigit())):
+    while lo > 0 and (
+        text[lo - 1].isalnum()
+        or (text[lo - 1] in ",." and lo > 1 and text[lo - 2].isdigit())
+    ):
         lo -= 1
     hi = i + 1
-    while hi < len(text) and (text[hi].isalnum() or (text[hi] in ",." and hi + 1 < len(text) and text[hi + 1].isdigit())):
+    while hi < len(text) and (
+        text[hi].isalnum()
+        or (text[hi] in ",." and hi + 1 < len(text) and text[hi + 1].isdigit())
+    ):
         hi += 1
     return text[lo:hi][:40]

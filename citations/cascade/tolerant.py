@@ -16,8 +16,6 @@ Every offset here is in folded space until `_source_span` maps it back.
 
 from __future__ import annotations
 
-from citations.cascade.boundaries import cut_token
-
 import re
 from bisect import bisect_left
 from collections import Counter
@@ -27,6 +25,7 @@ from functools import lru_cache
 from rapidfuzz.distance import Levenshtein
 
 from citations.cascade.align import place, place_in_window
+from citations.cascade.boundaries import cut_token
 from citations.cascade.folding import IGNORABLE, OCR_SAME_LENGTH, fold, ocr_skeleton
 from citations.cascade.guards import fuzzy_difference
 from citations.cascade.prepared import PreparedText, word_bigrams

@@ -18,11 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from citations.cascade.boundaries import cut_token
 from citations.cascade.elision import find_elided, split_quote
 from citations.cascade.folding import IGNORABLE, PUNCTUATION_FOLDS
 from citations.cascade.judging import Judge, ensemble_vote, vote
 from citations.cascade.prepared import PreparedText, cached, prepare
-from citations.cascade.boundaries import cut_token
 from citations.cascade.tolerant import Found, Near, find_exact, find_tolerant
 from citations.cascade.verdict import (
     ENSEMBLE,
@@ -115,7 +115,12 @@ def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
     if found is not None and found.match_type != "exact":
         cut = cut_token(text, found.start, found.end)
         if cut is not None:
-            return Match(None, None, f"the matching text {cut}: not a whole quotation", match.stages)
+            return Match(
+                None,
+                None,
+                f"the matching text {cut}: not a whole quotation",
+                match.stages,
+            )
     return match
 
 

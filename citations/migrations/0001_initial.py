@@ -9,174 +9,448 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('chat', '0001_initial'),
-        ('ingest', '0003_fulltext'),
+        ("accounts", "0001_initial"),
+        ("chat", "0001_initial"),
+        ("ingest", "0003_fulltext"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='MessageCitation',
+            name="MessageCitation",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('source_offset_start', models.IntegerField()),
-                ('source_offset_end', models.IntegerField()),
-                ('source_page', models.IntegerField(blank=True, null=True)),
-                ('source_text', models.TextField()),
-                ('verified', models.BooleanField(db_default=False, default=False)),
-                ('verification_method', models.TextField(blank=True, choices=[('exact_match', 'Exact match'), ('tolerant_match', 'Tolerant match'), ('llm_judge', 'LLM judge'), ('ensemble', 'Ensemble'), ('failed', 'Failed')], null=True)),
-                ('verification_confidence', models.DecimalField(blank=True, decimal_places=2, max_digits=3, null=True)),
-                ('created_at', models.DateTimeField(db_default=django.db.models.functions.datetime.Now(), default=django.utils.timezone.now)),
-                ('quoted_text', models.TextField(blank=True)),
-                ('match_type', models.CharField(blank=True, choices=[('exact', 'Exact'), ('normalized', 'Normalized'), ('fuzzy', 'Fuzzy'), ('paraphrase', 'Paraphrase'), ('not_found', 'Not found')], max_length=16, null=True)),
-                ('match_score', models.FloatField(blank=True, null=True)),
-                ('verification_status', models.CharField(choices=[('verified', 'Verified'), ('failed', 'Failed'), ('pending', 'Pending'), ('unverified', 'Unverified'), ('out_of_provenance', 'Out of provenance')], default='pending', max_length=20)),
-                ('reason', models.TextField(blank=True)),
-                ('mis_attributed_to', models.CharField(blank=True, max_length=8)),
-                ('chunk_id', models.UUIDField(blank=True, null=True)),
-                ('revision_id', models.UUIDField(blank=True, null=True)),
-                ('document_id', models.UUIDField(blank=True, null=True)),
-                ('document_name', models.CharField(blank=True, max_length=500)),
-                ('revision_length', models.IntegerField(blank=True, null=True)),
-                ('execution_context_type', models.CharField(default='chat', max_length=32)),
-                ('execution_context_id', models.CharField(blank=True, max_length=64)),
-                ('ref_label', models.CharField(blank=True, max_length=8)),
-                ('answer_start', models.IntegerField(blank=True, null=True)),
-                ('answer_end', models.IntegerField(blank=True, null=True)),
-                ('candidate_text', models.TextField(blank=True)),
-                ('verified_at', models.DateTimeField(blank=True, null=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('message', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='citations', to='chat.message')),
-                ('source_file', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='ingest.file')),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.tenant')),
+                (
+                    "id",
+                    models.UUIDField(
+                        default=uuid.uuid4,
+                        editable=False,
+                        primary_key=True,
+                        serialize=False,
+                    ),
+                ),
+                ("source_offset_start", models.IntegerField()),
+                ("source_offset_end", models.IntegerField()),
+                ("source_page", models.IntegerField(blank=True, null=True)),
+                ("source_text", models.TextField()),
+                ("verified", models.BooleanField(db_default=False, default=False)),
+                (
+                    "verification_method",
+                    models.TextField(
+                        blank=True,
+                        choices=[
+                            ("exact_match", "Exact match"),
+                            ("tolerant_match", "Tolerant match"),
+                            ("llm_judge", "LLM judge"),
+                            ("ensemble", "Ensemble"),
+                            ("failed", "Failed"),
+                        ],
+                        null=True,
+                    ),
+                ),
+                (
+                    "verification_confidence",
+                    models.DecimalField(
+                        blank=True, decimal_places=2, max_digits=3, null=True
+                    ),
+                ),
+                (
+                    "created_at",
+                    models.DateTimeField(
+                        db_default=django.db.models.functions.datetime.Now(),
+                        default=django.utils.timezone.now,
+                    ),
+                ),
+                ("quoted_text", models.TextField(blank=True)),
+                (
+                    "match_type",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("exact", "Exact"),
+                            ("normalized", "Normalized"),
+                            ("fuzzy", "Fuzzy"),
+                            ("paraphrase", "Paraphrase"),
+                            ("not_found", "Not found"),
+                        ],
+                        max_length=16,
+                        null=True,
+                    ),
+                ),
+                ("match_score", models.FloatField(blank=True, null=True)),
+                (
+                    "verification_status",
+                    models.CharField(
+                        choices=[
+                            ("verified", "Verified"),
+                            ("failed", "Failed"),
+                            ("pending", "Pending"),
+                            ("unverified", "Unverified"),
+                            ("out_of_provenance", "Out of provenance"),
+                        ],
+                        default="pending",
+                        max_length=20,
+                    ),
+                ),
+                ("reason", models.TextField(blank=True)),
+                ("mis_attributed_to", models.CharField(blank=True, max_length=8)),
+                ("chunk_id", models.UUIDField(blank=True, null=True)),
+                ("revision_id", models.UUIDField(blank=True, null=True)),
+                ("document_id", models.UUIDField(blank=True, null=True)),
+                ("document_name", models.CharField(blank=True, max_length=500)),
+                ("revision_length", models.IntegerField(blank=True, null=True)),
+                (
+                    "execution_context_type",
+                    models.CharField(default="chat", max_length=32),
+                ),
+                ("execution_context_id", models.CharField(blank=True, max_length=64)),
+                ("ref_label", models.CharField(blank=True, max_length=8)),
+                ("answer_start", models.IntegerField(blank=True, null=True)),
+                ("answer_end", models.IntegerField(blank=True, null=True)),
+                ("candidate_text", models.TextField(blank=True)),
+                ("verified_at", models.DateTimeField(blank=True, null=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "message",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="citations",
+                        to="chat.message",
+                    ),
+                ),
+                (
+                    "source_file",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="ingest.file",
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.tenant",
+                    ),
+                ),
             ],
             options={
-                'db_table': 'message_citations',
-                'ordering': ['-created_at'],
+                "db_table": "message_citations",
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='CitationVerification',
+            name="CitationVerification",
             fields=[
-                ('id', models.BigAutoField(primary_key=True, serialize=False)),
-                ('revision_id', models.UUIDField(blank=True, null=True)),
-                ('trigger', models.CharField(default='initial', max_length=32)),
-                ('verification_status', models.CharField(choices=[('verified', 'Verified'), ('failed', 'Failed'), ('pending', 'Pending'), ('unverified', 'Unverified'), ('out_of_provenance', 'Out of provenance')], max_length=20)),
-                ('verification_method', models.CharField(choices=[('exact_match', 'Exact match'), ('tolerant_match', 'Tolerant match'), ('llm_judge', 'LLM judge'), ('ensemble', 'Ensemble'), ('failed', 'Failed')], max_length=20)),
-                ('match_type', models.CharField(choices=[('exact', 'Exact'), ('normalized', 'Normalized'), ('fuzzy', 'Fuzzy'), ('paraphrase', 'Paraphrase'), ('not_found', 'Not found')], max_length=16)),
-                ('confidence', models.FloatField(blank=True, null=True)),
-                ('match_score', models.FloatField(blank=True, null=True)),
-                ('source_offset_start', models.IntegerField(blank=True, null=True)),
-                ('source_offset_end', models.IntegerField(blank=True, null=True)),
-                ('reason', models.TextField(blank=True)),
-                ('stages', models.JSONField(blank=True, default=list)),
-                ('models_used', models.JSONField(blank=True, default=list)),
-                ('duration_ms', models.FloatField(default=0.0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.tenant')),
-                ('citation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='verifications', to='citations.messagecitation')),
+                ("id", models.BigAutoField(primary_key=True, serialize=False)),
+                ("revision_id", models.UUIDField(blank=True, null=True)),
+                ("trigger", models.CharField(default="initial", max_length=32)),
+                (
+                    "verification_status",
+                    models.CharField(
+                        choices=[
+                            ("verified", "Verified"),
+                            ("failed", "Failed"),
+                            ("pending", "Pending"),
+                            ("unverified", "Unverified"),
+                            ("out_of_provenance", "Out of provenance"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "verification_method",
+                    models.CharField(
+                        choices=[
+                            ("exact_match", "Exact match"),
+                            ("tolerant_match", "Tolerant match"),
+                            ("llm_judge", "LLM judge"),
+                            ("ensemble", "Ensemble"),
+                            ("failed", "Failed"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "match_type",
+                    models.CharField(
+                        choices=[
+                            ("exact", "Exact"),
+                            ("normalized", "Normalized"),
+                            ("fuzzy", "Fuzzy"),
+                            ("paraphrase", "Paraphrase"),
+                            ("not_found", "Not found"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("confidence", models.FloatField(blank=True, null=True)),
+                ("match_score", models.FloatField(blank=True, null=True)),
+                ("source_offset_start", models.IntegerField(blank=True, null=True)),
+                ("source_offset_end", models.IntegerField(blank=True, null=True)),
+                ("reason", models.TextField(blank=True)),
+                ("stages", models.JSONField(blank=True, default=list)),
+                ("models_used", models.JSONField(blank=True, default=list)),
+                ("duration_ms", models.FloatField(default=0.0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.tenant",
+                    ),
+                ),
+                (
+                    "citation",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="verifications",
+                        to="citations.messagecitation",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='CitationReview',
+            name="CitationReview",
             fields=[
-                ('id', models.BigAutoField(primary_key=True, serialize=False)),
-                ('decision', models.CharField(choices=[('accept', 'Accepted'), ('reject', 'Rejected')], max_length=8)),
-                ('note', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('reviewer', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.tenant')),
-                ('citation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reviews', to='citations.messagecitation')),
+                ("id", models.BigAutoField(primary_key=True, serialize=False)),
+                (
+                    "decision",
+                    models.CharField(
+                        choices=[("accept", "Accepted"), ("reject", "Rejected")],
+                        max_length=8,
+                    ),
+                ),
+                ("note", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "reviewer",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.tenant",
+                    ),
+                ),
+                (
+                    "citation",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="reviews",
+                        to="citations.messagecitation",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='UnsourcedCitation',
+            name="UnsourcedCitation",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('ref_label', models.CharField(max_length=32)),
-                ('quoted_text', models.TextField(blank=True)),
-                ('reason', models.TextField(blank=True)),
-                ('answer_start', models.IntegerField(blank=True, null=True)),
-                ('answer_end', models.IntegerField(blank=True, null=True)),
-                ('execution_context_type', models.CharField(default='chat', max_length=32)),
-                ('execution_context_id', models.CharField(blank=True, max_length=64)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('message', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='unsourced_citations', to='chat.message')),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.tenant')),
+                (
+                    "id",
+                    models.UUIDField(
+                        default=uuid.uuid4,
+                        editable=False,
+                        primary_key=True,
+                        serialize=False,
+                    ),
+                ),
+                ("ref_label", models.CharField(max_length=32)),
+                ("quoted_text", models.TextField(blank=True)),
+                ("reason", models.TextField(blank=True)),
+                ("answer_start", models.IntegerField(blank=True, null=True)),
+                ("answer_end", models.IntegerField(blank=True, null=True)),
+                (
+                    "execution_context_type",
+                    models.CharField(default="chat", max_length=32),
+                ),
+                ("execution_context_id", models.CharField(blank=True, max_length=64)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "message",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="unsourced_citations",
+                        to="chat.message",
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.tenant",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.AddIndex(
-            model_name='messagecitation',
-            index=models.Index(fields=['message'], name='idx_message_citations_message'),
+            model_name="messagecitation",
+            index=models.Index(
+                fields=["message"], name="idx_message_citations_message"
+            ),
         ),
         migrations.AddIndex(
-            model_name='messagecitation',
-            index=models.Index(fields=['source_file'], name='idx_message_citations_file'),
+            model_name="messagecitation",
+            index=models.Index(
+                fields=["source_file"], name="idx_message_citations_file"
+            ),
         ),
         migrations.AddIndex(
-            model_name='messagecitation',
-            index=models.Index(fields=['tenant', '-created_at'], name='idx_citations_tenant_created'),
+            model_name="messagecitation",
+            index=models.Index(
+                fields=["tenant", "-created_at"], name="idx_citations_tenant_created"
+            ),
         ),
         migrations.AddIndex(
-            model_name='messagecitation',
-            index=models.Index(fields=['tenant', 'verification_status'], name='idx_citations_tenant_status'),
+            model_name="messagecitation",
+            index=models.Index(
+                fields=["tenant", "verification_status"],
+                name="idx_citations_tenant_status",
+            ),
         ),
         migrations.AddIndex(
-            model_name='messagecitation',
-            index=models.Index(fields=['tenant', 'document_id'], name='idx_citations_tenant_doc'),
+            model_name="messagecitation",
+            index=models.Index(
+                fields=["tenant", "document_id"], name="idx_citations_tenant_doc"
+            ),
         ),
         migrations.AddIndex(
-            model_name='messagecitation',
-            index=models.Index(fields=['chunk_id', 'revision_id'], name='idx_citations_chunk_rev'),
+            model_name="messagecitation",
+            index=models.Index(
+                fields=["chunk_id", "revision_id"], name="idx_citations_chunk_rev"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='messagecitation',
-            constraint=models.CheckConstraint(condition=models.Q(('source_offset_start__gte', 0)), name='chk_message_citations_offset_start_nonneg'),
+            model_name="messagecitation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("source_offset_start__gte", 0)),
+                name="chk_message_citations_offset_start_nonneg",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='messagecitation',
-            constraint=models.CheckConstraint(condition=models.Q(('source_offset_end__gt', models.F('source_offset_start'))), name='chk_message_citations_offset_end_gt_start'),
+            model_name="messagecitation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("source_offset_end__gt", models.F("source_offset_start"))
+                ),
+                name="chk_message_citations_offset_end_gt_start",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='messagecitation',
-            constraint=models.CheckConstraint(condition=models.Q(('verification_method__isnull', True), ('verification_method__in', ['exact_match', 'tolerant_match', 'llm_judge', 'ensemble', 'failed']), _connector='OR'), name='chk_message_citations_method_values'),
+            model_name="messagecitation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("verification_method__isnull", True),
+                    (
+                        "verification_method__in",
+                        [
+                            "exact_match",
+                            "tolerant_match",
+                            "llm_judge",
+                            "ensemble",
+                            "failed",
+                        ],
+                    ),
+                    _connector="OR",
+                ),
+                name="chk_message_citations_method_values",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='messagecitation',
-            constraint=models.CheckConstraint(condition=models.Q(('verification_confidence__isnull', True), models.Q(('verification_confidence__gte', 0), ('verification_confidence__lte', 1)), _connector='OR'), name='chk_message_citations_confidence_range'),
+            model_name="messagecitation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("verification_confidence__isnull", True),
+                    models.Q(
+                        ("verification_confidence__gte", 0),
+                        ("verification_confidence__lte", 1),
+                    ),
+                    _connector="OR",
+                ),
+                name="chk_message_citations_confidence_range",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='messagecitation',
-            constraint=models.CheckConstraint(condition=models.Q(('verified', False), ('verification_method__isnull', False), _connector='OR'), name='chk_message_citations_verified_has_method'),
+            model_name="messagecitation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("verified", False),
+                    ("verification_method__isnull", False),
+                    _connector="OR",
+                ),
+                name="chk_message_citations_verified_has_method",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='messagecitation',
-            constraint=models.CheckConstraint(condition=models.Q(('verification_status__in', ['verified', 'failed', 'pending', 'unverified', 'out_of_provenance'])), name='chk_message_citations_status_values'),
+            model_name="messagecitation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "verification_status__in",
+                        [
+                            "verified",
+                            "failed",
+                            "pending",
+                            "unverified",
+                            "out_of_provenance",
+                        ],
+                    )
+                ),
+                name="chk_message_citations_status_values",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='messagecitation',
-            constraint=models.CheckConstraint(condition=models.Q(('verified', False), models.Q(('verification_status', 'verified'), ('verified_at__isnull', False)), _connector='OR'), name='chk_message_citations_verified_consistent'),
+            model_name="messagecitation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("verified", False),
+                    models.Q(
+                        ("verification_status", "verified"),
+                        ("verified_at__isnull", False),
+                    ),
+                    _connector="OR",
+                ),
+                name="chk_message_citations_verified_consistent",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='messagecitation',
-            constraint=models.CheckConstraint(condition=models.Q(('revision_length__isnull', True), ('source_offset_end__lte', models.F('revision_length')), _connector='OR'), name='chk_message_citations_end_within_text'),
+            model_name="messagecitation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("revision_length__isnull", True),
+                    ("source_offset_end__lte", models.F("revision_length")),
+                    _connector="OR",
+                ),
+                name="chk_message_citations_end_within_text",
+            ),
         ),
         migrations.AddIndex(
-            model_name='unsourcedcitation',
-            index=models.Index(fields=['tenant', '-created_at'], name='idx_unsourced_tenant_created'),
+            model_name="unsourcedcitation",
+            index=models.Index(
+                fields=["tenant", "-created_at"], name="idx_unsourced_tenant_created"
+            ),
         ),
     ]

@@ -16,7 +16,9 @@ def pg_uuid_default(apps, schema_editor):
 
 def pg_uuid_default_drop(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("ALTER TABLE message_citations ALTER COLUMN id DROP DEFAULT;")
+        schema_editor.execute(
+            "ALTER TABLE message_citations ALTER COLUMN id DROP DEFAULT;"
+        )
 
 
 class Migration(migrations.Migration):

@@ -37,13 +37,17 @@ def forwards(apps, schema_editor):
                     [column],
                 )
                 for (name,) in cursor.fetchall():
-                    cursor.execute(f'ALTER TABLE message_citations DROP CONSTRAINT "{name}"')
+                    cursor.execute(
+                        f'ALTER TABLE message_citations DROP CONSTRAINT "{name}"'
+                    )
                 cursor.execute(
                     f'ALTER TABLE message_citations ADD CONSTRAINT "message_citations_{column}_fkey" '
                     f'FOREIGN KEY ("{column}") REFERENCES "{parent}" ("id") ON DELETE CASCADE'
                 )
         elif connection.vendor == "sqlite":
-            cursor.execute("SELECT sql FROM sqlite_master WHERE type='table' AND name='message_citations'")
+            cursor.execute(
+                "SELECT sql FROM sqlite_master WHERE type='table' AND name='message_citations'"
+            )
             sql = cursor.fetchone()[0]
             for column, parent in FKS:
                 sql = sql.replace(

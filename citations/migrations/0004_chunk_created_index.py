@@ -4,21 +4,22 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('chat', '0002_tenant_guards'),
-        ('citations', '0003_db_on_delete_cascade'),
-        ('ingest', '0005_fulltext_term_stats'),
+        ("accounts", "0001_initial"),
+        ("chat", "0002_tenant_guards"),
+        ("citations", "0003_db_on_delete_cascade"),
+        ("ingest", "0005_fulltext_term_stats"),
     ]
 
     operations = [
         migrations.RemoveIndex(
-            model_name='messagecitation',
-            name='idx_citations_chunk_rev',
+            model_name="messagecitation",
+            name="idx_citations_chunk_rev",
         ),
         migrations.AddIndex(
-            model_name='messagecitation',
-            index=models.Index(fields=['chunk_id', '-created_at'], name='idx_citations_chunk_created'),
+            model_name="messagecitation",
+            index=models.Index(
+                fields=["chunk_id", "-created_at"], name="idx_citations_chunk_created"
+            ),
         ),
     ]

@@ -26,7 +26,10 @@ def test_a_quote_cut_inside_a_token_fails(quote):
     assert not verdict.verified, verdict
 
 
-@pytest.mark.parametrize("quote", ["The annual fee is $12,000", "1,000 units were shipped", "payable in advance."])
+@pytest.mark.parametrize(
+    "quote",
+    ["The annual fee is $12,000", "1,000 units were shipped", "payable in advance."],
+)
 def test_whole_token_quotes_still_verify(quote):
     verdict = verify_quote(FEE, quote)
     assert verdict.verified and verdict.method == "exact_match"

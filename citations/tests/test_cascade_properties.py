@@ -10,8 +10,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from citations.cascade.boundaries import cut_token
 from citations.cascade import verify_quote
+from citations.cascade.boundaries import cut_token
 from citations.cascade.folding import fold, ocr_skeleton
 from citations.cascade.guards import features
 from citations.cascade.prepared import clear_cache

@@ -30,16 +30,16 @@ def parts(tenant_a):
 
 def _row(parts, **overrides):
     tenant, document, message = parts
-    fields = dict(
-        tenant=tenant,
-        message=message,
-        source_file=document.file,
-        source_offset_start=0,
-        source_offset_end=10,
-        source_text="The Suppli",
-        quoted_text="The Suppli",
-        verification_status="pending",
-    )
+    fields = {
+        "tenant": tenant,
+        "message": message,
+        "source_file": document.file,
+        "source_offset_start": 0,
+        "source_offset_end": 10,
+        "source_text": "The Suppli",
+        "quoted_text": "The Suppli",
+        "verification_status": "pending",
+    }
     fields.update(overrides)
     return fields
 
@@ -106,7 +106,7 @@ def test_a_citation_cannot_point_at_another_tenants_file(parts, tenant_b):
 def test_a_revision_cannot_belong_to_another_tenants_document(parts, tenant_b):
     from ingest.models import DocumentRevision
 
-    tenant, document, _ = parts
+    _, document, _ = parts
     with unscoped(), pytest.raises(IntegrityError), transaction.atomic():
         DocumentRevision.objects.create(
             tenant=tenant_b,
@@ -120,7 +120,7 @@ def test_a_revision_cannot_belong_to_another_tenants_document(parts, tenant_b):
 
 
 def test_deleting_a_message_deletes_its_citations_in_the_database(parts):
-    tenant, document, message = parts
+    _, _, message = parts
     with unscoped():
         MessageCitation.objects.create(**_row(parts))
     from django.db import connection

@@ -19,7 +19,10 @@ def _kept(tenant):
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("SELECT status, n FROM citation_status_counts WHERE tenant_id = %s", [tenant.pk])
+        cursor.execute(
+            "SELECT status, n FROM citation_status_counts WHERE tenant_id = %s",
+            [tenant.pk],
+        )
         return {status: n for status, n in cursor.fetchall() if n}
 
 
@@ -38,25 +41,45 @@ def test_trigger_kept_counts_follow_inserts_updates_and_deletes(tenant_a, tenant
     other = make_document(tenant_b, "Other text.")
     with unscoped():
         session = ChatSession.objects.create(tenant=tenant_a)
-        message = Message.objects.create(tenant=tenant_a, session=session, role="assistant")
+        message = Message.objects.create(
+            tenant=tenant_a, session=session, role="assistant"
+        )
         session_b = ChatSession.objects.create(tenant=tenant_b)
-        message_b = Message.objects.create(tenant=tenant_b, session=session_b, role="assistant")
+        message_b = Message.objects.create(
+            tenant=tenant_b, session=session_b, role="assistant"
+        )
         rows = MessageCitation.objects.bulk_create(
             [
-                MessageCitation(tenant=tenant_a, message=message, source_file=document.file,
-                                source_offset_start=0, source_offset_end=4, source_text="Text",
-                                verification_status="pending")
+                MessageCitation(
+                    tenant=tenant_a,
+                    message=message,
+                    source_file=document.file,
+                    source_offset_start=0,
+                    source_offset_end=4,
+                    source_text="Text",
+                    verification_status="pending",
+                )
                 for _ in range(5)
             ]
         )
-        MessageCitation.objects.create(tenant=tenant_b, message=message_b, source_file=other.file,
-                                       source_offset_start=0, source_offset_end=5, source_text="Other",
-                                       document_name="Test document")
+        MessageCitation.objects.create(
+            tenant=tenant_b,
+            message=message_b,
+            source_file=other.file,
+            source_offset_start=0,
+            source_offset_end=5,
+            source_text="Other",
+            document_name="Test document",
+        )
         MessageCitation.objects.filter(pk__in=[r.pk for r in rows[:3]]).update(
-            verification_status="verified", verified=True, verification_method="exact_match",
+            verification_status="verified",
+            verified=True,
+            verification_method="exact_match",
             verified_at=timezone.now(),
         )
-        MessageCitation.objects.filter(pk=rows[3].pk).update(verification_status="failed", verification_method="failed")
+        MessageCitation.objects.filter(pk=rows[3].pk).update(
+            verification_status="failed", verification_method="failed"
+        )
         MessageCitation.objects.filter(pk=rows[4].pk).delete()
     stats = citation_stats(tenant=tenant_a)
     assert _kept(tenant_a) == _counted(tenant_a) == {"verified": 3, "failed": 1}
@@ -68,4 +91,9 @@ def test_trigger_kept_counts_follow_inserts_updates_and_deletes(tenant_a, tenant
         Message.objects.filter(pk=message.pk).delete()
     assert citation_stats(tenant=tenant_a)["total"] == 0 and _kept(tenant_a) == {}
     # A filtered call counts rows, and agrees.
-    assert citation_stats(tenant=tenant_b, filters=CitationFilters(document_name="test"))["total"] == 1
+    assert (
+        citation_stats(tenant=tenant_b, filters=CitationFilters(document_name="test"))[
+            "total"
+        ]
+        == 1
+    )

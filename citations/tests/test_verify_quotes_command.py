@@ -16,33 +16,70 @@ pytestmark = pytest.mark.django_db
 
 def _run(lines: list, tmp_path) -> list[dict]:
     path = tmp_path / "cases.jsonl"
-    path.write_text("\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n")
+    path.write_text(
+        "\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n"
+    )
     out = io.StringIO()
     call_command("verify_quotes", str(path), stdout=out)
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
 def test_cases_against_a_pdf_a_database_document_and_inline_text(tenant_a, tmp_path):
-    pdfgen.text_pages_pdf(tmp_path / "c.pdf", {1: "Cover page.", 2: "The Buyer shall pay within 30 days."})
-    document = make_document(tenant_a, ["Intro.", "Termination needs 90 days' notice."], title="T")
+    pdfgen.text_pages_pdf(
+        tmp_path / "c.pdf", {1: "Cover page.", 2: "The Buyer shall pay within 30 days."}
+    )
+    document = make_document(
+        tenant_a, ["Intro.", "Termination needs 90 days' notice."], title="T"
+    )
     rows = _run(
         [
-            {"id": "pdf", "document": "c.pdf", "quote": "The Buyer shall pay within 30 days."},
-            {"id": "trap", "document": "c.pdf", "quote": "The Buyer shall pay within 60 days."},
-            {"id": "db", "document": str(document.pk), "quote": "Termination needs 90 days' notice."},
-            {"id": "inline", "text": "Alpha beta gamma.", "quote": "beta  gamma", "within": [0, 17]},
+            {
+                "id": "pdf",
+                "document": "c.pdf",
+                "quote": "The Buyer shall pay within 30 days.",
+            },
+            {
+                "id": "trap",
+                "document": "c.pdf",
+                "quote": "The Buyer shall pay within 60 days.",
+            },
+            {
+                "id": "db",
+                "document": str(document.pk),
+                "quote": "Termination needs 90 days' notice.",
+            },
+            {
+                "id": "inline",
+                "text": "Alpha beta gamma.",
+                "quote": "beta  gamma",
+                "within": [0, 17],
+            },
         ],
         tmp_path,
     )
     by_id = {r["id"]: r for r in rows}
-    assert by_id["pdf"]["verified"] and by_id["pdf"]["method"] == "exact_match" and by_id["pdf"]["page"] == 2
+    assert (
+        by_id["pdf"]["verified"]
+        and by_id["pdf"]["method"] == "exact_match"
+        and by_id["pdf"]["page"] == 2
+    )
     assert not by_id["trap"]["verified"] and "60" in by_id["trap"]["reason"]
     assert by_id["db"]["verified"] and by_id["db"]["page"] == 2
     text = document.current_revision.normalized_content
     assert text[by_id["db"]["start"] : by_id["db"]["end"]] == by_id["db"]["source_text"]
     assert by_id["inline"]["verified"] and by_id["inline"]["method"] == "tolerant_match"
-    assert set(by_id["pdf"]) == {"id", "verified", "method", "match_type", "confidence", "start", "end",
-                                "page", "source_text", "reason"}
+    assert set(by_id["pdf"]) == {
+        "id",
+        "verified",
+        "method",
+        "match_type",
+        "confidence",
+        "start",
+        "end",
+        "page",
+        "source_text",
+        "reason",
+    }
 
 
 def test_bad_lines_get_a_reason_and_the_run_goes_on(tmp_path):

@@ -32,7 +32,12 @@ def test_check_deploy_passes_with_production_settings():
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set for the browser tests only
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -42,18 +47,28 @@ def test_the_development_secret_key_fails_the_deploy_check():
     env.pop("SECRET_KEY", None)
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert result.returncode != 0 and "W009" in result.stdout + result.stderr
 
 
 def _assert_security_headers(response):
     csp = response["Content-Security-Policy"]
-    directives = dict(part.strip().split(" ", 1) for part in csp.split(";") if " " in part.strip())
+    directives = dict(
+        part.strip().split(" ", 1) for part in csp.split(";") if " " in part.strip()
+    )
     # No page has an inline script, so no nonce is ever issued: scripts come
     # from our origin only (stricter than 'self' plus a nonce).
     assert directives["script-src"].split()[0] == "'self'"
-    assert all(src == "'self'" or src.startswith("'nonce-") for src in directives["script-src"].split())
+    assert all(
+        src == "'self'" or src.startswith("'nonce-")
+        for src in directives["script-src"].split()
+    )
     assert "unsafe-inline" not in directives["script-src"] and "unsafe-eval" not in csp
     assert directives["img-src"].split() == ["'self'", "data:"]
     assert directives["frame-ancestors"] == "'none'"
@@ -64,7 +79,9 @@ def _assert_security_headers(response):
 
 def test_pages_fragments_and_api_responses_carry_the_security_headers(alice_client):
     _assert_security_headers(alice_client.get("/documents/"))
-    _assert_security_headers(alice_client.get("/documents/rows/", HTTP_HX_REQUEST="true"))
+    _assert_security_headers(
+        alice_client.get("/documents/rows/", HTTP_HX_REQUEST="true")
+    )
     _assert_security_headers(alice_client.get("/api/me"))
 
 
@@ -72,7 +89,9 @@ def test_no_page_has_an_inline_script(alice_client):
     import html5lib
 
     for url in ("/documents/", "/chat/?new=1", "/accounts/login/"):
-        tree = html5lib.parse(alice_client.get(url).content, namespaceHTMLElements=False)
+        tree = html5lib.parse(
+            alice_client.get(url).content, namespaceHTMLElements=False
+        )
         for script in tree.iter("script"):
             assert script.get("src"), (url, (script.text or "")[:80])
 

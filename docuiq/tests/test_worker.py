@@ -56,7 +56,8 @@ def test_a_worker_killed_mid_ingestion_leaves_the_document_to_be_finished_once(
         )
     assert wait_for(lambda: _status(document.pk).status == "processing", timeout=60), (
         _status(document.pk).status,
-        _status(document.pk).error, celery_worker_proc.log_path.read_text()[-6000:],
+        _status(document.pk).error,
+        celery_worker_proc.log_path.read_text()[-6000:],
     )
     celery_worker_proc.kill()
     assert _status(document.pk).status == "processing", _status(document.pk).error

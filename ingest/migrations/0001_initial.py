@@ -8,138 +8,323 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
+        ("accounts", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Document',
+            name="Document",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('title', models.CharField(max_length=500)),
-                ('source_type', models.CharField(choices=[('pdf', 'PDF'), ('text', 'Text'), ('markdown', 'Markdown'), ('html', 'HTML'), ('web', 'Web page'), ('email', 'Email'), ('docx', 'Word'), ('csv', 'CSV'), ('unknown', 'Unknown')], default='unknown', max_length=16)),
-                ('origin_url', models.URLField(blank=True, max_length=2000)),
-                ('metadata', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('processing', 'Processing'), ('ready', 'Ready'), ('failed', 'Failed')], default='queued', max_length=16)),
-                ('error', models.TextField(blank=True)),
-                ('error_code', models.CharField(blank=True, max_length=32)),
-                ('progress_done', models.PositiveIntegerField(default=0)),
-                ('progress_total', models.PositiveIntegerField(default=0)),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('enqueued_at', models.DateTimeField(blank=True, null=True)),
-                ('is_deleted', models.BooleanField(default=False)),
-                ('deleted_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('collections', models.ManyToManyField(blank=True, related_name='documents', to='accounts.collection')),
-                ('parent', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='attachments', to='ingest.document')),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.tenant')),
-                ('uploaded_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.UUIDField(
+                        default=uuid.uuid4,
+                        editable=False,
+                        primary_key=True,
+                        serialize=False,
+                    ),
+                ),
+                ("title", models.CharField(max_length=500)),
+                (
+                    "source_type",
+                    models.CharField(
+                        choices=[
+                            ("pdf", "PDF"),
+                            ("text", "Text"),
+                            ("markdown", "Markdown"),
+                            ("html", "HTML"),
+                            ("web", "Web page"),
+                            ("email", "Email"),
+                            ("docx", "Word"),
+                            ("csv", "CSV"),
+                            ("unknown", "Unknown"),
+                        ],
+                        default="unknown",
+                        max_length=16,
+                    ),
+                ),
+                ("origin_url", models.URLField(blank=True, max_length=2000)),
+                ("metadata", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("processing", "Processing"),
+                            ("ready", "Ready"),
+                            ("failed", "Failed"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("error", models.TextField(blank=True)),
+                ("error_code", models.CharField(blank=True, max_length=32)),
+                ("progress_done", models.PositiveIntegerField(default=0)),
+                ("progress_total", models.PositiveIntegerField(default=0)),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                ("enqueued_at", models.DateTimeField(blank=True, null=True)),
+                ("is_deleted", models.BooleanField(default=False)),
+                ("deleted_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "collections",
+                    models.ManyToManyField(
+                        blank=True, related_name="documents", to="accounts.collection"
+                    ),
+                ),
+                (
+                    "parent",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="attachments",
+                        to="ingest.document",
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.tenant",
+                    ),
+                ),
+                (
+                    "uploaded_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='DocumentRevision',
+            name="DocumentRevision",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('number', models.PositiveIntegerField()),
-                ('normalized_content', models.TextField()),
-                ('page_starts', models.JSONField(default=list)),
-                ('content_sha256', models.CharField(max_length=64)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='revisions', to='ingest.document')),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.tenant')),
+                (
+                    "id",
+                    models.UUIDField(
+                        default=uuid.uuid4,
+                        editable=False,
+                        primary_key=True,
+                        serialize=False,
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("normalized_content", models.TextField()),
+                ("page_starts", models.JSONField(default=list)),
+                ("content_sha256", models.CharField(max_length=64)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="revisions",
+                        to="ingest.document",
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.tenant",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['document', 'number'],
+                "ordering": ["document", "number"],
             },
         ),
         migrations.AddField(
-            model_name='document',
-            name='current_revision',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='ingest.documentrevision'),
+            model_name="document",
+            name="current_revision",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="ingest.documentrevision",
+            ),
         ),
         migrations.CreateModel(
-            name='File',
+            name="File",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('blob', models.FileField(max_length=300, upload_to=ingest.models._upload_path)),
-                ('filename', models.CharField(max_length=255)),
-                ('content_type', models.CharField(blank=True, max_length=200)),
-                ('size', models.BigIntegerField()),
-                ('sha256', models.CharField(max_length=64)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.tenant')),
-                ('uploaded_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.UUIDField(
+                        default=uuid.uuid4,
+                        editable=False,
+                        primary_key=True,
+                        serialize=False,
+                    ),
+                ),
+                (
+                    "blob",
+                    models.FileField(
+                        max_length=300, upload_to=ingest.models._upload_path
+                    ),
+                ),
+                ("filename", models.CharField(max_length=255)),
+                ("content_type", models.CharField(blank=True, max_length=200)),
+                ("size", models.BigIntegerField()),
+                ("sha256", models.CharField(max_length=64)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.tenant",
+                    ),
+                ),
+                (
+                    "uploaded_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'db_table': 'files',
+                "db_table": "files",
             },
         ),
         migrations.AddField(
-            model_name='documentrevision',
-            name='file',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='revisions', to='ingest.file'),
+            model_name="documentrevision",
+            name="file",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="revisions",
+                to="ingest.file",
+            ),
         ),
         migrations.AddField(
-            model_name='document',
-            name='file',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='documents', to='ingest.file'),
+            model_name="document",
+            name="file",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="documents",
+                to="ingest.file",
+            ),
         ),
         migrations.CreateModel(
-            name='DocumentChunk',
+            name="DocumentChunk",
             fields=[
-                ('id', models.BigAutoField(primary_key=True, serialize=False)),
-                ('uid', models.UUIDField(default=uuid.uuid4, editable=False, unique=True)),
-                ('chunk_index', models.PositiveIntegerField()),
-                ('content', models.TextField()),
-                ('start_offset', models.PositiveIntegerField()),
-                ('end_offset', models.PositiveIntegerField()),
-                ('page_start', models.PositiveIntegerField(default=1)),
-                ('page_end', models.PositiveIntegerField(default=1)),
-                ('metadata', models.JSONField(blank=True, default=dict)),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='chunks', to='ingest.document')),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.tenant')),
-                ('revision', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='chunks', to='ingest.documentrevision')),
+                ("id", models.BigAutoField(primary_key=True, serialize=False)),
+                (
+                    "uid",
+                    models.UUIDField(default=uuid.uuid4, editable=False, unique=True),
+                ),
+                ("chunk_index", models.PositiveIntegerField()),
+                ("content", models.TextField()),
+                ("start_offset", models.PositiveIntegerField()),
+                ("end_offset", models.PositiveIntegerField()),
+                ("page_start", models.PositiveIntegerField(default=1)),
+                ("page_end", models.PositiveIntegerField(default=1)),
+                ("metadata", models.JSONField(blank=True, default=dict)),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="chunks",
+                        to="ingest.document",
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.tenant",
+                    ),
+                ),
+                (
+                    "revision",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="chunks",
+                        to="ingest.documentrevision",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['revision', 'chunk_index'],
-                'constraints': [models.UniqueConstraint(fields=('revision', 'chunk_index'), name='uniq_chunk_revision_index'), models.CheckConstraint(condition=models.Q(('end_offset__gt', models.F('start_offset'))), name='chk_chunk_offsets')],
+                "ordering": ["revision", "chunk_index"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("revision", "chunk_index"),
+                        name="uniq_chunk_revision_index",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("end_offset__gt", models.F("start_offset"))
+                        ),
+                        name="chk_chunk_offsets",
+                    ),
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='file',
-            constraint=models.UniqueConstraint(fields=('tenant', 'sha256'), name='uniq_file_tenant_sha256'),
+            model_name="file",
+            constraint=models.UniqueConstraint(
+                fields=("tenant", "sha256"), name="uniq_file_tenant_sha256"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='file',
-            constraint=models.UniqueConstraint(fields=('tenant', 'id'), name='uniq_file_tenant_id'),
+            model_name="file",
+            constraint=models.UniqueConstraint(
+                fields=("tenant", "id"), name="uniq_file_tenant_id"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='documentrevision',
-            constraint=models.UniqueConstraint(fields=('document', 'number'), name='uniq_revision_document_number'),
+            model_name="documentrevision",
+            constraint=models.UniqueConstraint(
+                fields=("document", "number"), name="uniq_revision_document_number"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='documentrevision',
-            constraint=models.UniqueConstraint(fields=('tenant', 'id'), name='uniq_revision_tenant_id'),
+            model_name="documentrevision",
+            constraint=models.UniqueConstraint(
+                fields=("tenant", "id"), name="uniq_revision_tenant_id"
+            ),
         ),
         migrations.AddIndex(
-            model_name='document',
-            index=models.Index(fields=['tenant', 'status'], name='idx_document_tenant_status'),
+            model_name="document",
+            index=models.Index(
+                fields=["tenant", "status"], name="idx_document_tenant_status"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='document',
-            constraint=models.UniqueConstraint(fields=('tenant', 'id'), name='uniq_document_tenant_id'),
+            model_name="document",
+            constraint=models.UniqueConstraint(
+                fields=("tenant", "id"), name="uniq_document_tenant_id"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='document',
-            constraint=models.CheckConstraint(condition=models.Q(('progress_done__lte', models.F('progress_total')), ('progress_total', 0), _connector='OR'), name='chk_document_progress_le_total'),
+            model_name="document",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("progress_done__lte", models.F("progress_total")),
+                    ("progress_total", 0),
+                    _connector="OR",
+                ),
+                name="chk_document_progress_le_total",
+            ),
         ),
     ]

@@ -11,7 +11,9 @@ class Migration(migrations.Migration):
     operations = [
         same_tenant("ingest_document", "file_id", "files"),
         same_tenant("ingest_document", "parent_id", "ingest_document"),
-        same_tenant("ingest_document", "current_revision_id", "ingest_documentrevision"),
+        same_tenant(
+            "ingest_document", "current_revision_id", "ingest_documentrevision"
+        ),
         same_tenant("ingest_documentrevision", "document_id", "ingest_document"),
         same_tenant("ingest_documentrevision", "file_id", "files"),
         same_tenant("ingest_documentchunk", "document_id", "ingest_document"),

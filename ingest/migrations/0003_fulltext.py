@@ -42,13 +42,17 @@ POSTGRES_BACKWARD = [
 
 def forwards(apps, schema_editor):
     vendor = schema_editor.connection.vendor
-    for sql in {"sqlite": SQLITE_FORWARD, "postgresql": POSTGRES_FORWARD}.get(vendor, []):
+    for sql in {"sqlite": SQLITE_FORWARD, "postgresql": POSTGRES_FORWARD}.get(
+        vendor, []
+    ):
         schema_editor.execute(sql)
 
 
 def backwards(apps, schema_editor):
     vendor = schema_editor.connection.vendor
-    for sql in {"sqlite": SQLITE_BACKWARD, "postgresql": POSTGRES_BACKWARD}.get(vendor, []):
+    for sql in {"sqlite": SQLITE_BACKWARD, "postgresql": POSTGRES_BACKWARD}.get(
+        vendor, []
+    ):
         schema_editor.execute(sql)
 
 

@@ -71,7 +71,9 @@ def refresh_statistics(*, force: bool = False) -> bool:
 def _tsquery(lexemes: list[str]) -> str:
     # Already-normalized lexemes, quoted: the text is parsed as tsquery syntax
     # with no further stemming, and nothing the user typed is an operator.
-    return " | ".join("'" + lex.replace("\\", "\\\\").replace("'", "''") + "'" for lex in lexemes)
+    return " | ".join(
+        "'" + lex.replace("\\", "\\\\").replace("'", "''") + "'" for lex in lexemes
+    )
 
 
 def search(
@@ -91,7 +93,8 @@ def search(
         # Unlisted lexemes are rarer than every listed one; a tiny epsilon
         # keeps them "present" for selective().
         wanted = selective(
-            {lex: freqs.get(lex, floor / 2 or 1e-9) for lex in unique}, total_chunks=total
+            {lex: freqs.get(lex, floor / 2 or 1e-9) for lex in unique},
+            total_chunks=total,
         )
         if document_ids is not None:
             # A document's chunks come from its index first; ranking them on

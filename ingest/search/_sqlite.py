@@ -5,7 +5,6 @@ from django.db import connection
 from ingest.search._selectivity import MIN_CHUNKS_TO_PRUNE, selective
 
 
-
 def _quote(term: str) -> str:
     # Quoted, so nothing the user typed is FTS5 syntax.
     return '"' + term.replace('"', '""') + '"'
@@ -84,7 +83,8 @@ def _selective_terms(cursor, terms: list[str]) -> list[str]:
         return [t for t in terms if t in stems]
     placeholders = ",".join(["%s"] * len(unique))
     cursor.execute(
-        f"SELECT term, doc FROM ingest_fts_term_stats WHERE term IN ({placeholders})", unique
+        f"SELECT term, doc FROM ingest_fts_term_stats WHERE term IN ({placeholders})",
+        unique,
     )
     doc_freq = dict(cursor.fetchall())
     # Terms absent from the statistics are rarer than 1% of chunks (or new):
@@ -155,7 +155,13 @@ def _search_documents(cursor, match: str, tenant_id: int, document_ids: list, k:
 
 
 def _search_all(
-    cursor, match: str, tenant_id: int, collection_id: int | None, k: int, *, document_ids=None
+    cursor,
+    match: str,
+    tenant_id: int,
+    collection_id: int | None,
+    k: int,
+    *,
+    document_ids=None,
 ):
     # Rank inside the index first (no joins per match), then keep the best
     # that pass the tenant/status/revision filters; widen when too few pass.

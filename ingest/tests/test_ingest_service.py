@@ -29,7 +29,11 @@ def _run_on_commit(django_capture_on_commit_callbacks):
 def upload(tenant, name: str, data: bytes, **kwargs) -> Document:
     """Upload as a request would, running the on-commit work (the task) too."""
     with _capture(execute=True), tenant_scope(tenant):
-        document = document_upload(tenant=tenant, upload=Upload(filename=name, stream=io.BytesIO(data)), **kwargs)
+        document = document_upload(
+            tenant=tenant,
+            upload=Upload(filename=name, stream=io.BytesIO(data)),
+            **kwargs,
+        )
     with tenant_scope(tenant):
         return Document.objects.get(pk=document.pk)
 
@@ -40,7 +44,10 @@ _capture = None
 def test_a_pdf_becomes_a_ready_document_with_real_pages(tenant_a, tmp_path):
     path = pdfgen.text_pages_pdf(
         tmp_path / "lease.pdf",
-        {1: "Lease agreement between the parties.", 3: "The tenant shall pay rent monthly."},
+        {
+            1: "Lease agreement between the parties.",
+            3: "The tenant shall pay rent monthly.",
+        },
     )
     document = upload(tenant_a, "lease.pdf", path.read_bytes())
     assert document.status == "ready", document.error
@@ -53,7 +60,9 @@ def test_a_pdf_becomes_a_ready_document_with_real_pages(tenant_a, tmp_path):
     with tenant_scope(tenant_a):
         chunks = list(DocumentChunk.objects.filter(revision=revision))
         hits = search_chunks(tenant_a, "rent")
-    assert chunks and all(content[c.start_offset : c.end_offset] == c.content for c in chunks)
+    assert chunks and all(
+        content[c.start_offset : c.end_offset] == c.content for c in chunks
+    )
     assert hits and hits[0].chunk.page_start <= 3 <= hits[0].chunk.page_end
     assert document.progress_done == document.progress_total == 3
 
@@ -67,7 +76,10 @@ def test_the_same_bytes_twice_are_one_document(tenant_a):
 
 
 def test_the_same_bytes_in_another_tenant_are_another_document(tenant_a, tenant_b):
-    assert upload(tenant_a, "a.txt", b"Shared text.").pk != upload(tenant_b, "a.txt", b"Shared text.").pk
+    assert (
+        upload(tenant_a, "a.txt", b"Shared text.").pk
+        != upload(tenant_b, "a.txt", b"Shared text.").pk
+    )
 
 
 def test_changed_content_under_the_same_name_is_a_new_revision(tenant_a):
@@ -93,11 +105,15 @@ def test_processing_twice_is_a_no_op(tenant_a):
 def test_a_poison_file_fails_after_too_many_deliveries(tenant_a, settings):
     """CEL-05: the counter is on the document, so a worker killed every time ends."""
     with tenant_scope(tenant_a), transaction.atomic():
-        document = document_upload(tenant=tenant_a, upload=Upload(filename="x.txt", stream=io.BytesIO(b"text")))
+        document = document_upload(
+            tenant=tenant_a, upload=Upload(filename="x.txt", stream=io.BytesIO(b"text"))
+        )
         transaction.on_commit(lambda: None)
     with unscoped():
         Document.objects.filter(pk=document.pk).update(
-            status="processing", attempts=settings.INGEST_MAX_ATTEMPTS, current_revision=None
+            status="processing",
+            attempts=settings.INGEST_MAX_ATTEMPTS,
+            current_revision=None,
         )
     document_process(document_id=document.pk)
     with unscoped():
@@ -107,18 +123,29 @@ def test_a_poison_file_fails_after_too_many_deliveries(tenant_a, settings):
     assert "stopped" in document.error
 
 
-def test_no_task_is_queued_when_the_upload_rolls_back(tenant_a, django_capture_on_commit_callbacks):
+def test_no_task_is_queued_when_the_upload_rolls_back(
+    tenant_a, django_capture_on_commit_callbacks
+):
     """CEL-08: enqueue on commit only."""
-    with django_capture_on_commit_callbacks() as callbacks:
-        with tenant_scope(tenant_a), pytest.raises(RuntimeError), transaction.atomic():
-            document_upload(tenant=tenant_a, upload=Upload(filename="x.txt", stream=io.BytesIO(b"never")))
-            raise RuntimeError("rolled back")
+    with (
+        django_capture_on_commit_callbacks() as callbacks,
+        tenant_scope(tenant_a),
+        pytest.raises(RuntimeError),
+        transaction.atomic(),
+    ):
+        document_upload(
+            tenant=tenant_a,
+            upload=Upload(filename="x.txt", stream=io.BytesIO(b"never")),
+        )
+        raise RuntimeError("rolled back")
     assert callbacks == []
     with unscoped():
         assert not Document.objects.exists()
 
 
-def test_an_upload_while_the_broker_is_down_stays_queued_for_the_sweeper(tenant_a, settings, monkeypatch):
+def test_an_upload_while_the_broker_is_down_stays_queued_for_the_sweeper(
+    tenant_a, settings, monkeypatch
+):
     """CEL-07: the row survives; the sweeper queues it once the broker is back."""
     from ingest import tasks
 
@@ -152,7 +179,9 @@ def _email_with_zip_bomb() -> bytes:
     msg["Subject"] = "Quarterly numbers"
     msg["Message-ID"] = "<1@example.com>"
     msg.set_content("Numbers attached.")
-    msg.add_attachment(buffer.getvalue(), maintype="application", subtype="zip", filename="numbers.zip")
+    msg.add_attachment(
+        buffer.getvalue(), maintype="application", subtype="zip", filename="numbers.zip"
+    )
     return bytes(msg)
 
 
@@ -167,8 +196,13 @@ def _bad_inputs(tmp_path: Path) -> dict[str, bytes]:
     }
 
 
-def test_each_bad_file_fails_with_a_clear_error_and_the_good_ones_succeed(tenant_a, tmp_path):
-    results = {name: upload(tenant_a, name, data) for name, data in _bad_inputs(tmp_path).items()}
+def test_each_bad_file_fails_with_a_clear_error_and_the_good_ones_succeed(
+    tenant_a, tmp_path
+):
+    results = {
+        name: upload(tenant_a, name, data)
+        for name, data in _bad_inputs(tmp_path).items()
+    }
     good = upload(tenant_a, "good.txt", b"A perfectly fine document.")
     assert good.status == "ready"
     expected_codes = {
@@ -181,13 +215,19 @@ def test_each_bad_file_fails_with_a_clear_error_and_the_good_ones_succeed(tenant
     }
     for name, document in results.items():
         assert document.status == "failed", name
-        assert document.error_code == expected_codes[name], (name, document.error_code, document.error)
+        assert document.error_code == expected_codes[name], (
+            name,
+            document.error_code,
+            document.error,
+        )
         assert document.error and "Traceback" not in document.error
         assert len(document.error) < 400
 
 
 def test_an_owner_password_only_pdf_is_read(tenant_a, tmp_path):
-    path = pdfgen.encrypted_pdf(tmp_path / "owner.pdf", user_password="", text="Owner locked but readable.")
+    path = pdfgen.encrypted_pdf(
+        tmp_path / "owner.pdf", user_password="", text="Owner locked but readable."
+    )
     document = upload(tenant_a, "owner.pdf", path.read_bytes())
     assert document.status == "ready", document.error
     assert "Owner locked but readable." in document.current_revision.normalized_content
@@ -252,7 +292,12 @@ def test_email_attachments_become_their_own_documents(tenant_a):
     msg["In-Reply-To"] = "<1@example.com>"
     msg["References"] = "<1@example.com>"
     msg.set_content("Please find the signed contract attached.")
-    msg.add_attachment(b"The parties agree to the terms.", maintype="text", subtype="plain", filename="contract.txt")
+    msg.add_attachment(
+        b"The parties agree to the terms.",
+        maintype="text",
+        subtype="plain",
+        filename="contract.txt",
+    )
     document = upload(tenant_a, "signed.eml", bytes(msg))
     assert document.status == "ready"
     assert document.metadata["thread_id"] == "<1@example.com>"

@@ -12,8 +12,12 @@ from ingest.search import query_terms, search_chunks
 
 pytestmark = pytest.mark.django_db
 
-PAYMENT = "Payment terms. The Buyer shall pay each invoice within thirty days of receipt."
-TERMINATION = "Termination. Either party may terminate this Agreement for convenience on notice."
+PAYMENT = (
+    "Payment terms. The Buyer shall pay each invoice within thirty days of receipt."
+)
+TERMINATION = (
+    "Termination. Either party may terminate this Agreement for convenience on notice."
+)
 WEATHER = "The weather in the harbour was mild, with light winds from the west."
 
 
@@ -33,7 +37,9 @@ def test_a_question_finds_the_chunk_that_answers_it(tenant_a):
 
 def test_stemming_matches_other_word_forms(tenant_a):
     make_document(tenant_a, TERMINATION, title="Termination")
-    assert _titles(search_chunks(tenant_a, "terminating the agreement")) == ["Termination"]
+    assert _titles(search_chunks(tenant_a, "terminating the agreement")) == [
+        "Termination"
+    ]
 
 
 def test_another_tenants_perfect_match_is_never_returned(tenant_a, tenant_b):
@@ -83,7 +89,17 @@ def test_only_the_current_revision_is_searched(tenant_a):
 
 @pytest.mark.parametrize(
     "query",
-    ['"', "AND OR NOT", "* ( ) : ^", "NEAR(a b)", "col:value", "'; DROP TABLE files; --", "", "   ", "the of and"],
+    [
+        '"',
+        "AND OR NOT",
+        "* ( ) : ^",
+        "NEAR(a b)",
+        "col:value",
+        "'; DROP TABLE files; --",
+        "",
+        "   ",
+        "the of and",
+    ],
 )
 def test_queries_with_syntax_characters_never_raise(tenant_a, query):
     make_document(tenant_a, PAYMENT, title="Payment")
@@ -91,11 +107,17 @@ def test_queries_with_syntax_characters_never_raise(tenant_a, query):
 
 
 def test_query_terms_drop_stopwords_and_keep_order():
-    assert query_terms("What is the notice period for termination?") == ["notice", "period", "termination"]
+    assert query_terms("What is the notice period for termination?") == [
+        "notice",
+        "period",
+        "termination",
+    ]
     assert query_terms("Who's liable? Who’s liable!") == ["liable"]
 
 
 def test_k_limits_the_hits(tenant_a):
     for i in range(6):
-        make_document(tenant_a, f"Invoice number {i} is payable in thirty days.", title=f"D{i}")
+        make_document(
+            tenant_a, f"Invoice number {i} is payable in thirty days.", title=f"D{i}"
+        )
     assert len(search_chunks(tenant_a, "invoice payable", k=4)) == 4

@@ -75,7 +75,11 @@ def test_a_killed_worker_leaves_the_run_resumable_and_no_cell_duplicated(
             return Cell.objects.filter(review=review, status=status).count()
 
     review_start(review=review)  # published to Redis on commit
-    _wait(lambda: count(Cell.Status.DONE) >= 3, 60, "the first cells")
+    try:
+        _wait(lambda: count(Cell.Status.DONE) >= 3, 30, "the first cells")
+    except AssertionError:
+        print(celery_worker_proc.log_path.read_text()[-4000:])
+        raise
     celery_worker_proc.kill()  # SIGKILL: no ack, no cleanup
     done_at_kill = count(Cell.Status.DONE)
     assert done_at_kill < total, "the run finished before the kill; make it slower"

@@ -12,7 +12,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug")
         parser.add_argument("--name", default=None)
-        parser.add_argument("--api-key", action="store_true", help="also create an API key")
+        parser.add_argument(
+            "--api-key", action="store_true", help="also create an API key"
+        )
         parser.add_argument("--key-name", default="cli")
 
     def handle(self, *args: object, **options: object) -> None:

@@ -13,7 +13,9 @@ from accounts.services import membership_add, tenant_create
 
 
 class Command(BaseCommand):
-    help = "Create the demo tenant and user, and ingest the demo documents (idempotent)."
+    help = (
+        "Create the demo tenant and user, and ingest the demo documents (idempotent)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--password", default=None)
@@ -21,8 +23,12 @@ class Command(BaseCommand):
     def handle(self, *args: object, **options: object) -> None:
         tenant = tenant_create(slug="demo", name="Demo workspace")
         User = get_user_model()
-        user, created = User.objects.get_or_create(username="demo", defaults={"is_staff": True})
-        password = options["password"] or (None if not created else secrets.token_urlsafe(9))
+        user, created = User.objects.get_or_create(
+            username="demo", defaults={"is_staff": True}
+        )
+        password = options["password"] or (
+            None if not created else secrets.token_urlsafe(9)
+        )
         if password:
             user.set_password(password)
             user.save()
@@ -37,4 +43,6 @@ class Command(BaseCommand):
         if password:
             self.stdout.write(f"  username: demo   password: {password}")
         else:
-            self.stdout.write("  username: demo   (password unchanged; pass --password to reset)")
+            self.stdout.write(
+                "  username: demo   (password unchanged; pass --password to reset)"
+            )

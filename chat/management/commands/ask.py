@@ -25,7 +25,9 @@ class Command(BaseCommand):
         parser.add_argument("question")
         parser.add_argument("--tenant", required=True)
         parser.add_argument("--collection", default=None)
-        parser.add_argument("--json", action="store_true", help="print the stored payload")
+        parser.add_argument(
+            "--json", action="store_true", help="print the stored payload"
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         tenant = Tenant.objects.filter(slug=options["tenant"]).first()
@@ -36,7 +38,9 @@ class Command(BaseCommand):
             if options["collection"]:
                 from accounts.models import Collection
 
-                collection = Collection.objects.filter(name=options["collection"]).first()
+                collection = Collection.objects.filter(
+                    name=options["collection"]
+                ).first()
                 if collection is None:
                     raise CommandError(f"No collection {options['collection']!r}.")
             session = session_create(tenant=tenant, user=None, collection=collection)
@@ -44,9 +48,9 @@ class Command(BaseCommand):
             if message.status == Message.Status.FAILED:
                 raise CommandError(message.error)
             self._wait_for_verification(message)
-            message = Message.objects.prefetch_related("citations", "unsourced_citations").get(
-                pk=message.pk
-            )
+            message = Message.objects.prefetch_related(
+                "citations", "unsourced_citations"
+            ).get(pk=message.pk)
             if options["json"]:
                 self.stdout.write(json.dumps(payload_with_verdicts(message), indent=2))
                 return

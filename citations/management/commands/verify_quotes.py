@@ -35,8 +35,15 @@ class InputError(Exception):
 
 def _failure(case_id, reason: str) -> dict:
     return {
-        "id": case_id, "verified": False, "method": "failed", "match_type": "not_found",
-        "confidence": None, "start": None, "end": None, "page": None, "source_text": None,
+        "id": case_id,
+        "verified": False,
+        "method": "failed",
+        "match_type": "not_found",
+        "confidence": None,
+        "start": None,
+        "end": None,
+        "page": None,
+        "source_text": None,
         "reason": reason,
     }
 
@@ -61,7 +68,11 @@ class Command(BaseCommand):
                 doc_id = None
             if doc_id is not None:
                 with unscoped():
-                    found = Document.objects.select_related("current_revision").filter(pk=doc_id).first()
+                    found = (
+                        Document.objects.select_related("current_revision")
+                        .filter(pk=doc_id)
+                        .first()
+                    )
                 if found is None or found.current_revision is None:
                     raise InputError(f"no ingested document {document}")
                 revision = found.current_revision
@@ -70,7 +81,9 @@ class Command(BaseCommand):
             if not path.is_file():
                 raise InputError(f"no such file: {document}")
             try:
-                extracted = extract_in_child(path, filename=path.name, content_type=None, limits=ingest_limits())
+                extracted = extract_in_child(
+                    path, filename=path.name, content_type=None, limits=ingest_limits()
+                )
             except ExtractionError as exc:
                 raise InputError(exc.message) from exc
             text = normalize_pages(extracted.pages)
@@ -80,7 +93,12 @@ class Command(BaseCommand):
             for number, line in enumerate(stream, start=1):
                 if not line.strip():
                     continue
-                self.stdout.write(json.dumps(self._one(line, number, load, judge, ensemble), ensure_ascii=False))
+                self.stdout.write(
+                    json.dumps(
+                        self._one(line, number, load, judge, ensemble),
+                        ensure_ascii=False,
+                    )
+                )
         finally:
             if stream is not sys.stdin:
                 stream.close()
@@ -105,13 +123,24 @@ class Command(BaseCommand):
                 return _failure(case_id, "give a document (id or path) or a text")
             within = case.get("within")
             if within is not None:
-                if not (isinstance(within, list) and len(within) == 2 and all(isinstance(v, int) for v in within)
-                        and 0 <= within[0] <= within[1] <= len(text)):
-                    return _failure(case_id, f"within must be [start, end] inside the text (0..{len(text)})")
+                if not (
+                    isinstance(within, list)
+                    and len(within) == 2
+                    and all(isinstance(v, int) for v in within)
+                    and 0 <= within[0] <= within[1] <= len(text)
+                ):
+                    return _failure(
+                        case_id,
+                        f"within must be [start, end] inside the text (0..{len(text)})",
+                    )
                 within = (within[0], within[1])
             verdict = verify_quote(
-                text, quote, within=within, page_starts=list(page_starts) or None,
-                judge=judge, ensemble=ensemble,
+                text,
+                quote,
+                within=within,
+                page_starts=list(page_starts) or None,
+                judge=judge,
+                ensemble=ensemble,
             )
         except InputError as exc:
             return _failure(case_id, str(exc))

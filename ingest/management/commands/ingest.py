@@ -20,7 +20,13 @@ def _expand(paths: list[str]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")))
+            files.extend(
+                sorted(
+                    p
+                    for p in path.rglob("*")
+                    if p.is_file() and not p.name.startswith(".")
+                )
+            )
         elif path.is_file():
             files.append(path)
         else:
@@ -30,7 +36,11 @@ def _expand(paths: list[str]) -> list[Path]:
 
 def _wait(document: Document) -> Document:
     """With a broker, a worker ingests: wait for the document to finish."""
-    deadline = time.monotonic() + settings.INGEST_TIME_LIMIT_S * (settings.INGEST_MAX_ATTEMPTS + 1) + 60
+    deadline = (
+        time.monotonic()
+        + settings.INGEST_TIME_LIMIT_S * (settings.INGEST_MAX_ATTEMPTS + 1)
+        + 60
+    )
     while True:
         document = Document.objects.get(pk=document.pk)
         if document.is_terminal or time.monotonic() > deadline:
@@ -45,12 +55,16 @@ class Command(BaseCommand):
         parser.add_argument("paths", nargs="+")
         parser.add_argument("--tenant", required=True)
         parser.add_argument("--collection", default=None)
-        parser.add_argument("--json", action="store_true", help="one JSON object per file")
+        parser.add_argument(
+            "--json", action="store_true", help="one JSON object per file"
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         tenant = Tenant.objects.filter(slug=options["tenant"]).first()
         if tenant is None:
-            raise CommandError(f"No tenant {options['tenant']!r}; create it with create_tenant.")
+            raise CommandError(
+                f"No tenant {options['tenant']!r}; create it with create_tenant."
+            )
         files = _expand(list(options["paths"]))
         as_json = bool(options["json"])
         failed = 0
@@ -60,7 +74,12 @@ class Command(BaseCommand):
                 if options["collection"]
                 else None
             )
-            bar = tqdm(files, unit="file", disable=as_json or len(files) < 2, file=self.stderr._out)
+            bar = tqdm(
+                files,
+                unit="file",
+                disable=as_json or len(files) < 2,
+                file=self.stderr._out,
+            )
             for path in bar:
                 bar.set_description(path.name[:40])
                 with path.open("rb") as stream:
@@ -77,7 +96,9 @@ class Command(BaseCommand):
                     "title": document.title,
                     "source_type": document.source_type,
                     "status": document.status,
-                    "pages": document.progress_total if document.status == "ready" else None,
+                    "pages": document.progress_total
+                    if document.status == "ready"
+                    else None,
                     "error": document.error or None,
                 }
                 if as_json:
