@@ -154,9 +154,18 @@ def celery_worker_proc(settings, transactional_db, tmp_path):
         "LLM_BASE_URL": settings.LLM_BASE_URL or "",
     }
     old = (app.conf.broker_url, app.conf.task_always_eager, app.conf.task_default_queue)
+
+    def reset_producer_state():
+        # An eager .delay() earlier in the session caches the producer pool,
+        # the queues and the router with the old broker and queue.
+        app._pool = None
+        for attr in ("queues", "router", "_producer_pool", "producer_pool"):
+            app.amqp.__dict__.pop(attr, None)
+
     app.conf.broker_url = broker
     app.conf.task_always_eager = False
     app.conf.task_default_queue = queue
+    reset_producer_state()
     log = open(tmp_path / "worker.log", "wb")  # noqa: SIM115
 
     def start():
@@ -216,6 +225,7 @@ def celery_worker_proc(settings, transactional_db, tmp_path):
         app.conf.broker_url, app.conf.task_always_eager, app.conf.task_default_queue = (
             old
         )
+        reset_producer_state()
 
 
 @pytest.fixture

@@ -179,8 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     corpus = Path(args.corpus).resolve()
     if not (corpus / "cuad" / "gold_spans.jsonl").exists():
-        print(f"no CUAD corpus under {corpus}", file=sys.stderr)
-        return 2
+        # `make bench` runs every script: without the shared corpus, skip.
+        print(f"skipped: no CUAD corpus under {corpus} (pass --corpus)", file=sys.stderr)
+        return 0
 
     with tempfile.TemporaryDirectory(prefix="docuiq-tabular-eval-") as var_dir:
         _boot(var_dir)

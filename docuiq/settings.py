@@ -222,6 +222,9 @@ LLM_PRICES = {
 }
 RETRIEVAL_TOP_K = env_int("RETRIEVAL_TOP_K", default=6)
 TABULAR_CONCURRENCY = env_int("TABULAR_CONCURRENCY", default=8)
+# A review task works this long, then queues its continuation (within the
+# Celery time limits); cells already done are never redone.
+TABULAR_SLICE_S = env_int("TABULAR_SLICE_S", default=150)
 
 # ---------------------------------------------------------------- REST
 REST_FRAMEWORK = {
@@ -280,4 +283,6 @@ LOGGING = {
 CELERY_BEAT_SCHEDULE = {
     # Re-queue uploads made while the broker was down, and work lost with a worker.
     "sweep-documents": {"task": "ingest.tasks.sweep_documents", "schedule": 300.0},
+    # Re-queue tabular reviews whose worker vanished (their heartbeat went stale).
+    "sweep-reviews": {"task": "tabular.tasks.sweep_reviews", "schedule": 300.0},
 }

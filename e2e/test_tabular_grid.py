@@ -50,6 +50,16 @@ def shot(page):
     return take
 
 
+@pytest.fixture(autouse=True)
+def _fresh_celery_client():
+    # Uploads below queue ingestion with an eager .delay(); leave no cached
+    # Celery pool behind for a later real-worker test (see tabular.tests.conftest).
+    from tabular.tests.conftest import reset_celery_client
+
+    yield
+    reset_celery_client()
+
+
 @pytest.fixture
 def model(settings, monkeypatch):
     """The scripted model server, 0.4 s per call, so the grid visibly fills in."""

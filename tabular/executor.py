@@ -922,9 +922,10 @@ def _store(
         return  # another delivery reclaimed this cell: its answer wins
     if citation is not None and citation.verification_status == CitationStatus.PENDING:
         from citations.tasks import verify_citation
+        from tabular.tasks import dispatch
 
         citation_id = str(citation.pk)
-        transaction.on_commit(lambda: verify_citation.delay(citation_id, "initial"))
+        transaction.on_commit(lambda: dispatch(verify_citation, citation_id, "initial"))
 
 
 class _ClaimLost(Exception):

@@ -288,23 +288,26 @@ def cell_rerun(*, cell: Cell) -> Cell:
 
 
 def _enqueue(review: Review) -> None:
+    """Queue the run after commit. Eager Celery (no broker) runs it right
+    there, or in a background thread with TABULAR_EAGER_THREAD (so `make run`
+    shows the grid filling in). A broker that is down leaves the review
+    queued for `reviews_sweep` (CEL-07)."""
     review_id = str(review.pk)
 
     def send() -> None:
-        from tabular.tasks import run_review
+        from tabular.tasks import dispatch, run_review
 
-        if settings.CELERY_TASK_ALWAYS_EAGER and getattr(
-            settings, "TABULAR_EAGER_THREAD", False
-        ):
-            # No broker (make run): run in the background so the page can
-            # show cells filling in, as it does with a worker.
-            threading.Thread(
-                target=_run_in_thread, args=(review_id,), daemon=True
-            ).start()
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            if getattr(settings, "TABULAR_EAGER_THREAD", False):
+                threading.Thread(
+                    target=_run_in_thread, args=(review_id,), daemon=True
+                ).start()
+            else:
+                dispatch(run_review, review_id)
             return
         try:
             run_review.delay(review_id)
-        except Exception:  # broker down: the sweeper queues it again (CEL-07)
+        except Exception:  # kombu raises several types when the broker is down
             logger.warning(
                 "broker unavailable; review %s stays queued for the sweeper", review_id
             )

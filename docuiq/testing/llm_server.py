@@ -355,6 +355,8 @@ class _HTTPServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     # HTTP/1.1 keep-alive, like real model servers: the SDK pools connections.
     protocol_version = "HTTP/1.1"
+    # Small writes must not wait for delayed ACKs (Nagle): ~49 ms -> ~6 ms a call.
+    disable_nagle_algorithm = True
     server: _HTTPServer
     # Idle keep-alive connections end after this, so handler threads don't pile up.
     timeout = 30

@@ -49,6 +49,29 @@ def ingest_demo(tenant, names: list[str] | None = None):
     return documents
 
 
+def reset_celery_client() -> None:
+    """Drop the Celery app's cached connection pool, producer pool and routing.
+
+    An eager `.delay()` (ingestion queued on commit, a review run) builds them
+    from the configuration of that moment (memory://, queue "celery") and the
+    app keeps them for the process: a later test with a real worker would
+    publish where no worker listens. Private attributes, reset the way Celery
+    does after a fork.
+    """
+    from docuiq.celery import app
+
+    app._pool = None
+    app.amqp._producer_pool = None
+    for name in ("queues", "default_queue", "router", "default_exchange"):
+        app.amqp.__dict__.pop(name, None)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_celery_client():
+    yield
+    reset_celery_client()
+
+
 @pytest.fixture(autouse=True)
 def _one_cell_at_a_time(settings):
     """The test database is an in-memory SQLite inside a transaction that pool

@@ -19,7 +19,7 @@ from docuiq.testing.factories import make_document
 from docuiq.testing.llm_server import ScriptedLLMServer
 from tabular.models import Cell, Review
 from tabular.services import ColumnSpec, review_create, review_start, reviews_sweep
-from tabular.tests.conftest import LICENCE, SUPPLY
+from tabular.tests.conftest import LICENCE, SUPPLY, reset_celery_client
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -44,18 +44,32 @@ def slow_model(settings, monkeypatch):
         yield server
 
 
-def _wait(predicate, timeout: float, what: str):
+@pytest.fixture
+def worker(celery_worker_proc):
+    """The shared worker, with this process's Celery client pointed at it.
+
+    Anything that called `.delay()` earlier in the session under eager Celery
+    pinned the app's connection pool (memory://) and default queue; without a
+    reset the task would never reach the worker's Redis queue.
+    """
+    reset_celery_client()
+    yield celery_worker_proc
+    reset_celery_client()
+
+
+def _wait(predicate, timeout: float, what: str, worker=None):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
         time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
+    log = worker.log_path.read_text()[-3000:] if worker is not None else ""
+    raise AssertionError(f"timed out waiting for {what}\n{log}")
 
 
 def test_a_killed_worker_leaves_the_run_resumable_and_no_cell_duplicated(
-    tenant_a, slow_model, celery_worker_proc
+    tenant_a, slow_model, worker
 ):
     documents = [
         make_document(tenant_a, SUPPLY, title="Supply"),
@@ -75,18 +89,14 @@ def test_a_killed_worker_leaves_the_run_resumable_and_no_cell_duplicated(
             return Cell.objects.filter(review=review, status=status).count()
 
     review_start(review=review)  # published to Redis on commit
-    try:
-        _wait(lambda: count(Cell.Status.DONE) >= 3, 30, "the first cells")
-    except AssertionError:
-        print(celery_worker_proc.log_path.read_text()[-4000:])
-        raise
-    celery_worker_proc.kill()  # SIGKILL: no ack, no cleanup
+    _wait(lambda: count(Cell.Status.DONE) >= 3, 60, "the first cells", worker)
+    worker.kill()  # SIGKILL: no ack, no cleanup
     done_at_kill = count(Cell.Status.DONE)
     assert done_at_kill < total, "the run finished before the kill; make it slower"
     with tenant_scope(tenant_a):
         assert Review.objects.get(pk=review.pk).status == Review.Status.RUNNING
 
-    celery_worker_proc.restart()
+    worker.restart()
     # Redis gives the unacknowledged message back only after the visibility
     # timeout and kombu's restore cycle (~100 s here); the sweeper (celery
     # beat) does not wait for that: a running review without a heartbeat is
@@ -98,7 +108,7 @@ def test_a_killed_worker_leaves_the_run_resumable_and_no_cell_duplicated(
         with tenant_scope(tenant_a):
             return Review.objects.get(pk=review.pk).status == Review.Status.COMPLETED
 
-    _wait(finished, 60, "the resumed run to complete")
+    _wait(finished, 60, "the resumed run to complete", worker)
     with tenant_scope(tenant_a):
         review.refresh_from_db()
         cells = list(Cell.objects.filter(review=review))
