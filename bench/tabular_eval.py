@@ -180,7 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     corpus = Path(args.corpus).resolve()
     if not (corpus / "cuad" / "gold_spans.jsonl").exists():
         # `make bench` runs every script: without the shared corpus, skip.
-        print(f"skipped: no CUAD corpus under {corpus} (pass --corpus)", file=sys.stderr)
+        print(
+            f"skipped: no CUAD corpus under {corpus} (pass --corpus)", file=sys.stderr
+        )
         return 0
 
     with tempfile.TemporaryDirectory(prefix="docuiq-tabular-eval-") as var_dir:

@@ -16,18 +16,26 @@ from ingest.services import Upload, document_upload
 
 pytestmark = pytest.mark.django_db
 
-V1 = b"Refund policy. Refunds are accepted within 14 days of delivery. Shipping is free."
+V1 = (
+    b"Refund policy. Refunds are accepted within 14 days of delivery. Shipping is free."
+)
 
 
 @pytest.fixture
 def cited(tenant_a, alice, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True), tenant_scope(tenant_a):
-        document_upload(tenant=tenant_a, upload=Upload(filename="policy.txt", stream=io.BytesIO(V1)))
+        document_upload(
+            tenant=tenant_a, upload=Upload(filename="policy.txt", stream=io.BytesIO(V1))
+        )
     with django_capture_on_commit_callbacks(execute=True), tenant_scope(tenant_a):
         session = session_create(tenant=tenant_a, user=alice)
-        message = message_ask(session=session, question="Within how many days are refunds accepted?")
+        message = message_ask(
+            session=session, question="Within how many days are refunds accepted?"
+        )
     with unscoped():
-        citation = MessageCitation.objects.get(message=message, quoted_text__contains="14 days")
+        citation = MessageCitation.objects.get(
+            message=message, quoted_text__contains="14 days"
+        )
     assert citation.verified
     return citation
 
@@ -39,21 +47,30 @@ def test_verifying_again_is_a_no_op(cited):
     with unscoped():
         assert CitationVerification.objects.count() == before == 1
         again = MessageCitation.objects.get(pk=cited.pk)
-    assert (again.source_offset_start, again.verified_at) == (cited.source_offset_start, cited.verified_at)
+    assert (again.source_offset_start, again.verified_at) == (
+        cited.source_offset_start,
+        cited.verified_at,
+    )
 
 
 def test_a_reverification_is_recorded_as_a_new_attempt(cited):
     citation_verify(citation_id=cited.pk, trigger="reverify")
     with unscoped():
-        attempts = list(CitationVerification.objects.filter(citation=cited).order_by("created_at"))
+        attempts = list(
+            CitationVerification.objects.filter(citation=cited).order_by("created_at")
+        )
     assert [a.trigger for a in attempts] == ["initial", "reverify"]
     assert all(a.verification_status == "verified" for a in attempts)
 
 
-def test_a_new_revision_that_keeps_the_sentence_moves_the_offsets(cited, tenant_a, django_capture_on_commit_callbacks):
+def test_a_new_revision_that_keeps_the_sentence_moves_the_offsets(
+    cited, tenant_a, django_capture_on_commit_callbacks
+):
     v2 = b"Updated terms. " + V1
     with django_capture_on_commit_callbacks(execute=True), tenant_scope(tenant_a):
-        document_upload(tenant=tenant_a, upload=Upload(filename="policy.txt", stream=io.BytesIO(v2)))
+        document_upload(
+            tenant=tenant_a, upload=Upload(filename="policy.txt", stream=io.BytesIO(v2))
+        )
     with unscoped():
         again = MessageCitation.objects.get(pk=cited.pk)
         revision = again.revision_id
@@ -61,23 +78,39 @@ def test_a_new_revision_that_keeps_the_sentence_moves_the_offsets(cited, tenant_
 
         text = DocumentRevision.objects.get(pk=revision).normalized_content
     assert revision != cited.revision_id
-    assert again.verified and text[again.source_offset_start : again.source_offset_end] == again.source_text
-    assert again.source_offset_start == cited.source_offset_start + len("Updated terms. ")
+    assert (
+        again.verified
+        and text[again.source_offset_start : again.source_offset_end]
+        == again.source_text
+    )
+    assert again.source_offset_start == cited.source_offset_start + len(
+        "Updated terms. "
+    )
 
 
-def test_a_new_revision_that_changes_the_number_fails_the_citation(cited, tenant_a, django_capture_on_commit_callbacks):
+def test_a_new_revision_that_changes_the_number_fails_the_citation(
+    cited, tenant_a, django_capture_on_commit_callbacks
+):
     v2 = V1.replace(b"14 days", b"30 days")
     with django_capture_on_commit_callbacks(execute=True), tenant_scope(tenant_a):
-        document_upload(tenant=tenant_a, upload=Upload(filename="policy.txt", stream=io.BytesIO(v2)))
+        document_upload(
+            tenant=tenant_a, upload=Upload(filename="policy.txt", stream=io.BytesIO(v2))
+        )
     with unscoped():
         again = MessageCitation.objects.get(pk=cited.pk)
-        triggers = list(CitationVerification.objects.filter(citation=cited).values_list("trigger", flat=True))
+        triggers = list(
+            CitationVerification.objects.filter(citation=cited).values_list(
+                "trigger", flat=True
+            )
+        )
     assert not again.verified and again.verification_status == "failed"
     assert "14" in again.reason and "30" in again.reason
     assert "revision" in triggers
 
 
-def test_failed_citations_are_stored_never_dropped(tenant_a, alice, llm, django_capture_on_commit_callbacks):
+def test_failed_citations_are_stored_never_dropped(
+    tenant_a, alice, llm, django_capture_on_commit_callbacks
+):
     from docuiq.testing.factories import make_document
     from docuiq.testing.llm_server import Reply
 
