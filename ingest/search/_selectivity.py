@@ -15,6 +15,7 @@ COMMON_FRACTION = 0.12
 # Below this many chunks an OR over every term is cheap, and frequencies
 # measured on a handful of chunks say nothing about a word's information.
 MIN_CHUNKS_TO_PRUNE = 5000
+MAX_TERMS = 5
 
 
 def selective(frequencies: dict[str, float], *, total_chunks: int) -> list[str]:
@@ -29,4 +30,6 @@ def selective(frequencies: dict[str, float], *, total_chunks: int) -> list[str]:
     if total_chunks < MIN_CHUNKS_TO_PRUNE:
         return [t for _, t in present]
     kept = [t for f, t in present if f <= COMMON_FRACTION]
-    return kept or [present[0][1]]
+    # The rarest terms carry the ranking; capping them bounds how many chunks
+    # an OR query has to rank, whatever the question's length.
+    return kept[:MAX_TERMS] or [present[0][1]]
