@@ -97,8 +97,8 @@ def search(
             total_chunks=total,
         )
         if document_ids is not None:
-            # A document's chunks come from its index first; ranking them on
-            # every term is cheap.
+            # A document's chunks come from its index first; the same
+            # selective terms as across all keep the plan and ranking consistent.
             cursor.execute(
                 """
                 WITH q AS (SELECT %s::tsquery AS query)
@@ -111,7 +111,7 @@ def search(
                 ORDER BY score DESC, c.id
                 LIMIT %s
                 """,
-                [_tsquery(unique), list(document_ids), tenant_id, k],
+                [_tsquery(wanted), list(document_ids), tenant_id, k],
             )
             return [(row[0], row[1]) for row in cursor.fetchall()]
         extra, params = "", [_tsquery(wanted), tenant_id]
