@@ -47,7 +47,8 @@ class RecordedCitations:
     unsourced: list[UnsourcedCitation]
 
 
-def _confidence(value: float | None) -> Decimal | None:
+def stored_confidence(value: float | None) -> Decimal | None:
+    """A verdict's confidence as the NUMERIC(3,2) column stores it."""
     if value is None:
         return None
     # Rounded down: a stored confidence never overstates the verdict.
@@ -131,7 +132,8 @@ def citations_record(
     return RecordedCitations(citations=citations, unsourced=unsourced)
 
 
-def _judges() -> tuple[object | None, list]:
+def configured_judges() -> tuple[object | None, list]:
+    """The stage 3 judge and stage 4 ensemble, or (None, []) when not configured."""
     # Stages 3-4 cost a model call per citation: they run only when a judge
     # model is named explicitly (LLM_JUDGE_MODEL, may equal LLM_MODEL).
     if not (settings.LLM_BASE_URL and settings.LLM_JUDGE_MODEL):
@@ -176,7 +178,7 @@ def _verdict_fields(
     return {
         "verified": verdict.verified,
         "verification_method": verdict.method,
-        "verification_confidence": _confidence(verdict.confidence)
+        "verification_confidence": stored_confidence(verdict.confidence)
         if verdict.verified
         else None,
         "match_type": verdict.match_type,
@@ -243,7 +245,7 @@ def citation_verify(
             if s is cited or s.document_id not in other_revisions:
                 continue
             others.append(_source_text(s, other_revisions[s.document_id]))
-        judge, ensemble = _judges()
+        judge, ensemble = configured_judges()
         started = time.perf_counter()
         verdict = verify_cited_quote(
             citation.quoted_text,

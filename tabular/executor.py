@@ -51,7 +51,7 @@ from bisect import bisect_right
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import ROUND_DOWN, Decimal
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -67,7 +67,7 @@ from chat.models import Message, MessageSource
 from citations.cascade import SourceText, Verdict, verify_cited_quote
 from citations.models import CitationVerification, MessageCitation, UnsourcedCitation
 from citations.models import Status as CitationStatus
-from citations.services import citation_verify
+from citations.services import citation_verify, configured_judges, stored_confidence
 from ingest.models import Document, DocumentChunk
 from tabular import retrieval
 from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
@@ -673,16 +673,6 @@ class _Verified:
     judge: str
 
 
-def _judges() -> tuple[Any, list[Any]]:
-    # As citations.services: stages 3-4 run only with an explicit judge model.
-    if not (settings.LLM_BASE_URL and getattr(settings, "LLM_JUDGE_MODEL", "")):
-        return None, []
-    from chat.providers import llm_config
-    from citations.judge import judges_from_config
-
-    return judges_from_config(llm_config())
-
-
 def _verify(
     source: _Source, got: retrieval.Retrieved, answer: dict[str, Any]
 ) -> _Verified:
@@ -706,7 +696,7 @@ def _verify(
             page_starts=source.page_starts,
         )
 
-    judge, ensemble = _judges()
+    judge, ensemble = configured_judges()
     started = time.perf_counter()
     try:
         verdict = verify_cited_quote(
@@ -725,15 +715,6 @@ def _verify(
         ref=refs[cited.chunk_index],
         duration_ms=(time.perf_counter() - started) * 1000,
         judge=getattr(judge, "name", "") if judge else "",
-    )
-
-
-def _confidence(value: float | None) -> Decimal | None:
-    if value is None:
-        return None
-    # Rounded down: a stored confidence never overstates the verdict.
-    return Decimal(str(max(0.0, min(1.0, value)))).quantize(
-        Decimal("0.01"), rounding=ROUND_DOWN
     )
 
 
@@ -778,7 +759,7 @@ def _citation(
         fields.update(
             verified=verdict.verified,
             verification_method=verdict.method,
-            verification_confidence=_confidence(verdict.confidence)
+            verification_confidence=stored_confidence(verdict.confidence)
             if verdict.verified
             else None,
             match_type=verdict.match_type,

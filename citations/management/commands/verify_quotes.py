@@ -21,7 +21,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from accounts.scoping import unscoped
 from citations.cascade import verify_quote
-from citations.services import _judges
+from citations.services import configured_judges
 from ingest.errors import ExtractionError
 from ingest.models import Document
 from ingest.normalize import normalize_pages
@@ -58,7 +58,7 @@ class Command(BaseCommand):
         source = str(options["file"])
         base = Path.cwd() if source == "-" else Path(source).resolve().parent
         stream = sys.stdin if source == "-" else Path(source).open(encoding="utf-8")  # noqa: SIM115
-        judge, ensemble = _judges()
+        judge, ensemble = configured_judges()
 
         @lru_cache(maxsize=64)
         def load(document: str) -> tuple[str, tuple[int, ...]]:
