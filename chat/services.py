@@ -202,12 +202,17 @@ def _no_sources_completion() -> Completion:
 
 def message_ask(*, session: ChatSession, question: str) -> Message:
     """Ask and answer in one call (the API, the CLI, pages without JS)."""
-    turn = turn_start(session=session, question=question)
+    return turn_answer(turn=turn_start(session=session, question=question))
+
+
+def turn_answer(*, turn: Turn) -> Message:
+    """Answer a stored question without streaming; a model failure is stored
+    as a failed answer."""
     if not turn.retrieved:
         return turn_finish(turn=turn, completion=_no_sources_completion())
     try:
         completion = provider().answer(
-            question, turn.prompt_sources, history=_history(turn)
+            turn.question.content, turn.prompt_sources, history=_history(turn)
         )
     except LLMError as exc:
         return turn_fail(turn=turn, error=str(exc))

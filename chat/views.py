@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.http import require_tenant
 from accounts.models import Collection
 from chat.models import Message
 from chat.rendering import context_window, word_diff
@@ -19,6 +20,7 @@ from chat.services import (
     message_stream,
     question_store,
     session_create,
+    turn_answer,
     turn_for,
 )
 from citations.models import MessageCitation, Status, UnsourcedCitation
@@ -26,14 +28,10 @@ from citations.presentation import badge_state
 from ingest.models import DocumentRevision
 
 
-def _tenant(request: HttpRequest):
-    if getattr(request, "tenant", None) is None:
-        raise Http404("You are not a member of any workspace.")
-    return request.tenant
-
-
 def _session_or_404(request: HttpRequest, session_id):
-    session = session_get(tenant=_tenant(request), pk=session_id, user=request.user)
+    session = session_get(
+        tenant=require_tenant(request), pk=session_id, user=request.user
+    )
     if session is None:
         raise Http404("No such chat.")
     return session
@@ -45,7 +43,7 @@ def _session_or_404(request: HttpRequest, session_id):
 @require_GET
 @login_required
 def chat_home(request: HttpRequest) -> HttpResponse:
-    tenant = _tenant(request)
+    tenant = require_tenant(request)
     latest = session_list(tenant=tenant, user=request.user).first()
     if latest is not None and "new" not in request.GET:
         return redirect("chat:session", session_id=latest.pk)
@@ -64,7 +62,7 @@ def chat_home(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def session_new(request: HttpRequest) -> HttpResponse:
-    tenant = _tenant(request)
+    tenant = require_tenant(request)
     collection = None
     if request.POST.get("collection", "").isdigit():
         collection = Collection.objects.filter(
@@ -126,7 +124,7 @@ def _sse(event: str, data: dict) -> str:
 @require_GET
 @login_required
 def message_stream_view(request: HttpRequest, question_id) -> StreamingHttpResponse:
-    tenant = _tenant(request)
+    tenant = require_tenant(request)
     question = (
         Message.objects.filter(
             pk=question_id, role=Message.Role.USER, session__user=request.user
@@ -163,7 +161,7 @@ def message_stream_view(request: HttpRequest, question_id) -> StreamingHttpRespo
 @require_GET
 @login_required
 def message_fragment(request: HttpRequest, message_id) -> HttpResponse:
-    _tenant(request)
+    require_tenant(request)
     message = (
         Message.objects.filter(
             pk=message_id, role=Message.Role.ASSISTANT, session__user=request.user
@@ -183,21 +181,17 @@ def message_fragment(request: HttpRequest, message_id) -> HttpResponse:
 @require_POST
 @login_required
 def message_retry_view(request: HttpRequest, message_id) -> HttpResponse:
-    _tenant(request)
+    require_tenant(request)
     failed = Message.objects.filter(
         pk=message_id, status=Message.Status.FAILED, session__user=request.user
     ).first()
     if failed is None:
         raise Http404("No such failed answer.")
     question = failed.reply_to
-    if not request.htmx:
-        from chat.services import message_ask as ask
-
-        Message.objects.filter(pk=failed.pk).delete()
-        Message.objects.filter(pk=question.pk).delete()
-        ask(session=question.session, question=question.content)
+    turn = message_retry(failed=failed)
+    if not request.htmx:  # without JS: answer in the request, then POST/redirect/GET
+        turn_answer(turn=turn)
         return redirect("chat:session", session_id=question.session_id)
-    message_retry(failed=failed)
     return render(
         request, "chat/session_detail.html#stream-placeholder", {"question": question}
     )
@@ -206,7 +200,7 @@ def message_retry_view(request: HttpRequest, message_id) -> HttpResponse:
 @require_GET
 @login_required
 def citation_panel(request: HttpRequest, citation_id) -> HttpResponse:
-    _tenant(request)
+    require_tenant(request)
     citation = (
         MessageCitation.objects.filter(pk=citation_id).select_related("message").first()
     )

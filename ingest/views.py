@@ -6,6 +6,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.http import require_tenant
 from accounts.models import Collection
 from ingest.errors import ExtractionError
 from ingest.page_image import page_png, span_highlight
@@ -22,15 +23,10 @@ def _rows_context(request: HttpRequest) -> dict:
     return {"documents": documents, "polling": documents_pending(documents)}
 
 
-def _require_tenant(request: HttpRequest) -> None:
-    if getattr(request, "tenant", None) is None:
-        raise Http404("You are not a member of any workspace.")
-
-
 @require_GET
 @login_required
 def document_list_view(request: HttpRequest) -> HttpResponse:
-    _require_tenant(request)
+    require_tenant(request)
     q = request.GET.get("q", "").strip()[:500]
     context = _rows_context(request)
     context.update(
@@ -44,7 +40,7 @@ def document_list_view(request: HttpRequest) -> HttpResponse:
 @require_GET
 @login_required
 def document_rows(request: HttpRequest) -> HttpResponse:
-    _require_tenant(request)
+    require_tenant(request)
     return render(
         request, "ingest/document_list.html#document-rows", _rows_context(request)
     )
@@ -53,7 +49,7 @@ def document_rows(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def document_upload_view(request: HttpRequest) -> HttpResponse:
-    _require_tenant(request)
+    require_tenant(request)
     collection = None
     if request.POST.get("collection", "").isdigit():
         collection = Collection.objects.filter(
@@ -82,7 +78,7 @@ def document_upload_view(request: HttpRequest) -> HttpResponse:
 @require_GET
 @login_required
 def document_detail(request: HttpRequest, pk: str) -> HttpResponse:
-    _require_tenant(request)
+    require_tenant(request)
     document = document_get(tenant=request.tenant, pk=pk)
     if document is None:
         raise Http404("No such document.")
@@ -126,7 +122,7 @@ def document_detail(request: HttpRequest, pk: str) -> HttpResponse:
 @login_required
 def document_page_image(request: HttpRequest, pk: str, page: int) -> HttpResponse:
     """One PDF page as a PNG, for the viewer. Tenant-scoped like the document."""
-    _require_tenant(request)
+    require_tenant(request)
     document = document_get(tenant=request.tenant, pk=pk)
     revision = document.current_revision if document is not None else None
     if (

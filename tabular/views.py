@@ -21,6 +21,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.http import require_tenant
 from chat.views import citation_panel_context
 from ingest.models import Document
 from ingest.selectors import document_list
@@ -55,21 +56,15 @@ DEFAULT_COLUMNS = (
 )
 
 
-def _tenant(request: HttpRequest):
-    if getattr(request, "tenant", None) is None:
-        raise Http404("You are not a member of any workspace.")
-    return request.tenant
-
-
 def _review_or_404(request: HttpRequest, review_id) -> Review:
-    review = review_get(tenant=_tenant(request), pk=review_id)
+    review = review_get(tenant=require_tenant(request), pk=review_id)
     if review is None:
         raise Http404("No such review.")
     return review
 
 
 def _cell_or_404(request: HttpRequest, review: Review, cell_id) -> Cell:
-    cell = cell_get(tenant=_tenant(request), review=review, pk=cell_id)
+    cell = cell_get(tenant=require_tenant(request), review=review, pk=cell_id)
     if cell is None:
         raise Http404("No such cell.")
     return cell
@@ -81,7 +76,7 @@ def _cell_or_404(request: HttpRequest, review: Review, cell_id) -> Cell:
 @require_GET
 @login_required
 def review_list_view(request: HttpRequest) -> HttpResponse:
-    tenant = _tenant(request)
+    tenant = require_tenant(request)
     return render(request, "tabular/review_list.html", _list_context(tenant))
 
 
@@ -100,7 +95,7 @@ def _list_context(tenant, **extra) -> dict:
 @require_POST
 @login_required
 def review_create_view(request: HttpRequest) -> HttpResponse:
-    tenant = _tenant(request)
+    tenant = require_tenant(request)
     lines = [ln for ln in request.POST.get("columns", "").splitlines() if ln.strip()]
     try:
         columns: list[ColumnSpec] = [parse_column(line) for line in lines]
