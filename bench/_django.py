@@ -7,6 +7,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _common import percentile  # noqa: F401 - one percentile for every benchmark
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 
@@ -45,11 +47,3 @@ def reset_postgres(url: str) -> bool:
     except psycopg.OperationalError:
         return False
     return True
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    index = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
-    return ordered[index]
