@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from django.urls import reverse
+from ingest.links import document_span_url
 
 if TYPE_CHECKING:
     from chat.models import Message, MessageSource
@@ -21,9 +21,8 @@ SNIPPET_CHARS = 280
 def _source_entry(source: MessageSource, chunk_text: str, metadata: dict) -> dict:
     url = ""
     if source.document_id:
-        url = (
-            reverse("ingest:document-detail", args=[source.document_id])
-            + f"?at={source.start_offset}&end={source.end_offset}#at"
+        url = document_span_url(
+            source.document_id, source.start_offset, source.end_offset
         )
     return {
         "id": source.ref_label,

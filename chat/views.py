@@ -25,6 +25,7 @@ from chat.services import (
 )
 from citations.models import MessageCitation, Status, UnsourcedCitation
 from citations.presentation import badge_state
+from ingest.links import document_span_url
 from ingest.models import DocumentRevision
 
 
@@ -239,9 +240,10 @@ def citation_panel_context(citation: MessageCitation) -> dict:
         diff = word_diff(citation.quoted_text, compare)
     document_url = ""
     if citation.document_id:
-        document_url = (
-            reverse("ingest:document-detail", args=[citation.document_id])
-            + f"?at={citation.source_offset_start}&end={citation.source_offset_end}#at"
+        document_url = document_span_url(
+            citation.document_id,
+            citation.source_offset_start,
+            citation.source_offset_end,
         )
     return {
         "c": citation,

@@ -16,6 +16,7 @@ from django.utils.http import urlencode
 from citations.presentation import badge_state
 from citations.reviews import citation_stat_cards, with_latest_review
 from citations.selectors import CitationFilters, citation_list
+from ingest.links import document_span_url
 
 register = template.Library()
 
@@ -40,7 +41,6 @@ def document_citations(context: template.Context, document: Any) -> dict:
         )[:RECENT]
     )
     is_staff = bool(request.user.is_authenticated and request.user.is_staff)
-    doc_url = reverse("ingest:document-detail", args=[document.pk])
     return {
         "show": True,
         "document": document,
@@ -50,7 +50,9 @@ def document_citations(context: template.Context, document: Any) -> dict:
             {
                 "c": c,
                 "badge": badge_state(c.verification_status, c.verification_method),
-                "span_url": f"{doc_url}?{urlencode({'at': c.source_offset_start, 'end': c.source_offset_end})}#at",
+                "span_url": document_span_url(
+                    document.pk, c.source_offset_start, c.source_offset_end
+                ),
                 "review_url": reverse("citations:detail", args=[c.pk])
                 if is_staff
                 else "",
