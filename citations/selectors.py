@@ -141,11 +141,3 @@ def citation_stats(
     ).count()
     counts["total"] = sum(counts[s.value] for s in Status)
     return counts
-
-
-def citation_stats_for_document(
-    *, tenant: Tenant, document_id: uuid.UUID
-) -> dict[str, int]:
-    return citation_stats(
-        tenant=tenant, filters=CitationFilters(document_id=document_id)
-    )

@@ -355,12 +355,6 @@ def document_citations_reverify(*, document_id: uuid.UUID) -> int:
     return len(ids)
 
 
-def citation_resolve_chunk(
-    *, tenant_id: int, chunk_uid: uuid.UUID
-) -> DocumentChunk | None:
-    return DocumentChunk.objects.filter(uid=chunk_uid, tenant_id=tenant_id).first()
-
-
 if TYPE_CHECKING:
     from accounts.models import Tenant
 
