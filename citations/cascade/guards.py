@@ -29,12 +29,13 @@ import difflib
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
 
+from citations.cascade import lexicon
 from citations.cascade.folding import OCR_SAME_LENGTH, ocr_skeleton
 
 # A number stands alone ("30", "1,000.50"); digits glued to letters ("30days",
@@ -345,61 +346,117 @@ SPLIT_GLYPHS = frozenset(
 )
 
 
-def _plausible_ocr(a: str, b: str) -> bool:
+def _plausible_ocr(a: str, b: str, arbitrary: int = 0) -> bool:
     """Could OCR have turned word `a` into word `b`? Both are folded.
 
     The cheapest edit path that uses only OCR-like edits (confusable
     substitutions, a glyph read as two or two as one, thin strokes dropped or
     added) must be short. A DP over all paths, not one path from editops:
     "hand"/"harid" is n->r plus an i, and an equally short path through n->i
-    would wrongly look implausible.
+    would wrongly look implausible. `arbitrary` edits of any letter may be
+    spent on top (see `_damage_reads_as` for when that is allowed).
     """
-    return _plausible_folded(a.translate(OCR_SAME_LENGTH), b.translate(OCR_SAME_LENGTH))
+    return _plausible_folded(
+        a.translate(OCR_SAME_LENGTH), b.translate(OCR_SAME_LENGTH), arbitrary
+    )
 
 
 @lru_cache(maxsize=65536)
-def _plausible_folded(a: str, b: str) -> bool:
+def _plausible_folded(a: str, b: str, arbitrary: int = 0) -> bool:
     n, m = len(a), len(b)
     limit = 1 + max(n, m) // 4
-    if abs(n - m) > 2 * limit or n * m > 4096:
+    if abs(n - m) > 2 * limit + arbitrary or n * m > 4096:
         return False
     # Cheap exits before the DP: a glyph read as two costs one OCR edit but
     # two plain ones, so more than 2 * limit plain edits cannot be plausible;
     # same length with look-alike substitutions only is the common case.
-    if Levenshtein.distance(a, b, score_cutoff=2 * limit + 1) > 2 * limit:
+    cutoff = 2 * limit + arbitrary
+    if Levenshtein.distance(a, b, score_cutoff=cutoff + 1) > cutoff:
         return False
-    if n == m:
+    if n == m and not arbitrary:
         differing = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
         if len(differing) <= limit and all(
             frozenset(p) in CONFUSABLE for p in differing
         ):
             return True
     never = limit + 1
-    table = [[never] * (m + 1) for _ in range(n + 1)]
-    table[0][0] = 0
-    for i in range(n + 1):
-        row = table[i]
-        for j in range(m + 1):
-            here = row[j]
-            if i == 0 and j == 0:
-                continue
-            best = never
-            if i and j:
-                x, y = a[i - 1], b[j - 1]
-                if x == y:
-                    best = table[i - 1][j - 1]
-                elif frozenset((x, y)) in CONFUSABLE:
-                    best = table[i - 1][j - 1] + 1
-            if i and a[i - 1] in THIN:
-                best = min(best, table[i - 1][j] + 1)
-            if j and b[j - 1] in THIN:
-                best = min(best, row[j - 1] + 1)
-            if i >= 2 and j and (a[i - 2 : i], b[j - 1]) in SPLIT_GLYPHS:
-                best = min(best, table[i - 2][j - 1] + 1)
-            if j >= 2 and i and (b[j - 2 : j], a[i - 1]) in SPLIT_GLYPHS:
-                best = min(best, table[i - 1][j - 2] + 1)
-            row[j] = min(here, best, never)
-    return table[n][m] <= limit
+    # One table per number of arbitrary edits spent; cells hold OCR edits.
+    tables = [[[never] * (m + 1) for _ in range(n + 1)] for _ in range(arbitrary + 1)]
+    tables[0][0][0] = 0
+    for layer, table in enumerate(tables):
+        below = tables[layer - 1] if layer else None
+        for i in range(n + 1):
+            row = table[i]
+            for j in range(m + 1):
+                here = row[j]
+                if i == 0 and j == 0:
+                    continue
+                best = never
+                if i and j:
+                    x, y = a[i - 1], b[j - 1]
+                    if x == y:
+                        best = table[i - 1][j - 1]
+                    elif frozenset((x, y)) in CONFUSABLE:
+                        best = table[i - 1][j - 1] + 1
+                if i and a[i - 1] in THIN:
+                    best = min(best, table[i - 1][j] + 1)
+                if j and b[j - 1] in THIN:
+                    best = min(best, row[j - 1] + 1)
+                if i >= 2 and j and (a[i - 2 : i], b[j - 1]) in SPLIT_GLYPHS:
+                    best = min(best, table[i - 2][j - 1] + 1)
+                if j >= 2 and i and (b[j - 2 : j], a[i - 1]) in SPLIT_GLYPHS:
+                    best = min(best, table[i - 1][j - 2] + 1)
+                if below is not None:
+                    if i and j:
+                        best = min(best, below[i - 1][j - 1])
+                    if i:
+                        best = min(best, below[i - 1][j])
+                    if j:
+                        best = min(best, below[i][j - 1])
+                row[j] = min(here, best, never)
+    return min(table[n][m] for table in tables) <= limit
+
+
+# Parties named by the same stem: the one who grants and the one who
+# receives ("Licensor"/"Licensee", "mortgagor"/"mortgagee", "appellant"/"appellee").
+_GIVER_SUFFIXES = ("or", "er", "ant")
+
+
+def _role_swap(a: str, b: str) -> bool:
+    for x, y in ((a, b), (b, a)):
+        if x.endswith("ee") and len(x) > 4:
+            stem = x[:-2]
+            if any(y == stem + suffix for suffix in _GIVER_SUFFIXES):
+                return True
+            if stem.endswith("e") and y == stem[:-1] + "or":  # "employee"/"employor"
+                return True
+    return False
+
+
+_GUARD_SKELETONS = frozenset(_WORD_FEATURES)
+
+
+def _damage_reads_as(
+    quote_words: str, span_words: str, vocabulary: Mapping[str, int] | None
+) -> bool:
+    """Span words that differ from the quote's by look-alike glyphs plus one
+    arbitrary edit ("dys" for "days", "applicablg" for "applicable") read as
+    the quote's when none of them is a word and a spelling corrector would
+    read them as the quote's words (lexicon.py). Never for digits, and never
+    between a party and its counterpart ("Licensor"/"Licensee")."""
+    q = re.sub(r"\W", "", quote_words)
+    s = re.sub(r"\W", "", span_words)
+    if not q or not s or any(c.isdigit() for c in q + s):
+        return False
+    qk, sk = ocr_skeleton(q), ocr_skeleton(s)
+    if _role_swap(qk, sk) or not _plausible_ocr(q, s, arbitrary=1):
+        return False
+    if any(
+        lexicon.is_word(ocr_skeleton(w), vocabulary, qk)
+        for w in _WORD.findall(span_words)
+    ):
+        return False
+    return lexicon.reading(sk, qk, vocabulary, rivals=_GUARD_SKELETONS) is None
 
 
 def _is_junk(word: str) -> bool:
@@ -467,7 +524,12 @@ def _words(text: str, spans: tuple[tuple[int, int], ...]) -> str:
     return " ".join(text[a:b] for a, b in spans)
 
 
-def _wording(quote: str, span: str, groups: list[_Group]) -> str | None:
+def _wording(
+    quote: str,
+    span: str,
+    groups: list[_Group],
+    vocabulary: Mapping[str, int] | None = None,
+) -> str | None:
     for group in groups:
         q_words = _words(quote, group.quote_words)
         s_words = _words(span, group.span_words)
@@ -485,7 +547,9 @@ def _wording(quote: str, span: str, groups: list[_Group]) -> str | None:
             continue
         if _negating_prefix(kq, ks):
             return f"negation differs: quote has '{q_words}', source has '{s_words}'"
-        if not _plausible_ocr(q_words.replace(" ", ""), s_words.replace(" ", "")):
+        if not _plausible_ocr(
+            q_words.replace(" ", ""), s_words.replace(" ", "")
+        ) and not _damage_reads_as(q_words, s_words, vocabulary):
             return f"word differs: quote has '{q_words}', source has '{s_words}'"
     return None
 
@@ -508,7 +572,12 @@ def _guard_words(text: str) -> list[tuple[str, str]]:
     return [(f.kind, f.value) for f in features(words)]
 
 
-def _repair_guard_words(quote: str, span: str, groups: list[_Group]) -> str:
+def _repair_guard_words(
+    quote: str,
+    span: str,
+    groups: list[_Group],
+    vocabulary: Mapping[str, int] | None = None,
+) -> str:
     """The span with OCR-damaged words read as the quote's, for the meaning check.
 
     - A group of span words that reads the same as the quote's after OCR
@@ -563,7 +632,9 @@ def _repair_guard_words(quote: str, span: str, groups: list[_Group]) -> str:
             continue
         if any(ocr_skeleton(w) in _WORD_FEATURES for w in span_words):
             continue
-        if _plausible_ocr(q_bare, s_bare):
+        if _plausible_ocr(q_bare, s_bare) or _damage_reads_as(
+            q_text, s_text, vocabulary
+        ):
             repairs.append((s_start, s_end, q_text))
     for start, end, text in sorted(repairs, reverse=True):
         span = span[:start] + text + span[end:]
@@ -573,16 +644,22 @@ def _repair_guard_words(quote: str, span: str, groups: list[_Group]) -> str:
 _STANDALONE_NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*(?!\w)")
 
 
-def fuzzy_difference(quote: str, span: str) -> str | None:
+def fuzzy_difference(
+    quote: str, span: str, vocabulary: Mapping[str, int] | None = None
+) -> str | None:
     """Everything a fuzzy match must pass: meaning, then wording (see module
-    docstring). None when the span says what the quote says."""
+    docstring). None when the span says what the quote says. `vocabulary`
+    (OCR skeleton -> count in the source document) tells damaged words from
+    the document's own words (lexicon.py)."""
     if _STANDALONE_NUMBER.findall(quote) != _STANDALONE_NUMBER.findall(span):
         # Cheap early answer for a look-alike passage ("Section 11" for
         # "Section 38"): failing early is always the safe direction.
         return meaning_difference(quote, span) or "numbers differ"
     groups = _align_words(quote, span)
-    repaired = _repair_guard_words(quote, span, groups)
-    return meaning_difference(quote, repaired) or _wording(quote, span, groups)
+    repaired = _repair_guard_words(quote, span, groups, vocabulary)
+    return meaning_difference(quote, repaired) or _wording(
+        quote, span, groups, vocabulary
+    )
 
 
 def wording_difference(quote: str, span: str) -> str | None:

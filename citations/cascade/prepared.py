@@ -12,10 +12,10 @@ from __future__ import annotations
 import itertools
 import re
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
-from citations.cascade.folding import OCR_SAME_LENGTH, Folded, fold
+from citations.cascade.folding import OCR_SAME_LENGTH, Folded, fold, ocr_skeleton
 
 _WORD = re.compile(r"\w+")
 
@@ -33,6 +33,8 @@ class PreparedText:
     folded: Folded
     skeleton: str
     _bigrams: dict[str, list[int]] | None = field(default=None, repr=False)
+    _words: Counter[str] | None = field(default=None, repr=False)
+    _vocabulary: dict[str, int] | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -45,23 +47,39 @@ class PreparedText:
         if index is None:
             with self._lock:
                 if self._bigrams is None:
-                    self._bigrams = _index_bigrams(self.skeleton)
+                    self._bigrams, self._words = _index_bigrams(self.skeleton)
                 index = self._bigrams
         return index.get(key, _EMPTY)
+
+    @property
+    def vocabulary(self) -> dict[str, int]:
+        """Full OCR skeleton of each word -> how often the document uses it
+        (lexicon.py tells damaged words from the document's own words)."""
+        vocabulary = self._vocabulary
+        if vocabulary is None:
+            self.bigram_postings("")
+            vocabulary = {}
+            for word, count in (self._words or {}).items():
+                key = ocr_skeleton(word)
+                vocabulary[key] = vocabulary.get(key, 0) + count
+            self._vocabulary = vocabulary
+        return vocabulary
 
 
 _EMPTY: list[int] = []
 
 
-def _index_bigrams(skeleton: str) -> dict[str, list[int]]:
+def _index_bigrams(skeleton: str) -> tuple[dict[str, list[int]], Counter[str]]:
     # Word pairs rather than single words: in boilerplate or low-entropy text
     # every single word is common, pairs stay selective, and at 5% OCR noise
     # about half the pairs of a quote survive intact, which is plenty.
     index: dict[str, list[int]] = {}
     previous: str | None = None
     previous_start = 0
+    words: Counter[str] = Counter()
     for m in _WORD.finditer(skeleton):
         word = m.group()
+        words[word] += 1
         if previous is not None:
             key = f"{previous} {word}"
             postings = index.get(key)
@@ -71,7 +89,7 @@ def _index_bigrams(skeleton: str) -> dict[str, list[int]]:
                 postings.append(previous_start)
         previous = word
         previous_start = m.start()
-    return index
+    return index, words
 
 
 def word_bigrams(skeleton: str) -> list[tuple[int, str]]:

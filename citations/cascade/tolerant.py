@@ -54,8 +54,13 @@ MAX_FILTER_PAIRS = 7
 # Stage 1 checks at most this many index hits before scanning the text.
 EXACT_INDEX_MAX_HITS = 1_000
 # Candidates with fewer than this share of the best one's anchors are noise.
-MIN_ANCHOR_SHARE = 0.34
-CANDIDATES = 4
+MIN_ANCHOR_SHARE = 0.2
+# Boilerplate repeats a sentence with another party or number, and OCR damage
+# can cost the true place more anchors than a look-alike keeps: up to
+# CANDIDATES placements are ranked by a cheap whole-window similarity and the
+# best JUDGED of them are placed exactly and guarded.
+CANDIDATES = 12
+JUDGED = 6
 # Windows this small are aligned whole when seeding finds nothing (a cited
 # chunk, a short document, the gap of an elided quote).
 DIRECT_WINDOW = 6_000
@@ -387,10 +392,25 @@ def judge_span(
     plain = Levenshtein.normalized_similarity(quote.folded, candidate)
     if similarity < SIMILARITY_THRESHOLD or plain < PLAIN_SIMILARITY_FLOOR:
         return Near(*span, plain, f"closest passage is only {plain:.2f} similar")
-    reason = fuzzy_difference(quote.folded, candidate)
+    reason = fuzzy_difference(quote.folded, candidate, prepared.vocabulary)
     if reason:
         return Near(*span, plain, reason)
     return Found(*span, "fuzzy", plain, _inside(f_start, f_end, region), similarity)
+
+
+def _rank(
+    skeleton: str, quote: FoldedQuote, seeds: list[tuple[int, int, int]]
+) -> list[tuple[int, int, int]]:
+    """Seeds by how similar their rough window is to the quote (C speed)."""
+    if len(seeds) <= 1:
+        return seeds
+    q = quote.skeleton
+    return sorted(
+        seeds,
+        key=lambda s: (
+            -Levenshtein.normalized_similarity(q, skeleton[max(0, s[0]) : s[1]])
+        ),
+    )
 
 
 def _slack(m: int) -> int:
@@ -424,8 +444,8 @@ def find_fuzzy(
     if not region_only:
         scopes.append(None)
     for scope in scopes:
-        seeds = _seeds(prepared, quote, scope)
-        for s0, e0, _count in seeds:
+        seeds = _rank(k, quote, _seeds(prepared, quote, scope))
+        for s0, e0, _count in seeds[:JUDGED]:
             start, end = place(k, quote.skeleton, s0, e0, _slack(m))
             if end - start < max(1, m // 2) or (start, end) in tried:
                 continue
@@ -458,7 +478,8 @@ def find_tolerant(
     q = FoldedQuote.of(quote)
     if not q.folded:
         return Search(None, None, "quote is empty after normalization")
-    if len(q.folded) > len(prepared.folded.text):
+    if len(q.folded) * SIMILARITY_THRESHOLD > len(prepared.folded.text):
+        # OCR drops characters, so a source a little shorter may still hold it.
         return Search(None, None, "quote is longer than the source text")
     f_region = folded_region(prepared, region)
     at = _find_normalized(prepared, q, f_region)

@@ -23,7 +23,13 @@ from citations.cascade.elision import find_elided, split_quote
 from citations.cascade.folding import IGNORABLE, PUNCTUATION_FOLDS
 from citations.cascade.judging import Judge, ensemble_vote, vote
 from citations.cascade.prepared import PreparedText, cached, prepare
-from citations.cascade.tolerant import Found, Near, find_exact, find_tolerant
+from citations.cascade.tolerant import (
+    SIMILARITY_THRESHOLD,
+    Found,
+    Near,
+    find_exact,
+    find_tolerant,
+)
 from citations.cascade.verdict import (
     ENSEMBLE,
     EXACT_MATCH,
@@ -240,7 +246,7 @@ def verify_quote(
         return failed("quote and text must be strings", stages=())
     if not quote.strip():
         return failed("quote is empty", stages=())
-    if len(quote.strip()) > len(text):
+    if len(quote.strip()) * SIMILARITY_THRESHOLD > len(text):
         return failed("quote is longer than the source text", stages=())
     region = _region(within, len(text))
     match = match_quote(text, quote, region)

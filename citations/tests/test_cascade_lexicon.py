@@ -1,0 +1,119 @@
+"""OCR damage that is not a look-alike glyph: read as the quote's word only
+when the damaged token is no word of its own and a spelling corrector would
+read it as the quote's word (citations/cascade/lexicon.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from citations.cascade import verify_quote
+from citations.cascade.folding import ocr_skeleton
+from citations.cascade.guards import fuzzy_difference
+from citations.cascade.lexicon import is_word, reading
+
+QUOTE = (
+    "The Supplier must deliver the Goods within 30 days of the Order Date and "
+    "the Buyer may inspect them."
+)
+
+
+@pytest.mark.parametrize(
+    "damaged",
+    [
+        # a letter dropped, a letter replaced: not look-alikes, not words
+        "The Supplier must deliver the Goods within 30 dys of the Order Date and "
+        "the Buyer may inspect them.",
+        "The Suppller must deliver th Goods within 30 days of the Order Date and "
+        "the Buyer may inspect thom.",
+        "The Supplier must deliver the Goods withim 30 days of the Order Dafe and "
+        "the Buycr may inspoct them.",
+    ],
+)
+def test_damage_that_is_no_word_reads_as_the_quotes_word(damaged):
+    verdict = verify_quote(damaged, QUOTE)
+    assert verdict.verified, verdict.reason
+    assert verdict.match_type == "fuzzy"
+    assert damaged[verdict.start : verdict.end] == verdict.source_text
+
+
+@pytest.mark.parametrize(
+    ("source_word", "quote_word"),
+    [
+        ("dye", "days"),  # a word of its own
+        ("gods", "goods"),
+        ("vent", "event"),
+        ("from", "form"),
+    ],
+)
+def test_a_real_word_never_reads_as_another(source_word, quote_word):
+    source = f"The Supplier must deliver the {source_word} within the period agreed."
+    quote = f"The Supplier must deliver the {quote_word} within the period agreed."
+    assert fuzzy_difference(source.lower(), quote.lower()) is not None
+    assert not verify_quote(source, quote).verified
+
+
+@pytest.mark.parametrize(
+    ("damaged", "quote"),
+    [
+        # "o" reads as "of", "av" as "as": an illegible negation or modal verb
+        # never verifies one
+        (
+            "o waiver of any breach shall be effective",
+            "No waiver of any breach shall be effective",
+        ),
+        (
+            "The Supplier av appoint an officer to supervise",
+            "The Supplier may appoint an officer to supervise",
+        ),
+        # "ot" reads as "of" (or "it", "at", "or"), not as "not"
+        (
+            "the Supplier shall ot be liable for delay",
+            "the Supplier shall not be liable for delay",
+        ),
+    ],
+)
+def test_an_illegible_guard_word_is_not_granted(damaged, quote):
+    verdict = verify_quote(damaged, quote)
+    assert not verdict.verified, verdict.source_text
+
+
+def test_parties_never_read_as_their_counterparts():
+    # "Licensor" is not in the dictionary, and r->e is one edit; the party
+    # still differs.
+    source = "The Licensor shall indemnify the Licensee against all claims arising."
+    for quote in (
+        "The Licensee shall indemnify the Licensee against all claims arising.",
+        "The Licensor shall indemnify the Licensor against all claims arising.",
+    ):
+        assert not verify_quote(source, quote).verified
+    assert not verify_quote(
+        "the Mortgagor shall insure the premises in full",
+        "the Mortgagee shall insure the premises in full",
+    ).verified
+
+
+def test_the_documents_own_words_are_words():
+    # "Zentrix" is in no dictionary, but a document naming it twice makes it
+    # a word: "Zentrax" there is another name, not damage.
+    vocabulary = {ocr_skeleton("zentrix"): 5, ocr_skeleton("zentrax"): 3}
+    assert not is_word(ocr_skeleton("zentrax"))
+    assert is_word(ocr_skeleton("zentrax"), vocabulary)
+    source = (
+        "Zentrix Ltd and Zentrax Ltd agree that Zentrax shall supply the parts. "
+        "Zentrix shall pay for the parts. Zentrix shall audit the records."
+    )
+    verdict = verify_quote(source, "agree that Zentrix shall supply the parts")
+    assert not verdict.verified
+
+
+def test_damage_repeated_in_the_document_is_still_damage():
+    # "th" for "the" comes up again and again in a damaged document; it is
+    # still not a word next to the thousand real "the"s.
+    vocabulary = {ocr_skeleton("the"): 1000, ocr_skeleton("th"): 12}
+    assert not is_word(ocr_skeleton("th"), vocabulary, ocr_skeleton("the"))
+    assert reading(ocr_skeleton("th"), ocr_skeleton("the"), vocabulary) is None
+
+
+def test_an_ambiguous_token_reads_as_the_more_common_word():
+    assert reading(ocr_skeleton("dys"), ocr_skeleton("days")) is None
+    assert reading(ocr_skeleton("dys"), ocr_skeleton("dye")) is not None
