@@ -19,7 +19,8 @@ Built-in prose (contract-like sentences, bench/_common.py) gives, per kind:
   elided              "... " / "…" / "[...]" / "[t]he" quotes of a clean document
 
 and traps that must never verify: a changed number, an added or dropped
-negation, a changed modal verb, swapped parties, 20% of words replaced, a
+negation, a changed modal verb, swapped parties, one word swapped for a common
+word one edit away ("goods"/"gods"), 20% of words replaced, a
 sentence from another document, a frankenquote (halves of two sentences), an
 elided frankenquote (parts far apart), and a real sentence cited to the wrong
 source (verify_cited_quote). Traps run against the clean document and its 2%
@@ -49,6 +50,7 @@ import re
 import sys
 import time
 from collections import defaultdict
+from functools import lru_cache
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -255,6 +257,35 @@ MODAL_SWAPS = {
 }
 
 
+@lru_cache(maxsize=1)
+def _speller():
+    from spellchecker import SpellChecker
+
+    return SpellChecker(language="en")
+
+
+def _near_word(sentence: str, rng: random.Random) -> str | None:
+    """The sentence with one word swapped for a common English word one edit
+    away ("goods" -> "gods", "form" -> "from"): what OCR-damage tolerance
+    must never read as the same word."""
+    speller = _speller()
+    words = list(re.finditer(r"[a-z]{4,}", sentence))
+    for m in rng.sample(words, len(words)):
+        near = sorted(
+            w
+            for w in speller.edit_distance_1(m.group())
+            # Same length (a letter changed or two swapped): the real-word
+            # errors; an inserted or dropped letter mostly makes a misspelling.
+            if w != m.group()
+            and len(w) == len(m.group())
+            and w.isalpha()
+            and speller.word_frequency[w] >= 1000
+        )
+        if near:
+            return sentence[: m.start()] + rng.choice(near) + sentence[m.end() :]
+    return None
+
+
 def _trap_quotes(
     doc: str, other: str, rng: random.Random, count: int
 ) -> dict[str, list[str]]:
@@ -292,6 +323,9 @@ def _trap_quotes(
             traps["trap_party"].append(
                 sentence[: party.start()] + swapped + sentence[party.end() :]
             )
+        near = _near_word(sentence, rng)
+        if near:
+            traps["trap_near_word"].append(near)
         words = sentence.split()
         if len(words) >= 10:
             replaced = list(words)
@@ -459,6 +493,9 @@ TARGETS = {
 }
 
 
+BEYOND_ISSUE_TRAPS = ("trap_near_word_ocr",)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", default=os.environ.get("DOCUIQ_CORPUS"))
@@ -487,7 +524,13 @@ def main() -> None:
                 summary[kind][extra] = row[extra]
     traps = {k: v for k, v in summary.items() if k.startswith("trap_")}
     positives = {k: v for k, v in summary.items() if not k.startswith("trap_")}
-    false_verified = sum(v["verified"] for v in traps.values())
+    # The issue's traps must never verify. "Near word" against OCR'd text is
+    # measured beside them, not in that count: there a look-alike real word
+    # ("date" for "data") cannot be told from OCR damage (see README).
+    false_verified = sum(
+        v["verified"] for k, v in traps.items() if k not in BEYOND_ISSUE_TRAPS
+    )
+    beyond = {k: traps[k]["verified"] for k in BEYOND_ISSUE_TRAPS if k in traps}
     targets = {}
     for kind, (metric, goal) in TARGETS.items():
         value = positives.get(kind, {}).get(metric)
@@ -514,6 +557,8 @@ def main() -> None:
     for kind, row in traps.items():
         print(f"{kind:<30}{row['n']:>6}{row['verified']:>22}")
     print(f"\nfalse verifications: {false_verified}")
+    for kind, count in beyond.items():
+        print(f"  not counted above (known limit): {kind} verified {count}")
     for goal, met in targets.items():
         print(f"target {goal}: {'met' if met else 'NOT MET'}")
     elapsed = time.perf_counter() - started
@@ -528,6 +573,7 @@ def main() -> None:
             "icdar_by_cer": icdar_buckets,
             "traps": traps,
             "false_verifications": false_verified,
+            "known_limit_verified": beyond,
             "targets": targets,
             "examples_of_misses": dict(tally.misses),
             "seconds": round(elapsed, 1),

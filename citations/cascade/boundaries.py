@@ -29,20 +29,28 @@ def cut_token(text: str, start: int, end: int) -> str | None:
     """How text[start:end] cuts a word or number, or None if it does not."""
     if start >= end:
         return None
-    if start > 0:
-        before, first = text[start - 1], text[start]
-        if (_wordish(before) and _wordish(first)) or _number_joint(
-            text, start - 1, start
-        ):
-            return f"starts inside “{_token_at(text, start)}”"
-        if before in ",." and first.isdigit() and _number_joint(text, start - 2, start):
-            return f"starts inside the number “{_token_at(text, start)}”"
-    if end < len(text):
-        last, after = text[end - 1], text[end]
-        if (_wordish(last) and _wordish(after)) or _number_joint(text, end - 1, end):
-            return f"ends inside “{_token_at(text, end - 1)}”"
-        if after in ",." and last.isdigit() and _number_joint(text, end - 1, end + 1):
-            return f"ends inside the number “{_token_at(text, end - 1)}”"
+    return _cut_at_start(text, start) or _cut_at_end(text, end)
+
+
+def _cut_at_start(text: str, start: int) -> str | None:
+    if start <= 0:
+        return None
+    before, first = text[start - 1], text[start]
+    if (_wordish(before) and _wordish(first)) or _number_joint(text, start - 1, start):
+        return f"starts inside “{_token_at(text, start)}”"
+    if before in ",." and first.isdigit() and _number_joint(text, start - 2, start):
+        return f"starts inside the number “{_token_at(text, start)}”"
+    return None
+
+
+def _cut_at_end(text: str, end: int) -> str | None:
+    if end >= len(text):
+        return None
+    last, after = text[end - 1], text[end]
+    if (_wordish(last) and _wordish(after)) or _number_joint(text, end - 1, end):
+        return f"ends inside “{_token_at(text, end - 1)}”"
+    if after in ",." and last.isdigit() and _number_joint(text, end - 1, end + 1):
+        return f"ends inside the number “{_token_at(text, end - 1)}”"
     return None
 
 
@@ -60,3 +68,56 @@ def _token_at(text: str, i: int) -> str:
     ):
         hi += 1
     return text[lo:hi][:40]
+
+
+def _token_bounds(text: str, i: int) -> tuple[int, int]:
+    """[start, end) of the run of word characters around text[i]."""
+    lo = i
+    while lo > 0 and _wordish(text[lo - 1]):
+        lo -= 1
+    hi = i + 1
+    while hi < len(text) and _wordish(text[hi]):
+        hi += 1
+    return lo, hi
+
+
+def _ocr_join(text: str, cut: int, outside_is_left: bool) -> bool:
+    """Is `cut` inside a token where OCR ran two words together?
+
+    Only when the token as a whole is no word, the part left outside the
+    span is a common word and holds no number, negation or modal verb, and
+    the token's number, negation and modal words all stay inside the span:
+    "this|Agreement" and "for|the" are joins; "no|thing", "can|not",
+    "in|valid", "shall|not" and "30|days" are not.
+    """
+    # Deferred: lexicon loads a word list, guards imports the lexicon.
+    from citations.cascade import lexicon
+    from citations.cascade.folding import fold_text, ocr_skeleton
+    from citations.cascade.guards import features
+
+    lo, hi = _token_bounds(text, cut)
+    left, right = fold_text(text[lo:cut]), fold_text(text[cut:hi])
+    if not (left.isalnum() and right.isalnum()) or left.isdigit() or right.isdigit():
+        return False
+    if text[cut - 1].isdigit() or text[cut].isdigit():
+        return False
+    outside, inside = (left, right) if outside_is_left else (right, left)
+    whole = left + right
+    if len(outside) < 2 or lexicon.is_word(ocr_skeleton(whole)):
+        return False
+    if features(outside) or [f.value for f in features(whole)] != [
+        f.value for f in features(inside)
+    ]:
+        return False
+    return lexicon.is_common_word(ocr_skeleton(outside))
+
+
+def joined_by_ocr(text: str, start: int, end: int) -> bool:
+    """The span [start, end) cuts tokens only where OCR ran two words
+    together (see `_ocr_join`), and no number at all. For fuzzy matches of
+    OCR'd text only: a clean text's "invalid" never holds a quote ending "in"."""
+    if start >= end:
+        return False
+    if _cut_at_start(text, start) and not _ocr_join(text, start, outside_is_left=True):
+        return False
+    return not _cut_at_end(text, end) or _ocr_join(text, end, outside_is_left=False)

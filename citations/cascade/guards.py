@@ -37,6 +37,7 @@ from rapidfuzz.distance import Levenshtein
 
 from citations.cascade import lexicon
 from citations.cascade.folding import OCR_SAME_LENGTH, ocr_skeleton
+from citations.cascade.glyphs import CONFUSABLE, THIN
 
 # A number stands alone ("30", "1,000.50"); digits glued to letters ("30days",
 # "0rder") are read as a word and sorted out in `features`.
@@ -179,21 +180,6 @@ _SYMBOLS = {"%": (PERCENT, "%"), "$": (CURRENCY, "$"), "€": (CURRENCY, "€")}
 _SYMBOLS |= {"£": (CURRENCY, "£"), "¥": (CURRENCY, "¥"), "₹": (CURRENCY, "₹")}
 
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
-
-# Glyph pairs OCR engines confuse (after the skeleton has already merged
-# l/1/i, o/0, rn/m, cl/d, vv/w). Deliberately short: "Licensor"/"Licensee"
-# and "employer"/"employee" differ by r/e, which is not here, and must fail.
-CONFUSABLE = frozenset(
-    frozenset(pair)
-    for pair in (
-        *("ec", "eo", "co", "ao", "ae", "sa"),  # round glyphs; s/a in old faces
-        *("hb", "hn", "hl", "nu", "nr", "nm", "uv", "vy"),
-        *("ft", "tl", "fl", "jl", "gq", "rt"),
-        "lu",  # "ll" read as "U" (with a dropped l): "shall" -> "shaU"
-    )
-)
-# Thin glyphs OCR drops or invents.
-THIN = frozenset("ljtf")
 
 
 @dataclass(frozen=True)
@@ -524,6 +510,18 @@ def _words(text: str, spans: tuple[tuple[int, int], ...]) -> str:
     return " ".join(text[a:b] for a, b in spans)
 
 
+def _another_real_word(
+    quote_word: str, span_word: str, group: _Group, vocabulary: Mapping[str, int] | None
+) -> bool:
+    """In a clean (not OCR'd) source, a real word is not a misreading of a
+    look-alike real word: "data" is not "date", "hand" is not "hard"."""
+    if len(group.quote_words) != 1 or len(group.span_words) != 1:
+        return False
+    if not (lexicon.frequency(quote_word) and lexicon.frequency(span_word)):
+        return False
+    return not lexicon.looks_scanned(vocabulary)
+
+
 def _wording(
     quote: str,
     span: str,
@@ -547,6 +545,11 @@ def _wording(
             continue
         if _negating_prefix(kq, ks):
             return f"negation differs: quote has '{q_words}', source has '{s_words}'"
+        if _another_real_word(kq, ks, group, vocabulary):
+            return (
+                f"word differs: quote has '{q_words}', source has '{s_words}' "
+                "(a different word, and the source shows no OCR damage)"
+            )
         if not _plausible_ocr(
             q_words.replace(" ", ""), s_words.replace(" ", "")
         ) and not _damage_reads_as(q_words, s_words, vocabulary):

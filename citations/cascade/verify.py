@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from citations.cascade.boundaries import cut_token
+from citations.cascade.boundaries import cut_token, joined_by_ocr
 from citations.cascade.elision import find_elided, split_quote
 from citations.cascade.folding import IGNORABLE, PUNCTUATION_FOLDS
 from citations.cascade.judging import Judge, ensemble_vote, vote
@@ -120,7 +120,9 @@ def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
     found = match.found
     if found is not None and found.match_type != "exact":
         cut = cut_token(text, found.start, found.end)
-        if cut is not None:
+        if cut is not None and not (
+            found.match_type == "fuzzy" and joined_by_ocr(text, found.start, found.end)
+        ):
             return Match(
                 None,
                 None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from citations.cascade import verify_quote
-from citations.cascade.boundaries import cut_token
+from citations.cascade.boundaries import cut_token, joined_by_ocr
 
 FEE = "The annual fee is $12,000, payable in advance. Units: 1,000 units were shipped."
 
@@ -55,3 +55,42 @@ def test_spaceless_scripts_are_not_word_checked():
     text = "本協議自簽署之日起生效。"
     verdict = verify_quote(text, "協議自簽署")
     assert verdict.verified
+
+
+# OCR runs words together ("thisAgreement"): a fuzzy match of an OCR'd text may
+# end where the two words meet, never inside a real word or a number.
+OCR_JOINED = (
+    "Either party vvill terminate thisAgreement on notice. There is nothing "
+    "to pay. The Buyer cannot assign it. It is invalid. The Seller shallnot pay "
+    "within 30days. The fee is $12,000 now."
+)
+
+
+@pytest.mark.parametrize(
+    ("quote_end", "allowed"),
+    [
+        ("terminate this", True),  # "this|Agreement": no word, two common words
+        ("There is no", False),  # "no|thing": "nothing" is a word
+        ("The Buyer can", False),  # "can|not"
+        ("It is in", False),  # "in|valid"
+        ("The Seller shall", False),  # "shall|not": never cut off a negation
+        ("within 30", False),  # numbers are never cut
+        ("The fee is $12", False),
+    ],
+)
+def test_a_fuzzy_match_may_end_where_ocr_joined_two_words(quote_end, allowed):
+    end = OCR_JOINED.index(quote_end) + len(quote_end)
+    start = OCR_JOINED.index(quote_end)
+    assert joined_by_ocr(OCR_JOINED, start, end) is allowed
+
+
+def test_ocr_joined_words_verify_and_slice_back():
+    verdict = verify_quote(OCR_JOINED, "Either party will terminate this")
+    assert verdict.verified, verdict.reason
+    assert verdict.match_type == "fuzzy"
+    assert OCR_JOINED[verdict.start : verdict.end] == verdict.source_text
+    assert verdict.source_text == "Either party vvill terminate this"
+
+
+def test_exact_and_normalized_matches_never_end_inside_a_joined_word():
+    assert not verify_quote("terminate thisAgreement now", "terminate this").verified

@@ -24,7 +24,7 @@ QUOTE = (
         "The Supplier must deliver the Goods within 30 dys of the Order Date and "
         "the Buyer may inspect them.",
         "The Suppller must deliver th Goods within 30 days of the Order Date and "
-        "the Buyer may inspect thom.",
+        "the Buyer may inspect thcm.",
         "The Supplier must deliver the Goods withim 30 days of the Order Dafe and "
         "the Buycr may inspoct them.",
     ],
@@ -117,3 +117,37 @@ def test_damage_repeated_in_the_document_is_still_damage():
 def test_an_ambiguous_token_reads_as_the_more_common_word():
     assert reading(ocr_skeleton("dys"), ocr_skeleton("days")) is None
     assert reading(ocr_skeleton("dys"), ocr_skeleton("dye")) is not None
+
+
+CLEAN = (
+    "The Licensee acknowledges that the Licensor is not responsible for the "
+    "sufficiency of the Licensee's own data. All notices must be delivered by "
+    "hand, by courier or by e-mail to the registered office of the Licensor."
+)
+
+
+@pytest.mark.parametrize(
+    ("source_word", "quote_word"),
+    [("data", "date"), ("hand", "hard"), ("notices", "novices")],
+)
+def test_in_a_clean_text_a_look_alike_real_word_is_another_word(
+    source_word, quote_word
+):
+    quote = CLEAN.replace(source_word, quote_word, 1)
+    verdict = verify_quote(CLEAN, quote)
+    assert not verdict.verified, verdict.source_text
+    assert "different word" in verdict.reason or "differs" in verdict.reason
+
+
+def test_in_a_scanned_text_look_alike_real_words_are_read_as_damage():
+    # Scans turn "he" into "be" and "his" into "bis" all the time; a text full
+    # of one-off non-words is a scan, and there the look-alike reading stands.
+    scan = (
+        "Tbe knigbt rode to tbe towne, and wben be came tbere be found bis "
+        "horse lame, wbich grieued bim sore, for be loued tbe beast well. "
+        "Tben be sougbt a smitb, wbo sbod tbe steed and cbarged bim nougbt."
+    )
+    quote = "when he came there he found his horse lame"
+    verdict = verify_quote(scan, quote)
+    assert verdict.verified, verdict.reason
+    assert scan[verdict.start : verdict.end] == verdict.source_text

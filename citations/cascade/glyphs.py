@@ -1,0 +1,19 @@
+"""Glyphs OCR engines mistake for one another (after the OCR skeleton of
+folding.py has merged l/1/i, o/0, rn/m, cl/d and vv/w)."""
+
+from __future__ import annotations
+
+# Glyph pairs OCR engines confuse (after the skeleton has already merged
+# l/1/i, o/0, rn/m, cl/d, vv/w). Deliberately short: "Licensor"/"Licensee"
+# and "employer"/"employee" differ by r/e, which is not here, and must fail.
+CONFUSABLE = frozenset(
+    frozenset(pair)
+    for pair in (
+        *("ec", "eo", "co", "ao", "ae", "sa"),  # round glyphs; s/a in old faces
+        *("hb", "hn", "hl", "nu", "nr", "nm", "uv", "vy"),
+        *("ft", "tl", "fl", "jl", "gq", "rt"),
+        "lu",  # "ll" read as "U" (with a dropped l): "shall" -> "shaU"
+    )
+)
+# Thin glyphs OCR drops or invents.
+THIN = frozenset("ljtf")
