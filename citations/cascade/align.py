@@ -13,6 +13,8 @@ integers are the bit vectors, so a 64-char head or tail costs one machine word.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 # Head and tail length used to place boundaries of long quotes: long enough to
 # be unambiguous, short enough that the bit vectors stay one machine word.
 EDGE = 64
@@ -39,7 +41,9 @@ def end_scores(pattern: str, text: str) -> list[int]:
         eq = get(c, 0)
         xv = eq | mv
         xh = (((eq & pv) + pv) ^ pv) | eq
-        ph = mv | (~(xh | pv) & mask)
+        # mask ^ x is ~x & mask for x within mask; the carry of the addition
+        # may set bit m of xh, which the shift below masks off again.
+        ph = mv | (mask ^ (xh | pv))
         mh = pv & xh
         if ph & high:
             score += 1
@@ -48,7 +52,7 @@ def end_scores(pattern: str, text: str) -> list[int]:
         # No carry-in of 1: the top row of the DP is all zeros (free start).
         ph = (ph << 1) & mask
         mh = (mh << 1) & mask
-        pv = mh | (~(xv | ph) & mask)
+        pv = mh | (mask ^ (xv | ph))
         mv = ph & xv
         append(score)
     return scores
@@ -56,6 +60,19 @@ def end_scores(pattern: str, text: str) -> list[int]:
 
 def _is_word(c: str) -> bool:
     return c.isalnum()
+
+
+def _lowest(scores: list[int]) -> tuple[int, list[int]]:
+    """The lowest score and every index where it occurs (found in C)."""
+    low = min(scores)
+    where = []
+    j = scores.index(low)
+    try:
+        while True:
+            where.append(j)
+            j = scores.index(low, j + 1)
+    except ValueError:
+        return low, where
 
 
 def best_end(
@@ -71,12 +88,10 @@ def best_end(
     scores = end_scores(tail, text[lo:hi]) if lo < hi else []
     if not scores:
         return max(0, min(expected, len(text))), len(tail)
-    low = min(scores)
+    low, where = _lowest(scores)
     last = tail[-1]
     best: tuple[int, int, int] | None = None
-    for j, s in enumerate(scores):
-        if s != low:
-            continue
+    for j in where:
         end = lo + j + 1
         if _is_word(last):
             cut = end < len(text) and _is_word(text[end])
@@ -101,12 +116,10 @@ def best_start(
     scores = end_scores(head[::-1], window[::-1])
     if not scores:
         return max(0, min(expected, len(text))), len(head)
-    low = min(scores)
+    low, where = _lowest(scores)
     first = head[0]
     best: tuple[int, int, int] | None = None
-    for j, s in enumerate(scores):
-        if s != low:
-            continue
+    for j in where:
         start = hi - j - 1
         if _is_word(first):
             cut = start > 0 and _is_word(text[start - 1])
@@ -121,17 +134,48 @@ def best_start(
     return best[2], low
 
 
+class Placement(NamedTuple):
+    start: int
+    end: int
+    head_distance: int  # edit distance of the pattern's head at `start`
+    tail_distance: int  # and of its tail at `end`
+    # A boundary landed on the outer edge of its search window, so the best
+    # one may lie beyond it.
+    at_edge: bool
+
+
 def place(
-    text: str, pattern: str, start_guess: int, end_guess: int, slack: int
+    text: str,
+    pattern: str,
+    start_guess: int,
+    end_guess: int,
+    slack: int,
+    end_slack: int | None = None,
 ) -> tuple[int, int]:
     """Refine an estimated span [start_guess, end_guess) of `pattern` in `text`.
 
     The head is searched within `slack` of the start guess and the tail within
-    `slack` of the end guess. Returns (start, end) with 0 <= start, end <=
-    len(text), possibly empty or inverted when nothing sensible aligns
-    (callers reject those).
+    `end_slack` (default `slack`) of the end guess. Returns (start, end) with
+    0 <= start, end <= len(text), possibly empty or inverted when nothing
+    sensible aligns (callers reject those).
     """
+    placed = place_scored(text, pattern, start_guess, end_guess, slack, end_slack)
+    return placed.start, placed.end
+
+
+def place_scored(
+    text: str,
+    pattern: str,
+    start_guess: int,
+    end_guess: int,
+    slack: int,
+    end_slack: int | None = None,
+) -> Placement:
+    """`place`, with how well the head and tail align and whether a boundary
+    may lie beyond its window (a caller with a tight slack widens it then)."""
     n = len(text)
+    if end_slack is None:
+        end_slack = slack
 
     def clamp(x: int) -> int:
         # A negative bound would slice from the end of the text.
@@ -141,11 +185,12 @@ def place(
     tail_len = min(len(pattern), EDGE)
     s_lo = clamp(start_guess - slack)
     s_hi = clamp(start_guess + head_len + slack)
-    e_lo = clamp(end_guess - tail_len - slack)
-    e_hi = clamp(end_guess + slack)
-    start, _ = best_start(text, pattern, s_lo, s_hi, start_guess)
-    end, _ = best_end(text, pattern, max(e_lo, start), e_hi, end_guess)
-    return start, end
+    e_lo = clamp(end_guess - tail_len - end_slack)
+    e_hi = clamp(end_guess + end_slack)
+    start, head_distance = best_start(text, pattern, s_lo, s_hi, start_guess)
+    end, tail_distance = best_end(text, pattern, max(e_lo, start), e_hi, end_guess)
+    at_edge = (s_lo > 0 and start <= s_lo + 1) or (e_hi < n and end >= e_hi - 1)
+    return Placement(start, end, head_distance, tail_distance, at_edge)
 
 
 def place_in_window(text: str, pattern: str, lo: int, hi: int) -> tuple[int, int, int]:

@@ -1,6 +1,6 @@
 """A document prepared for repeated quote searches, cached per text.
 
-Folding a 1 MB document and indexing its words costs ~100-300 ms in Python;
+Folding a 1 MB document and indexing its words costs ~300 ms in Python;
 searching a prepared one costs well under a millisecond. Verification runs
 many quotes against the same revision (one message cites a source several
 times; re-verification walks every citation of a document), so prepared
@@ -12,8 +12,12 @@ from __future__ import annotations
 import itertools
 import re
 import threading
+from array import array
 from collections import Counter, OrderedDict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import add
 
 from citations.cascade.folding import OCR_SAME_LENGTH, Folded, fold, ocr_skeleton
 
@@ -24,6 +28,21 @@ CACHE_MAX_CHARS = 24_000_000
 CACHE_MAX_ENTRIES = 64
 
 
+# Sorted skeleton offsets of one key's occurrences.
+Postings = array
+
+# A word pair found more often than this is also indexed with the words that
+# follow it, one more at a time, until each longer key is this selective or
+# MAX_KEY_WORDS long: in low-entropy text (a few common words) or a long
+# boilerplate document every pair is everywhere, and seeding needs keys that
+# are not. In contract-like prose most positions are in such pairs: indexing
+# costs ~30-50% more than pairs alone (bench/verification_speed.py, cold).
+# Stage 2 uses the longer keys only when every pair of a quote is too common
+# (a pair survives OCR damage more often than three words do).
+SELECTIVE = 256
+MAX_KEY_WORDS = 3
+
+
 @dataclass(eq=False)
 class PreparedText:
     """`skeleton` is the folded text with same-length OCR confusions collapsed
@@ -32,24 +51,71 @@ class PreparedText:
     text: str
     folded: Folded
     skeleton: str
-    _bigrams: dict[str, list[int]] | None = field(default=None, repr=False)
+    _keys: dict[str, Postings] | None = field(default=None, repr=False)
     _words: Counter[str] | None = field(default=None, repr=False)
     _vocabulary: dict[str, int] | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def indexed(self) -> bool:
-        return self._bigrams is not None
+        return self._keys is not None
 
-    def bigram_postings(self, key: str) -> list[int]:
-        """Skeleton offsets where the word pair `key` ("a b") starts."""
-        index = self._bigrams
+    def _index(self) -> dict[str, Postings]:
+        index = self._keys
         if index is None:
             with self._lock:
-                if self._bigrams is None:
-                    self._bigrams, self._words = _index_bigrams(self.skeleton)
-                index = self._bigrams
-        return index.get(key, _EMPTY)
+                if self._keys is None:
+                    self._keys, self._words = _index_words(self.skeleton)
+                index = self._keys
+        return index
+
+    def bigram_postings(self, key: str) -> Postings:
+        """Skeleton offsets where the word pair `key` ("a b") starts."""
+        return self._index().get(key, _EMPTY)
+
+    def postings(
+        self,
+        words: Sequence[str],
+        lo: int,
+        hi: int,
+        stop: int,
+        selective: int = SELECTIVE,
+    ) -> list[Postings]:
+        """For each i in [lo, hi): skeleton offsets where words[i],
+        words[i + 1], ... occur in a row as whole words, taking as many words
+        as it needs to have at most `selective` occurrences (never fewer than
+        SELECTIVE), at most MAX_KEY_WORDS and none from words[stop] on
+        (hi < stop). Each list is sorted, possibly empty.
+
+        Every occurrence of those words in the document is listed, so a
+        verbatim match can be found through any one key alone (stage 1)."""
+        index = self._index()
+        pairs = zip(words[lo:hi], words[lo + 1 : hi + 1], strict=True)
+        keys = list(map(" ".join, pairs))
+        found = list(map(index.get, keys, repeat(_EMPTY)))
+        selective = max(selective, SELECTIVE)
+        for k, hits in enumerate(found):
+            if len(hits) > selective:
+                found[k] = self._longer(words, lo + k, keys[k], hits, stop, selective)
+        return found
+
+    def _longer(
+        self,
+        words: Sequence[str],
+        i: int,
+        key: str,
+        hits: Postings,
+        stop: int,
+        selective: int,
+    ) -> Postings:
+        # A frequent key was extended by every word that follows it in the
+        # document, so a longer key that is missing does not occur at all.
+        j = i + 2
+        while len(hits) > selective and j < min(stop, i + MAX_KEY_WORDS):
+            key = f"{key} {words[j]}"
+            hits = self._index().get(key, _EMPTY)
+            j += 1
+        return hits
 
     @property
     def vocabulary(self) -> dict[str, int]:
@@ -57,7 +123,7 @@ class PreparedText:
         (lexicon.py tells damaged words from the document's own words)."""
         vocabulary = self._vocabulary
         if vocabulary is None:
-            self.bigram_postings("")
+            self._index()
             vocabulary = {}
             for word, count in (self._words or {}).items():
                 key = ocr_skeleton(word)
@@ -66,36 +132,55 @@ class PreparedText:
         return vocabulary
 
 
-_EMPTY: list[int] = []
+_EMPTY: Postings = array("q")
 
 
-def _index_bigrams(skeleton: str) -> tuple[dict[str, list[int]], Counter[str]]:
+def _index_words(skeleton: str) -> tuple[dict[str, Postings], Counter[str]]:
     # Word pairs rather than single words: in boilerplate or low-entropy text
     # every single word is common, pairs stay selective, and at 5% OCR noise
     # about half the pairs of a quote survive intact, which is plenty.
+    starts = [m.start() for m in _WORD.finditer(skeleton)]
+    words = _WORD.findall(skeleton)
+    # Padding: a key that would run past the last word ends in a space.
+    padded = words + [""] * MAX_KEY_WORDS
+    keys = list(map(" ".join, itertools.pairwise(words)))
+    numbers: Iterable[int] = range(len(keys))
+    index = _group(keys, starts)
+    level = index
+    for n in range(3, MAX_KEY_WORDS + 1):
+        # Sequential passes over the positions whose key is frequent, with
+        # map and compress doing the per-position work in C.
+        frequent = {k for k, v in level.items() if len(v) > SELECTIVE}
+        if not frequent:
+            break
+        flags = list(map(frequent.__contains__, keys))
+        numbers = list(compress(numbers, flags))
+        starts = list(compress(starts, flags))
+        following = map(padded.__getitem__, map(add, numbers, repeat(n - 1)))
+        keys = list(map(" ".join, zip(compress(keys, flags), following, strict=False)))
+        level = _group(keys, starts)
+        for key in [k for k in level if k.endswith(" ")]:
+            del level[key]
+        index.update(level)
+    # Arrays, not lists of ints: a fifth of the memory, and the garbage
+    # collector has millions fewer references to walk on every full
+    # collection (a 5 MB document's lists cost ~60 ms a pass, in whatever
+    # query happened to trigger it).
+    typecode = "i" if len(skeleton) < 2**31 else "q"
+    postings: dict[str, Postings] = {k: array(typecode, v) for k, v in index.items()}
+    return postings, Counter(words)
+
+
+def _group(keys: Iterable[str], starts: Iterable[int]) -> dict[str, list[int]]:
     index: dict[str, list[int]] = {}
-    previous: str | None = None
-    previous_start = 0
-    words: Counter[str] = Counter()
-    for m in _WORD.finditer(skeleton):
-        word = m.group()
-        words[word] += 1
-        if previous is not None:
-            key = f"{previous} {word}"
-            postings = index.get(key)
-            if postings is None:
-                index[key] = [previous_start]
-            else:
-                postings.append(previous_start)
-        previous = word
-        previous_start = m.start()
-    return index, words
-
-
-def word_bigrams(skeleton: str) -> list[tuple[int, str]]:
-    """(offset, "a b") for consecutive word pairs, as indexed."""
-    words = [(m.start(), m.group()) for m in _WORD.finditer(skeleton)]
-    return [(a[0], f"{a[1]} {b[1]}") for a, b in itertools.pairwise(words)]
+    get = index.get
+    for key, at in zip(keys, starts, strict=False):  # one start more than pairs
+        postings = get(key)
+        if postings is None:
+            index[key] = [at]
+        else:
+            postings.append(at)
+    return index
 
 
 class _Cache:

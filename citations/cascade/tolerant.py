@@ -19,16 +19,20 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from itertools import chain, repeat
+from operator import add, floordiv, itemgetter, mul, sub
+from typing import NamedTuple
 
 from rapidfuzz.distance import Levenshtein
 
-from citations.cascade.align import place, place_in_window
+from citations.cascade.align import EDGE, place, place_in_window, place_scored
 from citations.cascade.boundaries import cut_token
 from citations.cascade.folding import IGNORABLE, OCR_SAME_LENGTH, fold, ocr_skeleton
 from citations.cascade.guards import fuzzy_difference
-from citations.cascade.prepared import PreparedText, word_bigrams
+from citations.cascade.prepared import PreparedText
 
 SIMILARITY_THRESHOLD = 0.85
 # Acceptance uses the OCR-aware similarity (rn/m, l/1 cost nothing); the plain
@@ -47,10 +51,11 @@ FUZZY_MAX_CHARS = 20_000
 HIT_BUDGET = 400
 MIN_SEED_PAIRS = 6
 MAX_SEED_PAIRS = 40
-# When even the rarest pair is everywhere, the first FIRST_PAIR_CAP hits of
-# the two rarest are scored by up to MAX_FILTER_PAIRS - 2 other pairs.
-FIRST_PAIR_CAP = 500
-MAX_FILTER_PAIRS = 7
+# Before MIN_SEED_PAIRS keys are in, at most 4 * HIT_BUDGET hits are taken;
+# when even the rarest key is over the budget (low-entropy text), up to
+# HIT_CAP: the true place gathers a vote from each intact key while chance
+# coincidences stay rare.
+HIT_CAP = 8_000
 # Stage 1 checks at most this many index hits before scanning the text.
 EXACT_INDEX_MAX_HITS = 1_000
 # Candidates with fewer than this share of the best one's anchors are noise.
@@ -108,7 +113,16 @@ class FoldedQuote:
 
     @property
     def words(self) -> int:
-        return len(_WORD.findall(self.folded))
+        return len(self.tokens[1])
+
+    @cached_property
+    def tokens(self) -> tuple[tuple[int, ...], tuple[str, ...]]:
+        """Offsets and words of `skeleton`, as the document is indexed."""
+        found = _WORD.findall(self.skeleton)
+        if not found:
+            return (), ()
+        offsets = tuple(m.start() for m in _WORD.finditer(self.skeleton))
+        return offsets, tuple(found)
 
     @property
     def fuzzy_eligible(self) -> bool:
@@ -131,20 +145,43 @@ def _exact_via_index(prepared: PreparedText, quote: str) -> int | bool | None:
     if not (quote[:1].isalnum() and quote[-1:].isalnum()):
         return False
     q = FoldedQuote.of(quote)
-    pairs = word_bigrams(q.skeleton)[1:-1]
-    if not pairs:
+    key = _rarest_interior_key(prepared, q)
+    if key is None:
         return False
-    offset, key = min(pairs, key=lambda p: len(prepared.bigram_postings(p[1])))
-    if len(prepared.bigram_postings(key)) > EXACT_INDEX_MAX_HITS:
+    offset, hits = key
+    if len(hits) > EXACT_INDEX_MAX_HITS:
         return False  # low-entropy text: one C scan beats thousands of checks
     folded = prepared.folded
-    for t in prepared.bigram_postings(key):
+    for t in hits:
         at = t - offset
         if at >= 0 and folded.text.startswith(q.folded, at):
             source = folded.source_start(at)
             if prepared.text.startswith(quote, source):
                 return source
     return None
+
+
+# Interior keys tried when looking a verbatim quote up: the rarest of the
+# first few is selective enough, and a 2,000-character quote has hundreds.
+INTERIOR_KEYS = 24
+
+
+def _rarest_interior_key(
+    prepared: PreparedText, quote: FoldedQuote
+) -> tuple[int, Sequence[int]] | None:
+    """(quote offset, postings) of the rarest key made of interior words.
+
+    The first and last words of a quote may be partial words of the
+    document ("nation of" inside "termination of"), so they are not keys;
+    every other word of a folded occurrence is a whole word there, so the
+    key's postings list every occurrence."""
+    offsets, words = quote.tokens
+    n = len(words)
+    if n < 4:
+        return None
+    found = prepared.postings(words, 1, min(n - 2, 1 + INTERIOR_KEYS), n - 1)
+    k = min(range(len(found)), key=lambda i: len(found[i]))
+    return offsets[1 + k], found[k]
 
 
 @lru_cache(maxsize=128)
@@ -227,13 +264,6 @@ def source_span(
     return (start, end) if start < end else None
 
 
-def _interior_bigram(quote: FoldedQuote) -> tuple[int, str] | None:
-    # The first and last words of a quote may be partial words of the
-    # document ("nation of" inside "termination of"), so they are not keys.
-    pairs = word_bigrams(quote.skeleton)[1:-1]
-    return pairs[0] if pairs else None
-
-
 def _find_normalized(
     prepared: PreparedText, quote: FoldedQuote, f_region: tuple[int, int] | None
 ) -> tuple[int, bool] | None:
@@ -244,10 +274,10 @@ def _find_normalized(
         if at >= 0:
             return at, True
     if prepared.indexed:
-        pairs = word_bigrams(quote.skeleton)[1:-1]
-        if pairs:
-            offset, key = min(pairs, key=lambda p: len(prepared.bigram_postings(p[1])))
-            for t in prepared.bigram_postings(key):
+        key = _rarest_interior_key(prepared, quote)
+        if key is not None and len(key[1]) <= EXACT_INDEX_MAX_HITS:
+            offset, hits = key
+            for t in hits:
                 at = t - offset
                 if at >= 0 and folded.startswith(q, at):
                     return at, _inside(at, at + len(q), f_region)
@@ -263,83 +293,103 @@ def _inside(a: int, b: int, region: tuple[int, int] | None) -> bool:
 
 
 _OFFSET_BITS = 16  # quote offsets fit: FUZZY_MAX_CHARS < 2**16
+_SCALE = 1 << _OFFSET_BITS
+_PAIRS_ONLY = 1 << 62  # a `selective` no key exceeds
+_MASK = _SCALE - 1
+
+
+def _postings(
+    prepared: PreparedText, quote: FoldedQuote, f_region: tuple[int, int] | None
+) -> list[tuple[int, int, Sequence[int]]]:
+    """(hit count, quote offset, hits) of each key of the quote, rarest first."""
+    offsets, words = quote.tokens
+    n = len(words)
+    m = len(quote.skeleton)
+    out: list[tuple[int, int, Sequence[int]]] = []
+    # A word pair is more likely to survive OCR damage than a longer key, so
+    # longer keys are used only when even the rarest pair is over the budget
+    # (low-entropy text, long boilerplate).
+    found = prepared.postings(words, 0, n - 1, n, selective=_PAIRS_ONLY)
+    if min((len(h) for h in found if h), default=0) > HIT_BUDGET:
+        found = prepared.postings(words, 0, n - 1, n, selective=HIT_BUDGET)
+    for i, hits in enumerate(found):
+        if hits and f_region is not None:
+            lo = bisect_left(hits, f_region[0] - m)
+            hi = bisect_left(hits, f_region[1])
+            hits = hits[lo:hi]
+        if hits:
+            out.append((len(hits), offsets[i], hits))
+    out.sort(key=itemgetter(0))
+    return out
+
+
+def _codes(postings: list[tuple[int, int, Sequence[int]]]) -> list[int]:
+    """Hits of the rarest keys within the budget, each packed as diagonal
+    (document offset minus quote offset) and quote offset in one int, so
+    that sorting and bucketing stay in C."""
+    codes: list[int] = []
+    cap = HIT_CAP if postings[0][0] > HIT_BUDGET else 4 * HIT_BUDGET
+    for used, (count, offset, hits) in enumerate(postings):
+        total = len(codes) + count
+        if codes and (
+            used >= MAX_SEED_PAIRS
+            or (used >= MIN_SEED_PAIRS and total > HIT_BUDGET)
+            or total > cap
+        ):
+            break
+        # (t - offset) * _SCALE + offset, for every hit t.
+        codes.extend(
+            map(add, map(mul, hits, repeat(_SCALE)), repeat(offset - offset * _SCALE))
+        )
+    codes.sort()
+    return codes
+
+
+class Seed(NamedTuple):
+    start: int  # guesses, from the first and last anchors' diagonals
+    end: int
+    anchors: int
+    first: int  # quote offsets of the first and last anchored keys
+    last: int
 
 
 def _seeds(
     prepared: PreparedText, quote: FoldedQuote, f_region: tuple[int, int] | None
-) -> list[tuple[int, int, int]]:
+) -> list[Seed]:
     """Candidate placements (start guess, end guess, anchor count), best first."""
-    m = len(quote.skeleton)
-    postings: list[tuple[int, int, list[int]]] = []
-    for offset, key in word_bigrams(quote.skeleton):
-        hits = prepared.bigram_postings(key)
-        if not hits:
-            continue
-        if f_region is not None:
-            lo = bisect_left(hits, f_region[0] - m)
-            hi = bisect_left(hits, f_region[1])
-            hits = hits[lo:hi]
-            if not hits:
-                continue
-        postings.append((len(hits), offset, hits))
+    postings = _postings(prepared, quote, f_region)
     if not postings:
         return []
-    postings.sort(key=lambda p: p[0])
+    codes = _codes(postings)
+    m = len(quote.skeleton)
     band = max(8, m // 10)
-    # Diagonal and quote offset packed in one int, so sorting stays in C.
-    codes: list[int] = []
-    if postings[0][0] > HIT_BUDGET:
-        # Low-entropy or boilerplate text: even the rarest word pair is
-        # everywhere. Diagonals of the two rarest pairs are candidates, and
-        # each is scored by how many other pairs sit on (nearly) the same
-        # diagonal; any single pair may be damaged at the true place.
-        candidates: dict[int, int] = {}
-        for _, offset, hits in postings[:2]:
-            for t in hits[:FIRST_PAIR_CAP]:
-                candidates.setdefault(t - offset, offset)
-        support = dict.fromkeys(candidates, 0)
-        for _, other_offset, other in postings[2:MAX_FILTER_PAIRS]:
-            for d in support:
-                k = bisect_left(other, d + other_offset - band)
-                if k < len(other) and other[k] <= d + other_offset + band:
-                    support[d] += 1
-        best = sorted(support, key=support.__getitem__, reverse=True)[:HIT_BUDGET]
-        codes = [(d << _OFFSET_BITS) | candidates[d] for d in best]
-    else:
-        for used, (count, offset, hits) in enumerate(postings):
-            total = len(codes) + count
-            if codes and used >= MIN_SEED_PAIRS and total > HIT_BUDGET:
-                break
-            if codes and (total > 4 * HIT_BUDGET or used >= MAX_SEED_PAIRS):
-                break
-            codes.extend(((t - offset) << _OFFSET_BITS) | offset for t in hits)
-    codes.sort()
-    mask = (1 << _OFFSET_BITS) - 1
-    diagonals = [c >> _OFFSET_BITS for c in codes]
-    # Dense diagonals: count hits per band-wide bucket, score each pair of
-    # neighbouring buckets (a cluster may straddle two), best pairs first.
-    buckets = Counter(d // band for d in diagonals)
-    pairs = Counter({b: n + buckets.get(b + 1, 0) for b, n in buckets.items()})
-    for b, n in buckets.items():
-        if b - 1 not in buckets:
-            pairs[b - 1] = n
-    chosen: list[tuple[int, int, int]] = []
+    # Dense diagonals: hits per pair of neighbouring band-wide buckets (a
+    # cluster may straddle two); code // width is the diagonal's bucket.
+    width = band * _SCALE
+    buckets = list(map(floordiv, codes, repeat(width)))
+    pairs = Counter(chain(buckets, map(sub, buckets, repeat(1))))
+    # Sorting the bucket numbers, not (bucket, count) pairs: no tuple per
+    # bucket for the garbage collector to chase.
+    ranked = sorted(pairs, key=pairs.__getitem__, reverse=True)
+    chosen: list[Seed] = []
     blocked: list[tuple[int, int]] = []
-    for b, count in pairs.most_common(CANDIDATES * 4):
+    for b in ranked[: CANDIDATES * 4]:
+        count = pairs[b]
         if len(chosen) >= CANDIDATES or (
-            chosen and count < MIN_ANCHOR_SHARE * chosen[0][2]
+            chosen and count < MIN_ANCHOR_SHARE * chosen[0].anchors
         ):
             break
         lo_d, hi_d = b * band, (b + 2) * band
         if any(lo_d <= y and x <= hi_d for x, y in blocked):
             continue
-        i = bisect_left(diagonals, lo_d)
-        j = bisect_left(diagonals, hi_d)
-        members = codes[i:j]
-        offsets = [c & mask for c in members]
-        first = members[offsets.index(min(offsets))]
-        last = members[offsets.index(max(offsets))]
-        chosen.append((first >> _OFFSET_BITS, (last >> _OFFSET_BITS) + m, count))
+        members = codes[
+            bisect_left(codes, lo_d * _SCALE) : bisect_left(codes, hi_d * _SCALE)
+        ]
+        offsets = [c & _MASK for c in members]
+        first, last = min(offsets), max(offsets)
+        start = members[offsets.index(first)] >> _OFFSET_BITS
+        end = (members[offsets.index(last)] >> _OFFSET_BITS) + m
+        chosen.append(Seed(start, end, count, first, last))
         blocked.append((lo_d - 2 * band, hi_d + 2 * band))
     return chosen
 
@@ -398,9 +448,7 @@ def judge_span(
     return Found(*span, "fuzzy", plain, _inside(f_start, f_end, region), similarity)
 
 
-def _rank(
-    skeleton: str, quote: FoldedQuote, seeds: list[tuple[int, int, int]]
-) -> list[tuple[int, int, int]]:
+def _rank(skeleton: str, quote: FoldedQuote, seeds: list[Seed]) -> list[Seed]:
     """Seeds by how similar their rough window is to the quote (C speed)."""
     if len(seeds) <= 1:
         return seeds
@@ -408,13 +456,47 @@ def _rank(
     return sorted(
         seeds,
         key=lambda s: (
-            -Levenshtein.normalized_similarity(q, skeleton[max(0, s[0]) : s[1]])
+            -Levenshtein.normalized_similarity(q, skeleton[max(0, s.start) : s.end])
         ),
     )
 
 
 def _slack(m: int) -> int:
     return min(96, 12 + m // 12)
+
+
+# A boundary is placed in a narrow window when an anchor lies this close to
+# it: the drift between them is small, and so is the window to search.
+NEAR_ANCHOR = 48
+
+
+def _drift_slack(chars: int, wide: int) -> int:
+    # OCR inserts or drops at most about a character in six between an
+    # anchor and the boundary it places (spaces, split glyphs, stray marks).
+    return min(wide, 4 + chars // 6) if chars <= NEAR_ANCHOR else wide
+
+
+def _place(skeleton: str, quote: FoldedQuote, seed: Seed) -> tuple[int, int]:
+    """Exact boundaries for a seed: in narrow windows where an anchor lies
+    near a boundary, then, if a boundary may lie outside its window or
+    aligns badly, in the wide ones."""
+    pattern = quote.skeleton
+    m = len(pattern)
+    wide = _slack(m)
+    head_slack = _drift_slack(seed.first, wide)
+    tail_slack = _drift_slack(m - seed.last, wide)
+    if head_slack < wide or tail_slack < wide:
+        placed = place_scored(
+            skeleton, pattern, seed.start, seed.end, head_slack, tail_slack
+        )
+        limit = min(m, EDGE) // 5
+        if (
+            not placed.at_edge
+            and placed.head_distance <= limit
+            and placed.tail_distance <= limit
+        ):
+            return placed.start, placed.end
+    return place(skeleton, pattern, seed.start, seed.end, wide)
 
 
 def find_fuzzy(
@@ -445,8 +527,8 @@ def find_fuzzy(
         scopes.append(None)
     for scope in scopes:
         seeds = _rank(k, quote, _seeds(prepared, quote, scope))
-        for s0, e0, _count in seeds[:JUDGED]:
-            start, end = place(k, quote.skeleton, s0, e0, _slack(m))
+        for seed in seeds[:JUDGED]:
+            start, end = _place(k, quote, seed)
             if end - start < max(1, m // 2) or (start, end) in tried:
                 continue
             tried.add((start, end))
