@@ -151,28 +151,16 @@ def place(
     end_guess: int,
     slack: int,
     end_slack: int | None = None,
-) -> tuple[int, int]:
+) -> Placement:
     """Refine an estimated span [start_guess, end_guess) of `pattern` in `text`.
 
     The head is searched within `slack` of the start guess and the tail within
-    `end_slack` (default `slack`) of the end guess. Returns (start, end) with
+    `end_slack` (default `slack`) of the end guess. The placement has
     0 <= start, end <= len(text), possibly empty or inverted when nothing
-    sensible aligns (callers reject those).
+    sensible aligns (callers reject those), how well head and tail align, and
+    whether a boundary may lie beyond its window (a caller with a tight slack
+    widens it then).
     """
-    placed = place_scored(text, pattern, start_guess, end_guess, slack, end_slack)
-    return placed.start, placed.end
-
-
-def place_scored(
-    text: str,
-    pattern: str,
-    start_guess: int,
-    end_guess: int,
-    slack: int,
-    end_slack: int | None = None,
-) -> Placement:
-    """`place`, with how well the head and tail align and whether a boundary
-    may lie beyond its window (a caller with a tight slack widens it then)."""
     n = len(text)
     if end_slack is None:
         end_slack = slack

@@ -97,7 +97,7 @@ def _ocr_join(text: str, cut: int, outside_is_left: bool) -> bool:
 
     lo, hi = _token_bounds(text, cut)
     left, right = fold_text(text[lo:cut]), fold_text(text[cut:hi])
-    if not (left.isalnum() and right.isalnum()) or left.isdigit() or right.isdigit():
+    if not (left.isalnum() and right.isalnum()):
         return False
     if text[cut - 1].isdigit() or text[cut].isdigit():
         return False

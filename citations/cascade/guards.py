@@ -414,8 +414,6 @@ def _role_swap(a: str, b: str) -> bool:
             stem = x[:-2]
             if any(y == stem + suffix for suffix in _GIVER_SUFFIXES):
                 return True
-            if stem.endswith("e") and y == stem[:-1] + "or":  # "employee"/"employor"
-                return True
     return False
 
 

@@ -119,6 +119,8 @@ def is_common_word(skeleton: str) -> bool:
 
 
 def _edits1(word: str) -> set[str]:
+    # Not SpellChecker.edit_distance_1: that one edits with every letter of
+    # the word list (accents, apostrophes); skeletons are plain a-z.
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     deletes = [a + b[1:] for a, b in splits if b]
     replaces = [a + c + b[1:] for a, b in splits if b for c in _ALPHABET]
@@ -223,18 +225,19 @@ def looks_scanned(vocabulary: Mapping[str, int] | None) -> bool:
     if hit is not None and hit[0] is vocabulary:
         return hit[1]
     total = sum(vocabulary.values())
-    non_words = sum(
-        count
-        for word, count in vocabulary.items()
-        if count == 1 and len(word) >= 3 and word.isalpha() and frequency(word) == 0
-    )
-    types = [w for w in vocabulary if len(w) >= 3 and w.isalpha()]
-    non_word_types = sum(1 for w in types if frequency(w) == 0)
+    non_words = types = non_word_types = 0
+    for word, count in vocabulary.items():
+        if len(word) < 3 or not word.isalpha():
+            continue
+        types += 1
+        if frequency(word) == 0:
+            non_word_types += 1
+            non_words += count == 1
     scanned = (
         non_words >= SCANNED_MIN_NON_WORDS and non_words >= SCANNED_NON_WORDS * total
     ) or (
         non_word_types >= SCANNED_MIN_NON_WORDS
-        and non_word_types >= SCANNED_NON_WORD_TYPES * len(types)
+        and non_word_types >= SCANNED_NON_WORD_TYPES * types
     )
     with _lock:
         _scanned[key] = (vocabulary, scanned)

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 from rapidfuzz.distance import Levenshtein
 
-from citations.cascade.align import EDGE, place, place_in_window, place_scored
+from citations.cascade.align import EDGE, place, place_in_window
 from citations.cascade.boundaries import cut_token
 from citations.cascade.folding import IGNORABLE, OCR_SAME_LENGTH, fold, ocr_skeleton
 from citations.cascade.guards import fuzzy_difference
@@ -118,11 +118,11 @@ class FoldedQuote:
     @cached_property
     def tokens(self) -> tuple[tuple[int, ...], tuple[str, ...]]:
         """Offsets and words of `skeleton`, as the document is indexed."""
-        found = _WORD.findall(self.skeleton)
+        found = [(m.start(), m.group()) for m in _WORD.finditer(self.skeleton)]
         if not found:
             return (), ()
-        offsets = tuple(m.start() for m in _WORD.finditer(self.skeleton))
-        return offsets, tuple(found)
+        offsets, words = zip(*found, strict=True)
+        return offsets, words
 
     @property
     def fuzzy_eligible(self) -> bool:
@@ -486,9 +486,7 @@ def _place(skeleton: str, quote: FoldedQuote, seed: Seed) -> tuple[int, int]:
     head_slack = _drift_slack(seed.first, wide)
     tail_slack = _drift_slack(m - seed.last, wide)
     if head_slack < wide or tail_slack < wide:
-        placed = place_scored(
-            skeleton, pattern, seed.start, seed.end, head_slack, tail_slack
-        )
+        placed = place(skeleton, pattern, seed.start, seed.end, head_slack, tail_slack)
         limit = min(m, EDGE) // 5
         if (
             not placed.at_edge
@@ -496,7 +494,8 @@ def _place(skeleton: str, quote: FoldedQuote, seed: Seed) -> tuple[int, int]:
             and placed.tail_distance <= limit
         ):
             return placed.start, placed.end
-    return place(skeleton, pattern, seed.start, seed.end, wide)
+    placed = place(skeleton, pattern, seed.start, seed.end, wide)
+    return placed.start, placed.end
 
 
 def find_fuzzy(
