@@ -81,14 +81,23 @@ def _token_bounds(text: str, i: int) -> tuple[int, int]:
     return lo, hi
 
 
+# Digits OCR makes of letters: a number cut next to one of these may go on.
+_DIGIT_LOOKALIKES = frozenset("oOlIiSsBZzgq")
+# A damaged remainder ("continuca") must be this long to be read as a word.
+_DAMAGED_REMAINDER = 5
+
+
 def _ocr_join(text: str, cut: int, outside_is_left: bool) -> bool:
     """Is `cut` inside a token where OCR ran two words together?
 
     Only when the token as a whole is no word, the part left outside the
-    span is a common word and holds no number, negation or modal verb, and
+    span is a common word (or, five letters or more, reads as one despite
+    damage: "continuca") and holds no number, negation or modal verb, and
     the token's number, negation and modal words all stay inside the span:
     "this|Agreement" and "for|the" are joins; "no|thing", "can|not",
-    "in|valid", "shall|not" and "30|days" are not.
+    "in|valid", "shall|not" and "3|0days" are not. Where digits meet letters
+    ("152|days") the cut is a join when the number stays whole on one side
+    and no letter beside it could be a digit ("15|Odays" could be 150).
     """
     # Deferred: lexicon loads a word list, guards imports the lexicon.
     from citations.cascade import lexicon
@@ -100,7 +109,7 @@ def _ocr_join(text: str, cut: int, outside_is_left: bool) -> bool:
     if not (left.isalnum() and right.isalnum()):
         return False
     if text[cut - 1].isdigit() or text[cut].isdigit():
-        return False
+        return _number_beside_word(left, right)
     outside, inside = (left, right) if outside_is_left else (right, left)
     whole = left + right
     if len(outside) < 2 or lexicon.is_word(ocr_skeleton(whole)):
@@ -109,7 +118,23 @@ def _ocr_join(text: str, cut: int, outside_is_left: bool) -> bool:
         f.value for f in features(inside)
     ]:
         return False
-    return lexicon.is_common_word(ocr_skeleton(outside))
+    outside_key = ocr_skeleton(outside)
+    if lexicon.is_common_word(outside_key):
+        return True
+    return (
+        len(outside) >= _DAMAGED_REMAINDER
+        and not lexicon.is_word(outside_key)
+        and lexicon.reads_as_common_word(outside_key)
+    )
+
+
+def _number_beside_word(left: str, right: str) -> bool:
+    # "152|days" or "clause|12": one side all digits, the other all letters,
+    # and neither letter at the cut a digit look-alike.
+    for number, word, beside in ((left, right, right[:1]), (right, left, left[-1:])):
+        if number.isdigit() and word.isalpha() and beside not in _DIGIT_LOOKALIKES:
+            return True
+    return False
 
 
 def joined_by_ocr(text: str, start: int, end: int) -> bool:

@@ -42,11 +42,12 @@ from citations.cascade.glyphs import CONFUSABLE, THIN
 # A number stands alone ("30", "1,000.50"); digits glued to letters ("30days",
 # "0rder") are read as a word and sorted out in `features`.
 _TOKEN = re.compile(
-    r"(?P<num>(?<!\w)\d+(?:[.,]\d+)*(?!\w))|(?P<sym>[$€£¥₹%])|(?P<word>\w+(?:[.,']\w+)*)"
+    r"(?P<num>(?<!\w)\d+(?:[.,]\d+)*+(?!\w))|(?P<sym>[$€£¥₹%])|(?P<word>\w+(?:[.,']\w+)*)"
 )
 _WORD = re.compile(r"\w+")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _DIGITS = re.compile(r"\d+")
+_NUMBER_IN_WORD = re.compile(r"\d+(?:[.,]\d+)*")
 
 NUMBER = "number"
 PERCENT = "percentage"
@@ -164,6 +165,10 @@ for _w, _v in _CURRENCY_WORDS.items():
     _WORD_FEATURES[ocr_skeleton(_w)] = ((CURRENCY, _v),)
 _WORD_FEATURES[ocr_skeleton("percent")] = ((PERCENT, "%"),)
 _WORD_FEATURES[ocr_skeleton("cannot")] = ((NEGATION, "not"), (MODAL, "can"))
+# "maybe" is "may be" run together as often as it is the adverb, and both say
+# something may happen: it carries the modal, so "may be" and "maybe" agree
+# and "must be" and "maybe" do not.
+_WORD_FEATURES[ocr_skeleton("maybe")] = ((MODAL, "may"),)
 
 # "can't" -> can + not; "won't" -> will + not; "don't" -> not.
 _CONTRACTED_MODALS = {
@@ -250,10 +255,12 @@ def features(folded: str) -> list[Feature]:
                 and any(c.isdigit() for c in word)
                 and not _ocr_letters(word)
             ):
-                # Digits inside a word ("usd100", "12b") still count as numbers.
+                # Digits inside a word ("usd100", "12b", "175,250for") still
+                # count as numbers.
                 context = _context(folded, start, end)
-                for d in _DIGITS.finditer(word):
-                    found.append(Feature(NUMBER, d.group(), d.group(), context))
+                for d in _NUMBER_IN_WORD.finditer(raw):
+                    value = _number_value(d.group().strip(".,"))
+                    found.append(Feature(NUMBER, value, d.group(), context))
         previous_word = word
     return found
 
@@ -555,22 +562,79 @@ def _wording(
     return None
 
 
-# Guard words that are also two ordinary words written apart, with another
-# meaning: "now here" must not read as "nowhere".
-_JOINED_WORDS = {
-    "nowhere": ("now", "here"),
-    "nothing": ("no", "thing"),
-    "nobody": ("no", "body"),
-    "without": ("with", "out"),
-    "shall": ("s", "hall"),
-}
-
-
 def _guard_words(text: str) -> list[tuple[str, str]]:
     """Guard features of the purely alphabetic words of `text` (OCR'd digits
     inside words, "1n" for "in", are left out)."""
     words = " ".join(w for w in _WORD.findall(text) if not any(c.isdigit() for c in w))
     return [(f.kind, f.value) for f in features(words)]
+
+
+# Pieces longer than this are not looked up when re-segmenting a token.
+_LONGEST_WORD = 24
+
+
+def _segment_features(
+    skeleton: str, vocabulary: Mapping[str, int] | None
+) -> set[tuple[tuple[str, str], ...]]:
+    """The guard features of every way to read `skeleton` (letters, no
+    spaces) as a run of words: {(("modal verb", "must"),)} for "partymust",
+    two readings for "nowill" ("no will", "now ill"), none for junk."""
+    n = len(skeleton)
+    suffixes: list[set[tuple[tuple[str, str], ...]]] = [set() for _ in range(n + 1)]
+    suffixes[n].add(())
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, min(n, i + _LONGEST_WORD) + 1):
+            if not suffixes[j]:
+                continue
+            piece = skeleton[i:j]
+            # The document's own words count (names, defined terms), but not
+            # its one- and two-letter fragments: OCR leaves "t" and "m" all
+            # over a scan, and "m us t" is no reading of "must".
+            if not (
+                lexicon.frequency(piece)
+                or (len(piece) > 2 and lexicon.is_word(piece, vocabulary))
+            ):
+                continue
+            own = _WORD_FEATURES.get(piece, ())
+            suffixes[i].update(own + rest for rest in suffixes[j])
+        if len(suffixes[i]) > 1:
+            return suffixes[i]  # already ambiguous: no need to read further
+    return suffixes[0]
+
+
+def _resegmented(
+    q_text: str, s_text: str, before: str, vocabulary: Mapping[str, int] | None
+) -> bool:
+    """May the quote's guard words be granted to span words that differ from
+    them only in where the spaces fall ("partymust", "effectiveunless",
+    "s hould", "m aybe")? Only when every reading of the span's letters as
+    words carries exactly the quote's guard words: "nowill" may be "now ill",
+    "notable" and "now here" are words of their own, so none of them is ever
+    read as "not able", "no will" or "nowhere". Never after an apostrophe:
+    "Buyer's hall" is not "Buyer shall"."""
+    if before in "'’":
+        return False
+    wanted = tuple(
+        feature
+        for w in _WORD.findall(q_text)
+        for feature in _WORD_FEATURES.get(ocr_skeleton(w.lower()), ())
+    )
+    letters = ocr_skeleton(re.sub(r"\W", "", s_text).lower())
+    if len(letters) > 4 * _LONGEST_WORD:
+        return False
+    return _segment_features(letters, vocabulary) == {wanted}
+
+
+def _lookalike_digits(q_bare: str, s_bare: str) -> bool:
+    """ "1u" for "in", "f0" for "to": one word whose 0 or 1 stands for a
+    letter, glyph for glyph (same length, look-alikes only). A digit OCR
+    added ("a1" for "a") or any other digit is a number."""
+    if len(q_bare) != len(s_bare) or not q_bare.isalpha():
+        return False
+    digits = [c for c in s_bare if c.isdigit()]
+    if not digits or set(digits) - set("01") or len(digits) == len(s_bare):
+        return False
+    return _plausible_ocr(q_bare.lower(), s_bare.lower())
 
 
 def _repair_guard_words(
@@ -585,9 +649,11 @@ def _repair_guard_words(
       folding is the quote's words ("1n" is "in", not the number 1; "s hould"
       is "should"), except that this never takes a guard word away from the
       span ("no tice", "may be" keep theirs) and only grants the quote's guard
-      word to a span word that OCR split apart: words run together may be a
-      real word ("notable" is not "not able"), and a few splits are real
-      words too ("now here" is not "nowhere").
+      word where spacing alone differs and every reading of the span's
+      letters has it (`_resegmented`: "partymust" is "party must", but
+      "notable" is not "not able").
+    - A word whose 0 or 1 stands for a look-alike letter ("f0" for "to") is
+      the quote's word, when that is no guard word (`_lookalike_digits`).
     - One quote word that is a negation, modal verb, number word or month,
       matched by span words that OCR could have made from it ("shauld" for
       "should"), counts as that word, unless the span words hold a number or
@@ -613,20 +679,19 @@ def _repair_guard_words(
             s_guards = Counter(_guard_words(s_text))
             if s_guards - q_guards:
                 continue  # never read a guard word of the source away
-            pieces = tuple(w.lower() for w in _WORD.findall(s_text))
-            if q_guards - s_guards and (
-                len(group.quote_words) != 1
-                or len(group.span_words) < 2
-                or _JOINED_WORDS.get(q_bare.lower()) == pieces
+            before = span[s_start - 1] if s_start else ""
+            if q_guards - s_guards and not _resegmented(
+                q_text, s_text, before, vocabulary
             ):
-                # The quote's guard word is only granted to one quote word
-                # that OCR split apart in the source ("s hould"); words run
-                # together may be a real word ("notable" is not "not able"),
-                # and some splits are real words ("now here" is not "nowhere").
                 continue
             repairs.append((s_start, s_end, q_text))
             continue
-        if len(group.quote_words) != 1 or ocr_skeleton(q_bare) not in _WORD_FEATURES:
+        q_word = ocr_skeleton(q_bare.lower())
+        if len(group.quote_words) == 1 and q_word not in _WORD_FEATURES:
+            if len(group.span_words) == 1 and _lookalike_digits(q_bare, s_bare):
+                repairs.append((s_start, s_end, q_text))
+            continue
+        if len(group.quote_words) != 1:
             continue
         span_words = [span[a:b] for a, b in group.span_words]
         if any(any(c.isdigit() for c in w) and not _ocr_letters(w) for w in span_words):
@@ -642,9 +707,6 @@ def _repair_guard_words(
     return span
 
 
-_STANDALONE_NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*(?!\w)")
-
-
 def fuzzy_difference(
     quote: str, span: str, vocabulary: Mapping[str, int] | None = None
 ) -> str | None:
@@ -652,9 +714,11 @@ def fuzzy_difference(
     docstring). None when the span says what the quote says. `vocabulary`
     (OCR skeleton -> count in the source document) tells damaged words from
     the document's own words (lexicon.py)."""
-    if _STANDALONE_NUMBER.findall(quote) != _STANDALONE_NUMBER.findall(span):
+    if Counter(_DIGITS.findall(quote)) - Counter(_DIGITS.findall(span)):
         # Cheap early answer for a look-alike passage ("Section 11" for
-        # "Section 38"): failing early is always the safe direction.
+        # "Section 38"): failing early is always the safe direction. Extra
+        # digits in the span may be OCR'd letters ("f0" for "to"): the full
+        # check below decides.
         return meaning_difference(quote, span) or "numbers differ"
     groups = _align_words(quote, span)
     repaired = _repair_guard_words(quote, span, groups, vocabulary)

@@ -201,6 +201,19 @@ def reading(
     return None
 
 
+def reads_as_common_word(skeleton: str) -> bool:
+    """Does a damaged token read as a common word ("continuca" as
+    "continue")? The most likely reading, by the same noisy channel as
+    `reading`, must be common."""
+    costs = dict.fromkeys(_edits1(skeleton), ARBITRARY_COST)
+    costs.update(_lookalikes(skeleton))
+    candidates = {w: cost for w, cost in costs.items() if frequency(w)}
+    if not candidates:
+        return False
+    best = max(candidates, key=lambda w: _score(w, candidates[w], None))
+    return is_common_word(best)
+
+
 # A clean text has almost no one-off non-words (a name or two); OCR leaves
 # them everywhere: ~0.05% of the words of a clean contract, 2-6% at 1-2% OCR
 # character damage, 4-9% in the ICDAR scans. Between the two sits this line.

@@ -394,33 +394,54 @@ def _seeds(
     return chosen
 
 
-# One glyph read as two: a span must not start or end in the middle of one.
-_SPLIT_GLYPHS = (
-    ("rn", "m"),
-    ("cl", "d"),
-    ("vv", "w"),
-    ("ri", "n"),
-    ("li", "h"),
-    ("ii", "u"),
-)
+# How far a boundary may move to reach the edge of the token it cuts.
+SNAP_REACH = 8
+_FIRST_WORD = re.compile(r"\w+")
+_LAST_WORD = re.compile(r"\w+$")
 
 
-def _widen_split_glyphs(
+def _closer(quote_word: str, whole: str, part: str) -> bool:
+    q = ocr_skeleton(quote_word)
+    return Levenshtein.distance(q, ocr_skeleton(whole)) < Levenshtein.distance(
+        q, ocr_skeleton(part)
+    )
+
+
+def _snap_to_tokens(
     folded: str, quote: str, f_start: int, f_end: int
 ) -> tuple[int, int]:
-    for pair, glyph in _SPLIT_GLYPHS:
-        if (
-            quote.startswith(glyph)
-            and folded.startswith(pair, f_start - 1)
-            and f_start > 0
-        ):
-            f_start -= 1
-            break
-    for pair, glyph in _SPLIT_GLYPHS:
-        if quote.endswith(glyph) and folded.startswith(pair, f_end - 1):
-            f_end += 1
-            break
+    """A boundary inside a token moves to the token's edge when the quote's
+    first or last word reads closer to the whole token: "vv|ill" for "will",
+    "shoul|cl" for "should", "r|nay" for "may". A token OCR ran into its
+    neighbour ("and|continuca" for a quote ending "and") keeps the cut, and
+    boundaries.joined_by_ocr judges it."""
+    first = _FIRST_WORD.match(quote)
+    if first and 0 < f_start < f_end and _inside_token(folded, f_start):
+        lo = f_start
+        while lo > 0 and f_start - lo <= SNAP_REACH and folded[lo - 1].isalnum():
+            lo -= 1
+        if not (lo and folded[lo - 1].isalnum()):
+            word_end = f_start
+            while word_end < f_end and folded[word_end].isalnum():
+                word_end += 1
+            if _closer(first.group(), folded[lo:word_end], folded[f_start:word_end]):
+                f_start = lo
+    last = _LAST_WORD.search(quote)
+    if last and f_start < f_end < len(folded) and _inside_token(folded, f_end):
+        hi = f_end
+        while hi < len(folded) and hi - f_end <= SNAP_REACH and folded[hi].isalnum():
+            hi += 1
+        if not (hi < len(folded) and folded[hi].isalnum()):
+            word_start = f_end
+            while word_start > f_start and folded[word_start - 1].isalnum():
+                word_start -= 1
+            if _closer(last.group(), folded[word_start:hi], folded[word_start:f_end]):
+                f_end = hi
     return f_start, f_end
+
+
+def _inside_token(folded: str, i: int) -> bool:
+    return folded[i - 1].isalnum() and folded[i].isalnum()
 
 
 def judge_span(
@@ -429,7 +450,7 @@ def judge_span(
     folded = prepared.folded.text
     if not 0 <= f_start < f_end <= len(folded):
         return None
-    f_start, f_end = _widen_split_glyphs(folded, quote.folded, f_start, f_end)
+    f_start, f_end = _snap_to_tokens(folded, quote.folded, f_start, f_end)
     while f_start < f_end and folded[f_start] == " ":
         f_start += 1
     while f_end > f_start and folded[f_end - 1] == " ":

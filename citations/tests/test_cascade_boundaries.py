@@ -62,7 +62,8 @@ def test_spaceless_scripts_are_not_word_checked():
 OCR_JOINED = (
     "Either party vvill terminate thisAgreement on notice. There is nothing "
     "to pay. The Buyer cannot assign it. It is invalid. The Seller shallnot pay "
-    "within 30days. The fee is $12,000 now."
+    "within 30days. The fee is $12,000 now. The Seller shall not pay andcontinuca "
+    "to work. Signed by Mrcw. Or pay within 15Odays."
 )
 
 
@@ -74,7 +75,12 @@ OCR_JOINED = (
         ("The Buyer can", False),  # "can|not"
         ("It is in", False),  # "in|valid"
         ("The Seller shall", False),  # "shall|not": never cut off a negation
-        ("within 30", False),  # numbers are never cut
+        # "30|days": the number stays whole, as it does before "30 days".
+        ("within 30", True),
+        ("within 3", False),  # "3|0days": numbers are never cut
+        ("pay within 15", False),  # "15|Odays": "O" may be a 0 of "150"
+        ("The Seller shall not pay and", True),  # "and|continuca": damaged "continues"
+        ("Signed by Mr", False),  # "Mr|cw": too short to read the rest as a word
         ("The fee is $12", False),
     ],
 )
