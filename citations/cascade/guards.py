@@ -47,7 +47,7 @@ _TOKEN = re.compile(
 _WORD = re.compile(r"\w+")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _DIGITS = re.compile(r"\d+")
-_NUMBER_IN_WORD = re.compile(r"\d+(?:[.,]\d+)*")
+_NUMBER_OR_LETTERS = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 
 NUMBER = "number"
 PERCENT = "percentage"
@@ -255,12 +255,18 @@ def features(folded: str) -> list[Feature]:
                 and any(c.isdigit() for c in word)
                 and not _ocr_letters(word)
             ):
-                # Digits inside a word ("usd100", "12b", "175,250for") still
-                # count as numbers.
+                # Digits inside a word ("12b", "175,250for") still count as
+                # numbers, and the words glued to them ("April2024",
+                # "usd100") still count as words.
                 context = _context(folded, start, end)
-                for d in _NUMBER_IN_WORD.finditer(raw):
-                    value = _number_value(d.group().strip(".,"))
-                    found.append(Feature(NUMBER, value, d.group(), context))
+                for piece in _NUMBER_OR_LETTERS.finditer(raw):
+                    part = piece.group()
+                    if part[0].isdigit():
+                        value = _number_value(part)
+                        found.append(Feature(NUMBER, value, part, context))
+                    else:
+                        known = _WORD_FEATURES.get(ocr_skeleton(part), ())
+                        found.extend(Feature(k, v, part, context) for k, v in known)
         previous_word = word
     return found
 
@@ -589,7 +595,11 @@ def _segment_features(
             piece = skeleton[i:j]
             # The document's own words count (names, defined terms), but not
             # its one- and two-letter fragments: OCR leaves "t" and "m" all
-            # over a scan, and "m us t" is no reading of "must".
+            # over a scan, and "m us t" is no reading of "must". A lone "l"
+            # (the skeleton of "I") is a stray stroke far more often than a
+            # word: "apr l l" is no reading of "apri l".
+            if len(piece) == 1 and piece != "a":
+                continue
             if not (
                 lexicon.frequency(piece)
                 or (len(piece) > 2 and lexicon.is_word(piece, vocabulary))
@@ -612,7 +622,7 @@ def _resegmented(
     "notable" and "now here" are words of their own, so none of them is ever
     read as "not able", "no will" or "nowhere". Never after an apostrophe:
     "Buyer's hall" is not "Buyer shall"."""
-    if before in "'’":
+    if before and before in "'’":
         return False
     wanted = tuple(
         feature
@@ -647,11 +657,10 @@ def _repair_guard_words(
 
     - A group of span words that reads the same as the quote's after OCR
       folding is the quote's words ("1n" is "in", not the number 1; "s hould"
-      is "should"), except that this never takes a guard word away from the
-      span ("no tice", "may be" keep theirs) and only grants the quote's guard
-      word where spacing alone differs and every reading of the span's
-      letters has it (`_resegmented`: "partymust" is "party must", but
-      "notable" is not "not able").
+      is "should"). Where that changes a guard word, only when every reading
+      of the span's letters as words has the quote's guard words
+      (`_resegmented`): "partymust" is "party must" and "no t" is "not", but
+      "notable" is not "not able", and "may be" keeps its modal verb.
     - A word whose 0 or 1 stands for a look-alike letter ("f0" for "to") is
       the quote's word, when that is no guard word (`_lookalike_digits`).
     - One quote word that is a negation, modal verb, number word or month,
@@ -675,15 +684,10 @@ def _repair_guard_words(
         q_bare = re.sub(r"\W", "", q_text)
         s_bare = re.sub(r"\W", "", s_text)
         if ocr_skeleton(q_bare) == ocr_skeleton(s_bare):
-            q_guards = Counter(_guard_words(q_text))
-            s_guards = Counter(_guard_words(s_text))
-            if s_guards - q_guards:
-                continue  # never read a guard word of the source away
-            before = span[s_start - 1] if s_start else ""
-            if q_guards - s_guards and not _resegmented(
-                q_text, s_text, before, vocabulary
-            ):
-                continue
+            if Counter(_guard_words(q_text)) != Counter(_guard_words(s_text)):
+                before = span[s_start - 1] if s_start else ""
+                if not _resegmented(q_text, s_text, before, vocabulary):
+                    continue
             repairs.append((s_start, s_end, q_text))
             continue
         q_word = ocr_skeleton(q_bare.lower())
