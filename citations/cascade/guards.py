@@ -214,6 +214,14 @@ def _ocr_letters(word: str) -> bool:
     return letters >= 3 and all(len(r) == 1 and r in "01" for r in runs)
 
 
+_PUNCTUATION = re.compile(r"[.,]")
+
+
+def _two_words(joined: str) -> bool:
+    key = ocr_skeleton(joined)
+    return joined.isalpha() and key not in _WORD_FEATURES and not lexicon.frequency(key)
+
+
 def features(folded: str) -> list[Feature]:
     """The meaning-bearing tokens of a folded string, in order."""
     found: list[Feature] = []
@@ -233,8 +241,14 @@ def features(folded: str) -> list[Feature]:
                 Feature(feature_kind, value, raw, _context(folded, start, end))
             )
             continue
-        # A stray mark inside a word ("no.tice") is OCR noise, not two words.
+        # A stray mark inside a word ("no.tice") is OCR noise, not two words;
+        # unless the letters make no word, when OCR lost the space after the
+        # mark ("notice.neither").
         word = raw.replace(".", "").replace(",", "")
+        if word != raw and _two_words(word):
+            found.extend(features(_PUNCTUATION.sub(" ", raw)))
+            previous_word = word
+            continue
         if word.endswith("n't"):
             context = _context(folded, start, end)
             found.append(Feature(NEGATION, "not", raw, context))
@@ -579,49 +593,59 @@ def _guard_words(text: str) -> list[tuple[str, str]]:
 _LONGEST_WORD = 24
 
 
-def _segment_features(
-    skeleton: str, vocabulary: Mapping[str, int] | None
-) -> set[tuple[tuple[str, str], ...]]:
-    """The guard features of every way to read `skeleton` (letters, no
-    spaces) as a run of words: {(("modal verb", "must"),)} for "partymust",
-    two readings for "nowill" ("no will", "now ill"), none for junk."""
+_Said = tuple[tuple[str, str], ...]
+
+
+@lru_cache(maxsize=4096)
+def _likeliest_readings(skeleton: str, spaces: frozenset[int]) -> frozenset[_Said]:
+    """The guard features of the likeliest ways to read `skeleton` (letters
+    of span words, OCR-folded, run together) as words, where `spaces` are the
+    places the span has a space. A reading costs one for every space OCR
+    would have had to drop or add to make the span from it: "withoutthe" is
+    "without the" (one dropped) before "with out the" (one dropped, one
+    added); "nowill" is "no will" or "now ill" alike, so two readings come
+    back; "with out" is itself a reading, at no cost."""
     n = len(skeleton)
-    suffixes: list[set[tuple[tuple[str, str], ...]]] = [set() for _ in range(n + 1)]
-    suffixes[n].add(())
+    never = n + 1
+    cost = [never] * (n + 1)
+    said: list[set[_Said]] = [set() for _ in range(n + 1)]
+    cost[n] = 0
+    said[n].add(())
     for i in range(n - 1, -1, -1):
+        inside = 0  # span spaces strictly inside the piece, each one dropped
         for j in range(i + 1, min(n, i + _LONGEST_WORD) + 1):
-            if not suffixes[j]:
+            if j - 1 > i and (j - 1) in spaces:
+                inside += 1
+            if cost[j] == never:
                 continue
             piece = skeleton[i:j]
-            # The document's own words count (names, defined terms), but not
-            # its one- and two-letter fragments: OCR leaves "t" and "m" all
-            # over a scan, and "m us t" is no reading of "must". A lone "l"
-            # (the skeleton of "I") is a stray stroke far more often than a
-            # word: "apr l l" is no reading of "apri l".
-            if len(piece) == 1 and piece != "a":
+            # Dictionary words only: a long scan repeats its fragments
+            # ("minate", "uld") often enough to pass for words of its own. A
+            # lone "l" (the skeleton of "I") is a stray stroke far more often
+            # than a word: "apr l l" is no reading of "apri l".
+            if (len(piece) == 1 and piece != "a") or not lexicon.frequency(piece):
                 continue
-            if not (
-                lexicon.frequency(piece)
-                or (len(piece) > 2 and lexicon.is_word(piece, vocabulary))
-            ):
+            added = int(j < n and j not in spaces)
+            total = inside + added + cost[j]
+            if total > cost[i]:
                 continue
+            if total < cost[i]:
+                cost[i] = total
+                said[i] = set()
             own = _WORD_FEATURES.get(piece, ())
-            suffixes[i].update(own + rest for rest in suffixes[j])
-        if len(suffixes[i]) > 1:
-            return suffixes[i]  # already ambiguous: no need to read further
-    return suffixes[0]
+            said[i].update(own + rest for rest in said[j])
+    return frozenset(said[0])
 
 
-def _resegmented(
-    q_text: str, s_text: str, before: str, vocabulary: Mapping[str, int] | None
-) -> bool:
+def _resegmented(q_text: str, s_text: str, before: str) -> bool:
     """May the quote's guard words be granted to span words that differ from
     them only in where the spaces fall ("partymust", "effectiveunless",
-    "s hould", "m aybe")? Only when every reading of the span's letters as
-    words carries exactly the quote's guard words: "nowill" may be "now ill",
-    "notable" and "now here" are words of their own, so none of them is ever
-    read as "not able", "no will" or "nowhere". Never after an apostrophe:
-    "Buyer's hall" is not "Buyer shall"."""
+    "s hould", "m aybe", "witho ut")? Only when the likeliest readings of the
+    span's letters as words all carry exactly the quote's guard words
+    (`_likeliest_readings`): "nowill" may be "now ill"; "notable", "now here"
+    and "with out" are words as they stand, so they are never read as "not
+    able", "nowhere" or "without". Never after an apostrophe: "Buyer's hall"
+    is not "Buyer shall"."""
     if before and before in "'’":
         return False
     wanted = tuple(
@@ -629,10 +653,15 @@ def _resegmented(
         for w in _WORD.findall(q_text)
         for feature in _WORD_FEATURES.get(ocr_skeleton(w.lower()), ())
     )
-    letters = ocr_skeleton(re.sub(r"\W", "", s_text).lower())
+    pieces = [ocr_skeleton(w.lower()) for w in _WORD.findall(s_text)]
+    spaces, at = set(), 0
+    for piece in pieces[:-1]:
+        at += len(piece)
+        spaces.add(at)
+    letters = "".join(pieces)
     if len(letters) > 4 * _LONGEST_WORD:
         return False
-    return _segment_features(letters, vocabulary) == {wanted}
+    return _likeliest_readings(letters, frozenset(spaces)) == {wanted}
 
 
 def _lookalike_digits(q_bare: str, s_bare: str) -> bool:
@@ -686,7 +715,7 @@ def _repair_guard_words(
         if ocr_skeleton(q_bare) == ocr_skeleton(s_bare):
             if Counter(_guard_words(q_text)) != Counter(_guard_words(s_text)):
                 before = span[s_start - 1] if s_start else ""
-                if not _resegmented(q_text, s_text, before, vocabulary):
+                if not _resegmented(q_text, s_text, before):
                     continue
             repairs.append((s_start, s_end, q_text))
             continue

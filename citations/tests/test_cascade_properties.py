@@ -8,6 +8,7 @@ never asserted; deadlines are off so a slow CI machine cannot flake.
 from __future__ import annotations
 
 import re
+from itertools import accumulate
 
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
@@ -388,6 +389,9 @@ SPLITTABLE = [
     "hall",
     "must",
     "us",
+    "with",
+    "out",
+    "without",
 ]
 
 
@@ -437,8 +441,9 @@ def _segmentations(letters: str) -> list[list[str]]:
 def _readings(source: str) -> set[tuple]:
     """What the source's words may say: themselves; and where a run of up to
     three tokens is not all words, its letters split into words another way,
-    if every way to split them agrees on the guard words ("partymust" is
-    "party must"; "nowill" may be "now ill"; "notable" is a word)."""
+    if every likeliest way to split them agrees on the guard words. A split
+    costs one for each space it drops or adds ("withoutthe" is "without the"
+    before "with out the"; "nowill" may be "now ill"; "notable" is a word)."""
     tokens = re.findall(r"\w+", fold(source).text)
     reach: list[set[tuple]] = [set() for _ in range(len(tokens) + 1)]
     reach[0].add(())
@@ -447,9 +452,13 @@ def _readings(source: str) -> set[tuple]:
             run = tokens[i:j]
             options = {_said(" ".join(run))}
             if not all(lexicon.frequency(ocr_skeleton(t)) for t in run):
-                split = {
-                    _said(" ".join(words)) for words in _segmentations("".join(run))
-                }
+                spaces = set(accumulate(len(t) for t in run[:-1]))
+                costed = [
+                    (len(spaces ^ set(accumulate(len(w) for w in words[:-1]))), words)
+                    for words in _segmentations("".join(run))
+                ]
+                cheapest = min((c for c, _ in costed), default=None)
+                split = {_said(" ".join(w)) for c, w in costed if c == cheapest}
                 if len(split) == 1:
                     options |= split
             if j > i + 1 and len(options) == 1:
