@@ -664,6 +664,19 @@ def _resegmented(q_text: str, s_text: str, before: str) -> bool:
     return _likeliest_readings(letters, frozenset(spaces)) == {wanted}
 
 
+def _respaced(letters: str, span_words: list[str]) -> str | None:
+    """`letters` cut where the span's words are cut, when the span has as
+    many letters (glyph-for-glyph damage): "maybe" spaced as "msybe"."""
+    lengths = [len(re.sub(r"\W", "", w)) for w in span_words]
+    if sum(lengths) != len(letters):
+        return None
+    pieces, at = [], 0
+    for length in lengths:
+        pieces.append(letters[at : at + length])
+        at += length
+    return " ".join(pieces)
+
+
 def _lookalike_digits(q_bare: str, s_bare: str) -> bool:
     """ "1u" for "in", "f0" for "to": one word whose 0 or 1 stands for a
     letter, glyph for glyph (same length, look-alikes only). A digit OCR
@@ -690,6 +703,9 @@ def _repair_guard_words(
       of the span's letters as words has the quote's guard words
       (`_resegmented`): "partymust" is "party must" and "no t" is "not", but
       "notable" is not "not able", and "may be" keeps its modal verb.
+    - Several quote words that OCR damaged and spaced differently ("msybe"
+      for "may be") are the quote's words when the quote's letters, spaced
+      as the span's, read as them (`_respaced`, `_resegmented`).
     - A word whose 0 or 1 stands for a look-alike letter ("f0" for "to") is
       the quote's word, when that is no guard word (`_lookalike_digits`).
     - One quote word that is a negation, modal verb, number word or month,
@@ -724,15 +740,25 @@ def _repair_guard_words(
             if len(group.span_words) == 1 and _lookalike_digits(q_bare, s_bare):
                 repairs.append((s_start, s_end, q_text))
             continue
-        if len(group.quote_words) != 1:
-            continue
         span_words = [span[a:b] for a, b in group.span_words]
         if any(any(c.isdigit() for c in w) and not _ocr_letters(w) for w in span_words):
             continue
         if any(ocr_skeleton(w) in _WORD_FEATURES for w in span_words):
             continue
-        if _plausible_ocr(q_bare, s_bare) or _damage_reads_as(
-            q_text, s_text, vocabulary
+        if len(group.quote_words) == 1:
+            if _plausible_ocr(q_bare, s_bare) or _damage_reads_as(
+                q_text, s_text, vocabulary
+            ):
+                repairs.append((s_start, s_end, q_text))
+            continue
+        # Damaged and spaced differently ("msybe" for "may be"): the quote's
+        # letters, spaced as the span's, must read as the quote's words.
+        respaced = _respaced(q_bare, span_words)
+        before = span[s_start - 1] if s_start else ""
+        if (
+            respaced is not None
+            and _plausible_ocr(q_bare, s_bare)
+            and _resegmented(q_text, respaced, before)
         ):
             repairs.append((s_start, s_end, q_text))
     for start, end, text in sorted(repairs, reverse=True):

@@ -437,6 +437,44 @@ def _snap_to_tokens(
                 word_start -= 1
             if _closer(last.group(), folded[word_start:hi], folded[word_start:f_end]):
                 f_end = hi
+    return _take_split_piece(folded, quote, f_start, f_end)
+
+
+# A piece of a word OCR split off ("Lesse e") is this short at most.
+SPLIT_PIECE = 3
+
+
+def _take_split_piece(
+    folded: str, quote: str, f_start: int, f_end: int
+) -> tuple[int, int]:
+    """A span that ends one space before a short piece of its last word
+    ("Lesse| e" for "Lessee"), or starts one space after a piece of its
+    first word ("T| he"), takes the piece in when the quote's word then
+    reads closer."""
+    last = _LAST_WORD.search(quote)
+    if last and f_end + 1 < len(folded) and folded[f_end] == " ":
+        hi = f_end + 1
+        while hi < len(folded) and folded[hi].isalnum() and hi - f_end <= SPLIT_PIECE:
+            hi += 1
+        if hi > f_end + 1 and not (hi < len(folded) and folded[hi].isalnum()):
+            word_start = f_end
+            while word_start > f_start and folded[word_start - 1].isalnum():
+                word_start -= 1
+            whole = folded[word_start:f_end] + folded[f_end + 1 : hi]
+            if _closer(last.group(), whole, folded[word_start:f_end]):
+                f_end = hi
+    first = _FIRST_WORD.match(quote)
+    if first and f_start >= 2 and folded[f_start - 1] == " ":
+        lo = f_start - 1
+        while lo > 0 and folded[lo - 1].isalnum() and f_start - 1 - lo < SPLIT_PIECE:
+            lo -= 1
+        if lo < f_start - 1 and not (lo and folded[lo - 1].isalnum()):
+            word_end = f_start
+            while word_end < f_end and folded[word_end].isalnum():
+                word_end += 1
+            whole = folded[lo : f_start - 1] + folded[f_start:word_end]
+            if _closer(first.group(), whole, folded[f_start:word_end]):
+                f_start = lo
     return f_start, f_end
 
 

@@ -233,6 +233,27 @@ def test_composed_and_decomposed_accents_fold_alike():
             "a fee of $175,250for each month of the Term",
             "a fee of $175,250 for each month of the Term",
         ),
+        (
+            # "with out the" would need a space added as well as one dropped.
+            "may not assign this Agreement withoutthe prior written consent",
+            "may not assign this Agreement without the prior written consent",
+        ),
+        (
+            "effect on 22 Sep tember 2024 and continues for 89 months",
+            "effect on 22 September 2024 and continues for 89 months",
+        ),
+        (
+            "All notices msybe in writing and delivered by hand",
+            "All notices may be in writing and delivered by hand",
+        ),
+        (
+            "on 76 days' notice.Neither party must be liable for any failure",
+            "on 76 days' notice. Neither party must be liable for any failure",
+        ),
+        (
+            "Without limiting clause 29, fhe Lesse e",
+            "Without limiting clause 29, the Lessee",
+        ),
         # A 0 or 1 standing for a look-alike letter is no number.
         (
             "If the Licensor fails f0 pay any sum when due",
@@ -272,6 +293,21 @@ def test_ocr_look_alikes_inside_words_and_guard_words_are_read(ocr_source, quote
             # when every way to split them agrees.
             "The Seller nowill be paid for the goods delivered late",
             "The Seller no will be paid for the goods delivered late",
+        ),
+        (
+            # Words as they stand: "with out" is not "without", nor "writ
+            # ten" "written" (a writ and a number).
+            "The Seller may proceed with out the consent of the Buyer",
+            "The Seller may proceed without the consent of the Buyer",
+        ),
+        (
+            "on 100 days' writ ten notice to the other party",
+            "on 100 days' written notice to the other party",
+        ),
+        (
+            # "Employees hall" is as likely a reading as "Employee shall".
+            "the Employeeshall comply with all applicable export laws",
+            "the Employee shall comply with all applicable export laws",
         ),
         (
             # Never after an apostrophe: "Buyer's hall" is no modal verb.
