@@ -481,17 +481,58 @@ class _Group:
 
     quote_words: tuple[tuple[int, int], ...]
     span_words: tuple[tuple[int, int], ...]
+    # One word each, equal after the same-length OCR folding ("1n", "in").
+    same: bool = False
 
 
 def _align_words(quote: str, span: str) -> list[_Group]:
-    # Words are aligned through a character alignment; words that share
-    # characters form a group, so "kingwas" vs "king was" compares as one.
-    # Worked per alignment block, not per character: quotes run to 2,000
-    # characters and every candidate placement is checked.
+    # Words equal after the same-length OCR folding pair up one to one (a
+    # token-level alignment, in C); only the stretches between them are
+    # aligned character by character, where words that share characters form
+    # a group, so "kingwas" vs "king was" compares as one. Quotes run to
+    # 2,000 characters and every candidate placement is checked.
     qk = quote.translate(OCR_SAME_LENGTH)
     sk = span.translate(OCR_SAME_LENGTH)
     q_tokens = [(m.start(), m.end()) for m in _WORD.finditer(qk)]
     s_tokens = [(m.start(), m.end()) for m in _WORD.finditer(sk)]
+    q_words = [qk[a:b] for a, b in q_tokens]
+    s_words = [sk[a:b] for a, b in s_tokens]
+    groups: list[_Group] = []
+    region: list[int] | None = None  # [i1, i2, j1, j2] of unequal words
+    for tag, i1, i2, j1, j2 in Levenshtein.opcodes(q_words, s_words):
+        if tag != "equal":
+            region = [region[0] if region else i1, i2, region[2] if region else j1, j2]
+            continue
+        if region:
+            groups += _align_chars(qk, sk, q_tokens, s_tokens, *region)
+            region = None
+        groups += (
+            _Group((q_tokens[i1 + k],), (s_tokens[j1 + k],), same=True)
+            for k in range(i2 - i1)
+        )
+    if region:
+        groups += _align_chars(qk, sk, q_tokens, s_tokens, *region)
+    return groups
+
+
+def _align_chars(
+    qk: str,
+    sk: str,
+    all_q: list[tuple[int, int]],
+    all_s: list[tuple[int, int]],
+    i1: int,
+    i2: int,
+    j1: int,
+    j2: int,
+) -> list[_Group]:
+    """Groups of quote words all_q[i1:i2] and span words all_s[j1:j2], tied
+    together wherever the character alignment pairs their characters."""
+    q_tokens, s_tokens = all_q[i1:i2], all_s[j1:j2]
+    if not q_tokens or not s_tokens:
+        return [_Group((t,), ()) for t in q_tokens] + [
+            _Group((), (t,)) for t in s_tokens
+        ]
+    q0, s0 = q_tokens[0][0], s_tokens[0][0]
     nq = len(q_tokens)
     s_ends = [e for _, e in s_tokens]
     parent = list(range(nq + len(s_tokens)))
@@ -503,19 +544,21 @@ def _align_words(quote: str, span: str) -> list[_Group]:
         return x
 
     blocks = [
-        (i1, i1 + min(i2 - i1, j2 - j1), j1)
-        for tag, i1, i2, j1, j2 in Levenshtein.opcodes(qk, sk)
+        (q0 + a1, q0 + a1 + min(a2 - a1, b2 - b1), s0 + b1)
+        for tag, a1, a2, b1, b2 in Levenshtein.opcodes(
+            qk[q0 : q_tokens[-1][1]], sk[s0 : s_tokens[-1][1]]
+        )
         if tag in ("equal", "replace")
     ]
     block_starts = [b[0] for b in blocks]
     for qi, (a, b) in enumerate(q_tokens):
         k = max(0, bisect_right(block_starts, a) - 1)
         while k < len(blocks) and blocks[k][0] < b:
-            i1, i2, j1 = blocks[k]
-            x, y = max(a, i1), min(b, i2)
+            x1, x2, y1 = blocks[k]
+            x, y = max(a, x1), min(b, x2)
             if x < y:
-                # Span tokens overlapping [j1 + x - i1, j1 + y - i1).
-                lo, hi = j1 + x - i1, j1 + y - i1
+                # Span tokens overlapping [y1 + x - x1, y1 + y - x1).
+                lo, hi = y1 + x - x1, y1 + y - x1
                 t = bisect_right(s_ends, lo)
                 while t < len(s_tokens) and s_tokens[t][0] < hi:
                     parent[root(qi)] = root(nq + t)
@@ -554,6 +597,8 @@ def _wording(
     vocabulary: Mapping[str, int] | None = None,
 ) -> str | None:
     for group in groups:
+        if group.same:
+            continue
         q_words = _words(quote, group.quote_words)
         s_words = _words(span, group.span_words)
         if not group.span_words:
@@ -582,10 +627,21 @@ def _wording(
     return None
 
 
+# Every word `features` may read a guard feature from: "cent" of "per cent",
+# and the "t" that \w+ leaves of every "n't".
+_GUARD_KEYS = frozenset(_WORD_FEATURES) | {"cent", "t"}
+
+
+def _may_hold_guard_words(text: str) -> bool:
+    # Most groups hold none: a set lookup per word spares `features`.
+    return any(ocr_skeleton(w) in _GUARD_KEYS for w in _WORD.findall(text))
+
+
 def _guard_words(text: str) -> list[tuple[str, str]]:
     """Guard features of the purely alphabetic words of `text` (OCR'd digits
     inside words, "1n" for "in", are left out)."""
-    words = " ".join(w for w in _WORD.findall(text) if not any(c.isdigit() for c in w))
+    # Split on spaces only: "won't" keeps its negation ("wont" has none).
+    words = " ".join(w for w in text.split() if not any(c.isdigit() for c in w))
     return [(f.kind, f.value) for f in features(words)]
 
 
@@ -648,11 +704,8 @@ def _resegmented(q_text: str, s_text: str, before: str) -> bool:
     is not "Buyer shall"."""
     if before and before in "'’":
         return False
-    wanted = tuple(
-        feature
-        for w in _WORD.findall(q_text)
-        for feature in _WORD_FEATURES.get(ocr_skeleton(w.lower()), ())
-    )
+    # In any order: "can not" and "cannot" list their two kinds differently.
+    wanted = tuple(sorted(_guard_words(q_text)))
     pieces = [ocr_skeleton(w.lower()) for w in _WORD.findall(s_text)]
     spaces, at = set(), 0
     for piece in pieces[:-1]:
@@ -661,7 +714,8 @@ def _resegmented(q_text: str, s_text: str, before: str) -> bool:
     letters = "".join(pieces)
     if len(letters) > 4 * _LONGEST_WORD:
         return False
-    return _likeliest_readings(letters, frozenset(spaces)) == {wanted}
+    readings = _likeliest_readings(letters, frozenset(spaces))
+    return {tuple(sorted(said)) for said in readings} == {wanted}
 
 
 def _respaced(letters: str, span_words: list[str]) -> str | None:
@@ -729,7 +783,9 @@ def _repair_guard_words(
         q_bare = re.sub(r"\W", "", q_text)
         s_bare = re.sub(r"\W", "", s_text)
         if ocr_skeleton(q_bare) == ocr_skeleton(s_bare):
-            if Counter(_guard_words(q_text)) != Counter(_guard_words(s_text)):
+            if _may_hold_guard_words(q_text + " " + s_text) and Counter(
+                _guard_words(q_text)
+            ) != Counter(_guard_words(s_text)):
                 before = span[s_start - 1] if s_start else ""
                 if not _resegmented(q_text, s_text, before):
                     continue

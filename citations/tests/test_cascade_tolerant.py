@@ -305,6 +305,11 @@ def test_ocr_look_alikes_inside_words_and_guard_words_are_read(ocr_source, quote
             "on 100 days' written notice to the other party",
         ),
         (
+            # "wont" is a word: a lost apostrophe never grants "won't".
+            "The Buyer wont pay the fee on the due date",
+            "The Buyer won't pay the fee on the due date",
+        ),
+        (
             # "Employees hall" is as likely a reading as "Employee shall".
             "the Employeeshall comply with all applicable export laws",
             "the Employee shall comply with all applicable export laws",
