@@ -32,9 +32,28 @@ def cut_token(text: str, start: int, end: int) -> str | None:
     return _cut_at_start(text, start) or _cut_at_end(text, end)
 
 
+# Marks that join two parts of one token: "non-exclusive", "Sub-Licensee",
+# "1/2". A quote starting or ending at one drops a part that may reverse it.
+_JOINERS = frozenset("-/\u2010\u2011\u2212")
+
+
+def _joined_part(text: str, mark: int) -> bool:
+    """Is text[mark] a hyphen, slash or minus tying a word or number to the
+    quote's edge ("non-|exclusive", "1/|2", a sign: "by -|5%")?"""
+    if not 0 <= mark < len(text) or text[mark] not in _JOINERS:
+        return False
+    left = text[mark - 1] if mark > 0 else " "
+    right = text[mark + 1] if mark + 1 < len(text) else " "
+    if _wordish(left) and _wordish(right):
+        return True
+    return text[mark] in "-\u2212" and right.isdigit()
+
+
 def _cut_at_start(text: str, start: int) -> str | None:
     if start <= 0:
         return None
+    if _joined_part(text, start - 1):
+        return f"starts inside “{_token_around(text, start - 1)}”"
     before, first = text[start - 1], text[start]
     if (_wordish(before) and _wordish(first)) or _number_joint(text, start - 1, start):
         return f"starts inside “{_token_at(text, start)}”"
@@ -46,6 +65,8 @@ def _cut_at_start(text: str, start: int) -> str | None:
 def _cut_at_end(text: str, end: int) -> str | None:
     if end >= len(text):
         return None
+    if _joined_part(text, end) and _wordish(text[end - 1]):
+        return f"ends inside “{_token_around(text, end)}”"
     last, after = text[end - 1], text[end]
     if (_wordish(last) and _wordish(after)) or _number_joint(text, end - 1, end):
         return f"ends inside “{_token_at(text, end - 1)}”"
@@ -66,6 +87,16 @@ def _token_at(text: str, i: int) -> str:
         text[hi].isalnum()
         or (text[hi] in ",." and hi + 1 < len(text) and text[hi + 1].isdigit())
     ):
+        hi += 1
+    return text[lo:hi][:40]
+
+
+def _token_around(text: str, mark: int) -> str:
+    # The whole hyphenated or slashed token around text[mark], for reasons.
+    lo, hi = mark, mark + 1
+    while lo > 0 and (_wordish(text[lo - 1]) or text[lo - 1] in _JOINERS):
+        lo -= 1
+    while hi < len(text) and (_wordish(text[hi]) or text[hi] in _JOINERS):
         hi += 1
     return text[lo:hi][:40]
 

@@ -55,7 +55,8 @@ CURRENCY = "currency"
 DATE = "date"
 NEGATION = "negation"
 MODAL = "modal verb"
-KINDS = (NUMBER, PERCENT, CURRENCY, DATE, NEGATION, MODAL)
+LABEL = "label"  # "Section 8(b)", "Article IV", "Exhibit C"
+KINDS = (NUMBER, PERCENT, CURRENCY, DATE, NEGATION, MODAL, LABEL)
 
 _NEGATIONS = [
     "not",
@@ -181,6 +182,32 @@ _CONTRACTED_MODALS = {
     "must": "must",
     "might": "might",
 }
+# What comes before "n't", and the "n't" words that are words without it.
+_NT_STEMS = frozenset(
+    [
+        "do",
+        "does",
+        "did",
+        "is",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "need",
+        "must",
+        "should",
+        "could",
+        "would",
+        "might",
+        "ought",
+        "sha",
+        "ca",
+        "wo",
+    ]
+)
+_NT_WORDS = frozenset(["cant", "wont", "shant"])
 _SYMBOLS = {"%": (PERCENT, "%"), "$": (CURRENCY, "$"), "€": (CURRENCY, "€")}
 _SYMBOLS |= {"£": (CURRENCY, "£"), "¥": (CURRENCY, "¥"), "₹": (CURRENCY, "₹")}
 
@@ -222,6 +249,44 @@ def _two_words(joined: str) -> bool:
     return joined.isalpha() and key not in _WORD_FEATURES and not lexicon.frequency(key)
 
 
+# Words that name a part of a document by a letter or roman numeral.
+_LABELLED = frozenset(
+    ocr_skeleton(w)
+    for w in (
+        "section",
+        "clause",
+        "article",
+        "schedule",
+        "exhibit",
+        "annex",
+        "appendix",
+        "part",
+        "paragraph",
+        "item",
+        "chapter",
+        "rider",
+        "attachment",
+        "tranche",
+        "class",
+        "series",
+    )
+)
+_ROMAN = re.compile(r"x{0,3}(?:ix|iv|v?i{0,3})")
+
+
+def _is_label(word: str, previous: str, folded: str, start: int, end: int) -> bool:
+    """A letter or roman numeral naming a part: "(b)", "Article IV",
+    "Exhibit C", "(ii)". Compared like a number: "8(b)" is not "8(h)". A
+    lone "l" or "i" elsewhere is a stray stroke, and "a" an article."""
+    if len(word) > 4 or not word.isalpha():
+        return False
+    if start > 0 and end < len(folded) and folded[start - 1] + folded[end] == "()":
+        return True
+    if ocr_skeleton(previous) in _LABELLED:
+        return len(word) == 1 or bool(_ROMAN.fullmatch(word))
+    return len(word) >= 2 and bool(_ROMAN.fullmatch(word))
+
+
 def features(folded: str) -> list[Feature]:
     """The meaning-bearing tokens of a folded string, in order."""
     found: list[Feature] = []
@@ -255,6 +320,29 @@ def features(folded: str) -> list[Feature]:
             modal = _CONTRACTED_MODALS.get(word[:-3])
             if modal:
                 found.append(Feature(MODAL, modal, raw, context))
+        elif _is_label(word, previous_word, folded, start, end):
+            context = _context(folded, start, end)
+            value = word.translate(OCR_SAME_LENGTH)
+            found.append(Feature(LABEL, value, raw, context))
+        elif word == "t" and previous_word.endswith("n"):
+            # "can t", "doesn t": the apostrophe of "n't" lost to OCR.
+            context = _context(folded, start, end)
+            found.append(Feature(NEGATION, "not", "n't", context))
+            if not _WORD_FEATURES.get(ocr_skeleton(previous_word)):
+                modal = _CONTRACTED_MODALS.get(previous_word[:-1])
+                if modal:
+                    found.append(Feature(MODAL, modal, "n't", context))
+        elif word.endswith("nt") and word[:-2] in _NT_STEMS:
+            # "mustnt", "doesnt": "n't" without its apostrophe. "cant" and
+            # "wont" are words too, so they match neither reading.
+            context = _context(folded, start, end)
+            if word in _NT_WORDS:
+                found.append(Feature(NEGATION, f"{word} (can or cannot)", raw, context))
+            else:
+                found.append(Feature(NEGATION, "not", raw, context))
+                modal = _CONTRACTED_MODALS.get(word[:-2])
+                if modal:
+                    found.append(Feature(MODAL, modal, raw, context))
         elif word == "cent" and previous_word == "per":
             found.append(
                 Feature(PERCENT, "%", "per cent", _context(folded, start, end))
@@ -743,6 +831,10 @@ def _lookalike_digits(q_bare: str, s_bare: str) -> bool:
     return _plausible_ocr(q_bare.lower(), s_bare.lower())
 
 
+# "couldn t": the "t" after the group is what is left of "n't".
+_LOST_APOSTROPHE_T = re.compile(r"(?<=n)\s*'?\s*t\b")
+
+
 def _repair_guard_words(
     quote: str,
     span: str,
@@ -799,8 +891,8 @@ def _repair_guard_words(
         span_words = [span[a:b] for a, b in group.span_words]
         if any(any(c.isdigit() for c in w) and not _ocr_letters(w) for w in span_words):
             continue
-        if any(ocr_skeleton(w) in _WORD_FEATURES for w in span_words):
-            continue
+        if _guard_words(s_text) or _LOST_APOSTROPHE_T.match(span, s_end):
+            continue  # the span's own guard word ("nor", "mustnt", "couldn t")
         if len(group.quote_words) == 1:
             if _plausible_ocr(q_bare, s_bare) or _damage_reads_as(
                 q_text, s_text, vocabulary

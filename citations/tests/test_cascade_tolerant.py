@@ -350,3 +350,83 @@ def test_ocr_look_alikes_inside_words_and_guard_words_are_read(ocr_source, quote
 def test_ocr_tolerance_never_reads_a_different_word(source, quote):
     """Including words split or joined so that a guard word appears or goes."""
     assert not verify_quote("Preamble. " + source + ". End.", quote).verified
+
+
+RED_TEAM_PREAMBLE = "This Agreement is made between the Licensor and the Licensee. "
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # "n't" with its apostrophe lost is still a negation.
+        (
+            "The Licensee can t assign this Agreement without consent.",
+            "The Licensee can assign this Agreement without consent.",
+        ),
+        (
+            "The Licensee mustnt assign this Agreement without consent.",
+            "The Licensee must assign this Agreement without consent.",
+        ),
+        (
+            "The Licensee couldn t assign this Agreement without consent.",
+            "The Licensee could assign this Agreement without consent.",
+        ),
+        (
+            "The Supplier doesn t warrant the fitness of the goods for any purpose.",
+            "The Supplier does warrant the fitness of the goods for any purpose.",
+        ),
+        # Letters and roman numerals that name a part compare like numbers.
+        (
+            "The Licensee shall comply with Section 8(b) of this Agreement.",
+            "The Licensee shall comply with Section 8(h) of this Agreement.",
+        ),
+        (
+            "The Licensee shall comply with Article IV of this Agreement.",
+            "The Licensee shall comply with Article V of this Agreement.",
+        ),
+        (
+            "The Licensee shall comply with Article I of this Agreement.",
+            "The Licensee shall comply with Article II of this Agreement.",
+        ),
+        (
+            "The Licensee shall comply with Exhibit C of this Agreement.",
+            "The Licensee shall comply with Exhibit E of this Agreement.",
+        ),
+    ],
+)
+def test_red_team_false_verifications_fail(source, quote):
+    text = RED_TEAM_PREAMBLE + source + " The remaining terms apply."
+    assert not verify_quote(text, quote).verified
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "The Licensor grants a non-exclusive licence to use the Software.",
+            "exclusive licence to use the Software.",
+        ),
+        (
+            "All fees paid are non-refundable upon termination for any reason.",
+            "refundable upon termination for any reason.",
+        ),
+        (
+            "Late payments bear interest at 1/2 percent per month until paid.",
+            "2 percent per month until paid.",
+        ),
+        (
+            "The price shall be adjusted by -5% on each anniversary.",
+            "5% on each anniversary.",
+        ),
+        (
+            "The Sub-Licensee shall pay all royalties to the Licensor.",
+            "Licensee shall pay all royalties to the Licensor.",
+        ),
+        ("The Licensor grants a non-exclusive licence.", "The Licensor grants a non"),
+    ],
+)
+def test_a_quote_never_starts_or_ends_at_a_hyphen_slash_or_sign(source, quote):
+    text = RED_TEAM_PREAMBLE + source + " The remaining terms apply."
+    verdict = verify_quote(text, quote)
+    assert not verdict.verified
+    assert "inside" in verdict.reason
