@@ -701,8 +701,13 @@ def _wording(
         ks = ocr_skeleton(s_words.replace(" ", ""))
         if kq == ks:
             continue
-        if _negating_prefix(kq, ks):
+        if _negating_prefix(kq, ks) or _damaged_negating_prefix(kq, ks):
             return f"negation differs: quote has '{q_words}', source has '{s_words}'"
+        if len(group.quote_words) == 1 and _party_rival(kq, ks, vocabulary):
+            return (
+                f"party differs: quote has '{q_words}', source has '{s_words}' "
+                "(OCR could have made it from the other party)"
+            )
         if _another_real_word(kq, ks, group, vocabulary):
             return (
                 f"word differs: quote has '{q_words}', source has '{s_words}' "
@@ -712,7 +717,92 @@ def _wording(
             q_words.replace(" ", ""), s_words.replace(" ", "")
         ) and not _damage_reads_as(q_words, s_words, vocabulary):
             return f"word differs: quote has '{q_words}', source has '{s_words}'"
+        if len(group.quote_words) > 1:
+            differs = _word_by_word(q_words, s_words, vocabulary)
+            if differs:
+                return differs
     return None
+
+
+def _word_by_word(
+    q_words: str, s_words: str, vocabulary: Mapping[str, int] | None
+) -> str | None:
+    """Quote words the span ran together or split otherwise ("indirector"
+    for "indirect and") must each read as their own part of the span: the
+    whole may pass as damage while "or" stands for "and"."""
+    q_list = q_words.split()
+    q_joined = "".join(q_list).translate(OCR_SAME_LENGTH)
+    s_joined = s_words.replace(" ", "").translate(OCR_SAME_LENGTH)
+    ends, at = [], 0
+    for word in q_list:
+        at += len(word)
+        ends.append(at)
+    cuts = [0] + [_mapped(q_joined, s_joined, end) for end in ends[:-1]]
+    cuts.append(len(s_joined))
+    for word, lo, hi in zip(q_list, cuts, cuts[1:], strict=False):
+        part = s_joined[lo:hi]
+        q_key, s_key = ocr_skeleton(word.translate(OCR_SAME_LENGTH)), ocr_skeleton(part)
+        if q_key == s_key:
+            continue
+        if not part or _negating_prefix(q_key, s_key):
+            return f"word differs: quote has '{word}', source has '{s_words}'"
+        if not _plausible_ocr(word, part) and not _damage_reads_as(
+            word, part, vocabulary
+        ):
+            return f"word differs: quote has '{word}', source has '{part}'"
+    return None
+
+
+def _mapped(a: str, b: str, i: int) -> int:
+    """Where position `i` of `a` falls in `b` under their alignment."""
+    for tag, i1, i2, j1, j2 in Levenshtein.opcodes(a, b):
+        if i1 <= i < i2 or (tag == "insert" and i == i1):
+            if tag in ("equal", "replace"):
+                return j1 + min(i - i1, j2 - j1)
+            return j1
+    return len(b)
+
+
+def _damaged_negating_prefix(a: str, b: str) -> bool:
+    """ "invaIid" for "valid", "itrevocable" for "revocable": one word reads
+    (give or take look-alike damage) as the other's negated form, and that
+    form is a word ("invalid", "irrevocable"). Both are OCR skeletons."""
+    for longer, shorter in ((a, b), (b, a)):
+        for prefix in _NEGATING_PREFIXES:
+            negated = ocr_skeleton(prefix + shorter)
+            if (
+                abs(len(longer) - len(negated)) <= 1
+                and lexicon.frequency(negated)
+                and _plausible_folded(negated, longer)
+            ):
+                return True
+    return False
+
+
+_COUNTERPART_SUFFIXES = ("or", "er", "ant")
+
+
+def _party_rival(
+    quote_word: str, span_word: str, vocabulary: Mapping[str, int] | None
+) -> bool:
+    """Could OCR have made the span word from the quote's party's
+    counterpart ("Licensar" from "Licensor", when the quote has "Licensee";
+    "Employot" from "Employer")? Both are OCR skeletons."""
+    if quote_word.endswith("ee"):
+        stem = quote_word[:-2]
+        rivals = [stem + suffix for suffix in _COUNTERPART_SUFFIXES]
+    else:
+        rivals = [
+            quote_word[: -len(suffix)] + "ee"
+            for suffix in _COUNTERPART_SUFFIXES
+            if quote_word.endswith(suffix)
+        ]
+    return any(
+        len(rival) > 4
+        and lexicon.is_word(rival, vocabulary)
+        and _plausible_folded(rival, span_word)
+        for rival in rivals
+    )
 
 
 # Every word `features` may read a guard feature from: "cent" of "per cent",

@@ -375,6 +375,24 @@ RED_TEAM_PREAMBLE = "This Agreement is made between the Licensor and the License
             "The Supplier doesn t warrant the fitness of the goods for any purpose.",
             "The Supplier does warrant the fitness of the goods for any purpose.",
         ),
+        # A negating prefix damaged by OCR is still a negation.
+        (
+            "The Supplier confirms that the clause is invaIid in respect of it.",
+            "The Supplier confirms that the clause is valid in respect of it.",
+        ),
+        (
+            "The Licensor grants an itrevocable licence in respect of it.",
+            "The Licensor grants an revocable licence in respect of it.",
+        ),
+        (
+            "The Supplier shall not be liable for any incirect loss of the Buyer.",
+            "The Supplier shall not be liable for any direct loss of the Buyer.",
+        ),
+        # Words run together are checked word by word: "or" is not "and".
+        (
+            "The Supplier is not liable for any indirector consequential loss.",
+            "The Supplier is not liable for any indirect and consequential loss.",
+        ),
         # Letters and roman numerals that name a part compare like numbers.
         (
             "The Licensee shall comply with Section 8(b) of this Agreement.",
@@ -397,6 +415,27 @@ RED_TEAM_PREAMBLE = "This Agreement is made between the Licensor and the License
 def test_red_team_false_verifications_fail(source, quote):
     text = RED_TEAM_PREAMBLE + source + " The remaining terms apply."
     assert not verify_quote(text, quote).verified
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "The Licensee should notify the Licensar of any infringement.",
+            "The Licensee should notify the Licensee of any infringement.",
+        ),
+        (
+            "The Employot may terminate the employment of the Employee.",
+            "The Employee may terminate the employment of the Employee.",
+        ),
+    ],
+)
+def test_a_damaged_party_that_ocr_could_have_made_from_the_other_fails(source, quote):
+    # The other party's name appears nowhere else, so only OCR decides.
+    text = "This Agreement is made between the parties. " + source + " End."
+    verdict = verify_quote(text, quote)
+    assert not verdict.verified
+    assert "party differs" in verdict.reason
 
 
 @pytest.mark.parametrize(
