@@ -8,15 +8,18 @@ approximate matching (Myers 1999, Hyyrö's formulation): for each window
 position it gives the edit distance of the best alignment of the pattern that
 ends there, with a free start. Run forward with the quote's tail it finds the
 end; run on reversed strings with the quote's head it finds the start. Python
-integers are the bit vectors, so a 64-char head or tail costs one machine word.
+integers are the bit vectors, laid along the window, and the head or tail is
+streamed through them: one Python step per character of it.
 """
 
 from __future__ import annotations
 
+from itertools import accumulate, repeat
+from operator import or_, sub
 from typing import NamedTuple
 
 # Head and tail length used to place boundaries of long quotes: long enough to
-# be unambiguous, short enough that the bit vectors stay one machine word.
+# be unambiguous, short enough that few Python steps place each boundary.
 EDGE = 64
 
 
@@ -24,8 +27,21 @@ def end_scores(pattern: str, text: str) -> list[int]:
     """scores[j] = min edit distance between `pattern` and any substring of
     `text` that ends at j + 1 (semi-global: the start is free)."""
     m = len(pattern)
+    n = len(text)
     if m == 0:
-        return [0] * len(text)
+        return [0] * n
+    if n == 0:
+        return []
+    # The Python loop runs once per character of the string streamed through
+    # the bit vectors, so the shorter one is streamed: the pattern, for the
+    # head or tail (EDGE) against its window (EDGE plus twice the slack).
+    if m > n:
+        return _streaming_text(pattern, text)
+    return _streaming_pattern(pattern, text)
+
+
+def _streaming_text(pattern: str, text: str) -> list[int]:
+    m = len(pattern)
     peq: dict[str, int] = {}
     for i, c in enumerate(pattern):
         peq[c] = peq.get(c, 0) | (1 << i)
@@ -58,6 +74,89 @@ def end_scores(pattern: str, text: str) -> list[int]:
     return scores
 
 
+def _streaming_pattern(pattern: str, text: str) -> list[int]:
+    # The same table transposed: bit j of a vector is text position j, and
+    # what comes out is its last row (pattern fully used) as vertical deltas.
+    n = len(text)
+    peq = _positions(text, 0)
+    get = peq.get
+    mask = (1 << n) - 1
+    # Row 0 is all zeros (free start): no vertical deltas to begin with.
+    pv = 0
+    mv = 0
+    for eq in map(get, pattern, repeat(0)):
+        # The carry may set bit n of d0 and so of hp: harmless, bits below n
+        # never depend on bits above, and x and pv are masked.
+        d0 = (((eq & pv) + pv) ^ pv) | eq | mv
+        hp = mv | (mask ^ (d0 | pv))
+        hn = pv & d0
+        # Carry-in of 1: against the empty text each pattern character costs one.
+        x = ((hp << 1) | 1) & mask
+        mv = x & d0
+        pv = ((hn << 1) | (mask ^ (x | d0))) & mask
+    up, down = _bits(pv, n), _bits(mv, n)
+    return _sums(up, down, len(pattern))
+
+
+def paired_scores(
+    pattern: str, text: str, other_pattern: str, other_text: str
+) -> tuple[list[int], list[int]]:
+    """end_scores of both pairs, for patterns of one length (a quote's head
+    and tail): one Python loop steps through both."""
+    m = len(pattern)
+    n1 = len(text)
+    n2 = len(other_text)
+    if m != len(other_pattern) or not (m and n1 and n2):
+        return end_scores(pattern, text), end_scores(other_pattern, other_text)
+    # The texts lie side by side in one vector with a zero bit between them:
+    # the addition's carry out of the first stops there, no shift moves a
+    # bit from one into the other unmasked (the second's lowest bit of x is
+    # its carry-in, set anyway), so each half computes what it would alone.
+    gap = n1 + 1
+    get = _positions(text, 0).get
+    get_other = _positions(other_text, gap).get
+    mask = ((1 << n1) - 1) | (((1 << n2) - 1) << gap)
+    carry_in = 1 | (1 << gap)
+    pv = 0
+    mv = 0
+    # Match vectors looked up in C, before the loop.
+    eqs = map(
+        or_, map(get, pattern, repeat(0)), map(get_other, other_pattern, repeat(0))
+    )
+    for eq in eqs:
+        d0 = (((eq & pv) + pv) ^ pv) | eq | mv
+        hp = mv | (mask ^ (d0 | pv))
+        hn = pv & d0
+        x = ((hp << 1) | carry_in) & mask
+        mv = x & d0
+        pv = ((hn << 1) | (mask ^ (x | d0))) & mask
+    up, down = _bits(pv, gap + n2), _bits(mv, gap + n2)
+    return _sums(up[:n1], down[:n1], m), _sums(up[gap:], down[gap:], m)
+
+
+def _positions(text: str, offset: int) -> dict[str, int]:
+    """Each character of `text` -> the bits of its positions, from `offset`."""
+    peq: dict[str, int] = {}
+    get = peq.get
+    bit = 1 << offset
+    for c in text:
+        peq[c] = get(c, 0) | bit
+        bit <<= 1
+    return peq
+
+
+def _bits(vector: int, n: int) -> bytes:
+    """Bit j of `vector` as byte j (b"0" or b"1"), for j < n."""
+    return format(vector, f"0{n}b")[::-1].encode()
+
+
+def _sums(up: bytes, down: bytes, start: int) -> list[int]:
+    # Running sum of the deltas (+1 where `up`, -1 where `down`), in C.
+    scores = list(accumulate(map(sub, up, down), initial=start))
+    del scores[0]
+    return scores
+
+
 def _is_word(c: str) -> bool:
     return c.isalnum()
 
@@ -86,6 +185,12 @@ def best_end(
     lo, hi = max(0, lo), min(len(text), hi)
     tail = pattern[-EDGE:]
     scores = end_scores(tail, text[lo:hi]) if lo < hi else []
+    return _chosen_end(text, tail, lo, scores, expected)
+
+
+def _chosen_end(
+    text: str, tail: str, lo: int, scores: list[int], expected: int
+) -> tuple[int, int]:
     if not scores:
         return max(0, min(expected, len(text))), len(tail)
     low, where = _lowest(scores)
@@ -114,6 +219,12 @@ def best_start(
     head = pattern[:EDGE]
     window = text[lo:hi] if lo < hi else ""
     scores = end_scores(head[::-1], window[::-1])
+    return _chosen_start(text, head, hi, scores, expected)
+
+
+def _chosen_start(
+    text: str, head: str, hi: int, scores: list[int], expected: int
+) -> tuple[int, int]:
     if not scores:
         return max(0, min(expected, len(text))), len(head)
     low, where = _lowest(scores)
@@ -175,8 +286,18 @@ def place(
     s_hi = clamp(start_guess + head_len + slack)
     e_lo = clamp(end_guess - tail_len - end_slack)
     e_hi = clamp(end_guess + end_slack)
-    start, head_distance = best_start(text, pattern, s_lo, s_hi, start_guess)
-    end, tail_distance = best_end(text, pattern, max(e_lo, start), e_hi, end_guess)
+    head = pattern[:EDGE]
+    tail = pattern[-EDGE:]
+    head_scores, tail_scores = paired_scores(
+        head[::-1], text[s_lo:s_hi][::-1], tail, text[e_lo:e_hi]
+    )
+    start, head_distance = _chosen_start(text, head, s_hi, head_scores, start_guess)
+    if start > e_lo:
+        # The end may not precede the start: its window shrinks, and
+        # alignments that began before the start no longer count.
+        end, tail_distance = best_end(text, pattern, start, e_hi, end_guess)
+    else:
+        end, tail_distance = _chosen_end(text, tail, e_lo, tail_scores, end_guess)
     at_edge = (s_lo > 0 and start <= s_lo + 1) or (e_hi < n and end >= e_hi - 1)
     return Placement(start, end, head_distance, tail_distance, at_edge)
 

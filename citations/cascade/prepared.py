@@ -54,6 +54,9 @@ class PreparedText:
     _keys: dict[str, Postings] | None = field(default=None, repr=False)
     _words: Counter[str] | None = field(default=None, repr=False)
     _vocabulary: dict[str, int] | None = field(default=None, repr=False)
+    _last_postings: tuple[tuple[object, ...], list[Postings]] | None = field(
+        default=None, repr=False
+    )
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -89,11 +92,27 @@ class PreparedText:
 
         Every occurrence of those words in the document is listed, so a
         verbatim match can be found through any one key alone (stage 1)."""
+        selective = max(selective, SELECTIVE)
+        # Stage 1 and the normalized search of stage 2 ask the same question
+        # of one quote's words in a row, and its longer keys cost most of
+        # the answer. Words come as a quote's cached tuple: identity stands
+        # for equality, and a tuple cannot change after its answer was kept.
+        question = (words, lo, hi, stop, selective)
+        last = self._last_postings
+        if last is not None and last[0][0] is words and last[0][1:] == question[1:]:
+            return list(last[1])
+        found = self._postings(words, lo, hi, stop, selective)
+        if isinstance(words, tuple):
+            self._last_postings = (question, found)
+        return list(found)
+
+    def _postings(
+        self, words: Sequence[str], lo: int, hi: int, stop: int, selective: int
+    ) -> list[Postings]:
         index = self._index()
         pairs = zip(words[lo:hi], words[lo + 1 : hi + 1], strict=True)
         keys = list(map(" ".join, pairs))
         found = list(map(index.get, keys, repeat(_EMPTY)))
-        selective = max(selective, SELECTIVE)
         for k, hits in enumerate(found):
             if len(hits) > selective:
                 found[k] = self._longer(words, lo + k, keys[k], hits, stop, selective)
@@ -110,10 +129,12 @@ class PreparedText:
     ) -> Postings:
         # A frequent key was extended by every word that follows it in the
         # document, so a longer key that is missing does not occur at all.
+        get = self._index().get
         j = i + 2
-        while len(hits) > selective and j < min(stop, i + MAX_KEY_WORDS):
+        end = min(stop, i + MAX_KEY_WORDS)
+        while len(hits) > selective and j < end:
             key = f"{key} {words[j]}"
-            hits = self._index().get(key, _EMPTY)
+            hits = get(key, _EMPTY)
             j += 1
         return hits
 

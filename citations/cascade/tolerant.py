@@ -19,10 +19,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from itertools import chain, repeat
+from itertools import chain, compress, islice, repeat
 from operator import add, floordiv, itemgetter, mul, sub
 from typing import NamedTuple
 
@@ -152,13 +152,22 @@ def _exact_via_index(prepared: PreparedText, quote: str) -> int | bool | None:
     if len(hits) > EXACT_INDEX_MAX_HITS:
         return False  # low-entropy text: one C scan beats thousands of checks
     folded = prepared.folded
-    for t in hits:
-        at = t - offset
-        if at >= 0 and folded.text.startswith(q.folded, at):
-            source = folded.source_start(at)
-            if prepared.text.startswith(quote, source):
-                return source
+    for at in _starts(folded.text, q.folded, hits, offset):
+        source = folded.source_start(at)
+        if prepared.text.startswith(quote, source):
+            return source
     return None
+
+
+def _starts(text: str, part: str, hits: Sequence[int], offset: int) -> Iterator[int]:
+    """Each t - offset, for t in the sorted `hits`, where `part` starts in
+    `text`, in order; the probing runs in C (low-entropy text gives a key
+    hundreds of hits)."""
+    # A negative start would count from the end of the text.
+    first = bisect_left(hits, offset)
+    starts = map(sub, islice(hits, first, None), repeat(offset))
+    probes = map(sub, islice(hits, first, None), repeat(offset))
+    return compress(starts, map(text.startswith, repeat(part), probes))
 
 
 # Interior keys tried when looking a verbatim quote up: the rarest of the
@@ -180,7 +189,8 @@ def _rarest_interior_key(
     if n < 4:
         return None
     found = prepared.postings(words, 1, min(n - 2, 1 + INTERIOR_KEYS), n - 1)
-    k = min(range(len(found)), key=lambda i: len(found[i]))
+    counts = list(map(len, found))
+    k = counts.index(min(counts))  # the first of the rarest
     return offsets[1 + k], found[k]
 
 
@@ -277,11 +287,10 @@ def _find_normalized(
         key = _rarest_interior_key(prepared, quote)
         if key is not None and len(key[1]) <= EXACT_INDEX_MAX_HITS:
             offset, hits = key
-            for t in hits:
-                at = t - offset
-                if at >= 0 and folded.startswith(q, at):
-                    return at, _inside(at, at + len(q), f_region)
-            return None
+            at = next(_starts(folded, q, hits, offset), None)
+            if at is None:
+                return None
+            return at, _inside(at, at + len(q), f_region)
     at = folded.find(q)
     if at < 0:
         return None
@@ -292,10 +301,13 @@ def _inside(a: int, b: int, region: tuple[int, int] | None) -> bool:
     return region is not None and region[0] <= a and b <= region[1]
 
 
-_OFFSET_BITS = 16  # quote offsets fit: FUZZY_MAX_CHARS < 2**16
-_SCALE = 1 << _OFFSET_BITS
+# A hit is packed as its diagonal and the number of its key among those used
+# (MAX_SEED_PAIRS < 2**_KEY_BITS): in documents under 16 MB that fits one
+# 30-bit digit, and CPython sorts and does arithmetic on those fastest.
+_KEY_BITS = 6
+_SCALE = 1 << _KEY_BITS
+_KEY_MASK = _SCALE - 1
 _PAIRS_ONLY = 1 << 62  # a `selective` no key exceeds
-_MASK = _SCALE - 1
 
 
 def _postings(
@@ -310,24 +322,35 @@ def _postings(
     # longer keys are used only when even the rarest pair is over the budget
     # (low-entropy text, long boilerplate).
     found = prepared.postings(words, 0, n - 1, n, selective=_PAIRS_ONLY)
-    if min((len(h) for h in found if h), default=0) > HIT_BUDGET:
+    counts = list(map(len, found))
+    if min(filter(None, counts), default=0) > HIT_BUDGET:
         found = prepared.postings(words, 0, n - 1, n, selective=HIT_BUDGET)
-    for i, hits in enumerate(found):
-        if hits and f_region is not None:
-            lo = bisect_left(hits, f_region[0] - m)
-            hi = bisect_left(hits, f_region[1])
-            hits = hits[lo:hi]
-        if hits:
-            out.append((len(hits), offsets[i], hits))
+        counts = list(map(len, found))
+    if f_region is None:
+        # The common case, with tuples made and filtered in C.
+        keys = zip(counts, offsets[: len(found)], found, strict=True)
+        out = list(compress(keys, counts))
+    else:
+        for i, hits in enumerate(found):
+            if hits:
+                lo = bisect_left(hits, f_region[0] - m)
+                hi = bisect_left(hits, f_region[1])
+                hits = hits[lo:hi]
+            if hits:
+                out.append((len(hits), offsets[i], hits))
     out.sort(key=itemgetter(0))
     return out
 
 
-def _codes(postings: list[tuple[int, int, Sequence[int]]]) -> list[int]:
+def _codes(
+    postings: list[tuple[int, int, Sequence[int]]],
+) -> tuple[list[int], list[int]]:
     """Hits of the rarest keys within the budget, each packed as diagonal
-    (document offset minus quote offset) and quote offset in one int, so
-    that sorting and bucketing stay in C."""
+    (document offset minus quote offset) and key number in one int, sorted,
+    so that sorting and bucketing stay in C; and the quote offset of each
+    key number."""
     codes: list[int] = []
+    offsets: list[int] = []
     cap = HIT_CAP if postings[0][0] > HIT_BUDGET else 4 * HIT_BUDGET
     for used, (count, offset, hits) in enumerate(postings):
         total = len(codes) + count
@@ -337,12 +360,19 @@ def _codes(postings: list[tuple[int, int, Sequence[int]]]) -> list[int]:
             or total > cap
         ):
             break
-        # (t - offset) * _SCALE + offset, for every hit t.
+        # (t - offset) * _SCALE + used, for every hit t.
         codes.extend(
-            map(add, map(mul, hits, repeat(_SCALE)), repeat(offset - offset * _SCALE))
+            map(add, map(mul, hits, repeat(_SCALE)), repeat(used - offset * _SCALE))
         )
+        offsets.append(offset)
     codes.sort()
-    return codes
+    return codes, offsets
+
+
+# A seed at bucket c blocks diagonals (c - 2) * band to (c + 4) * band, ends
+# included; candidate b's, b * band to (b + 2) * band, touch them exactly
+# when |b - c| <= _NEAR.
+_NEAR = 4
 
 
 class Seed(NamedTuple):
@@ -360,7 +390,7 @@ def _seeds(
     postings = _postings(prepared, quote, f_region)
     if not postings:
         return []
-    codes = _codes(postings)
+    codes, key_offsets = _codes(postings)
     m = len(quote.skeleton)
     band = max(8, m // 10)
     # Dense diagonals: hits per pair of neighbouring band-wide buckets (a
@@ -372,25 +402,28 @@ def _seeds(
     # bucket for the garbage collector to chase.
     ranked = sorted(pairs, key=pairs.__getitem__, reverse=True)
     chosen: list[Seed] = []
-    blocked: list[tuple[int, int]] = []
+    blocked: set[int] = set()  # buckets near a chosen one, as set lookups
     for b in ranked[: CANDIDATES * 4]:
         count = pairs[b]
         if len(chosen) >= CANDIDATES or (
             chosen and count < MIN_ANCHOR_SHARE * chosen[0].anchors
         ):
             break
-        lo_d, hi_d = b * band, (b + 2) * band
-        if any(lo_d <= y and x <= hi_d for x, y in blocked):
+        if b in blocked:
             continue
+        lo_d, hi_d = b * band, (b + 2) * band
         members = codes[
             bisect_left(codes, lo_d * _SCALE) : bisect_left(codes, hi_d * _SCALE)
         ]
-        offsets = [c & _MASK for c in members]
+        # Hits sharing a quote offset share a key, and among those the
+        # first in code order has the lowest diagonal, as it would if codes
+        # were ordered by quote offset within a diagonal.
+        offsets = [key_offsets[c & _KEY_MASK] for c in members]
         first, last = min(offsets), max(offsets)
-        start = members[offsets.index(first)] >> _OFFSET_BITS
-        end = (members[offsets.index(last)] >> _OFFSET_BITS) + m
+        start = members[offsets.index(first)] >> _KEY_BITS
+        end = (members[offsets.index(last)] >> _KEY_BITS) + m
         chosen.append(Seed(start, end, count, first, last))
-        blocked.append((lo_d - 2 * band, hi_d + 2 * band))
+        blocked.update(range(b - _NEAR, b + _NEAR + 1))
     return chosen
 
 
@@ -507,17 +540,34 @@ def judge_span(
     return Found(*span, "fuzzy", plain, _inside(f_start, f_end, region), similarity)
 
 
-def _rank(skeleton: str, quote: FoldedQuote, seeds: list[Seed]) -> list[Seed]:
-    """Seeds by how similar their rough window is to the quote (C speed)."""
+def _rank(skeleton: str, quote: FoldedQuote, seeds: list[Seed]) -> Iterator[Seed]:
+    """Seeds by how similar their rough window is to the quote (C speed),
+    most similar first, ties in seed order.
+
+    The first one is usually judged a match, so it is found with cutoffs:
+    under a score_cutoff rapidfuzz stops early and returns 0 for a
+    similarity below it, and the exact similarity otherwise. The rest are
+    ranked only when asked for."""
     if len(seeds) <= 1:
-        return seeds
+        yield from seeds
+        return
     q = quote.skeleton
-    return sorted(
-        seeds,
-        key=lambda s: (
-            -Levenshtein.normalized_similarity(q, skeleton[max(0, s.start) : s.end])
-        ),
-    )
+    windows = [skeleton[max(0, s.start) : s.end] for s in seeds]
+    similarity = Levenshtein.normalized_similarity
+    best = 0
+    top = similarity(q, windows[0])
+    known = {0: top}
+    for i in range(1, len(windows)):
+        score = similarity(q, windows[i], score_cutoff=top)
+        if score >= top:
+            known[i] = score
+            if score > top:
+                best, top = i, score
+    yield seeds[best]
+    rest = [i for i in range(len(seeds)) if i != best]
+    scores = {i: known[i] if i in known else similarity(q, windows[i]) for i in rest}
+    for i in sorted(rest, key=lambda i: -scores[i]):
+        yield seeds[i]
 
 
 def _slack(m: int) -> int:
@@ -584,8 +634,8 @@ def find_fuzzy(
     if not region_only:
         scopes.append(None)
     for scope in scopes:
-        seeds = _rank(k, quote, _seeds(prepared, quote, scope))
-        for seed in seeds[:JUDGED]:
+        seeds = _seeds(prepared, quote, scope)
+        for seed in islice(_rank(k, quote, seeds), JUDGED):
             start, end = _place(k, quote, seed)
             if end - start < max(1, m // 2) or (start, end) in tried:
                 continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from citations.cascade.align import end_scores, place
+from citations.cascade.align import end_scores, paired_scores, place
 
 
 def _semi_global(pattern: str, text: str) -> list[int]:
@@ -30,6 +30,23 @@ def _semi_global(pattern: str, text: str) -> list[int]:
 @given(st.text("abcd", min_size=1, max_size=80), st.text("abcde", max_size=100))
 def test_end_scores_match_the_dynamic_programme(pattern, text):
     assert end_scores(pattern, text) == _semi_global(pattern, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text("abcd", min_size=1, max_size=70),
+    st.text("abcde", max_size=130),
+    st.text("abcd", min_size=1, max_size=70),
+    st.text("abcde", max_size=130),
+)
+@example("ab", "xxab", "ba", "ba")  # a match at the top of the first text
+def test_paired_scores_are_two_independent_searches(pattern, text, other, other_text):
+    # Head and tail share one pass; neither may leak into the other.
+    other = (other * len(pattern))[: len(pattern)]
+    assert paired_scores(pattern, text, other, other_text) == (
+        _semi_global(pattern, text),
+        _semi_global(other, other_text),
+    )
 
 
 @settings(max_examples=300, deadline=None)
