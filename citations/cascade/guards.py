@@ -282,9 +282,9 @@ def _is_label(word: str, previous: str, folded: str, start: int, end: int) -> bo
         return False
     if start > 0 and end < len(folded) and folded[start - 1] + folded[end] == "()":
         return True
-    if ocr_skeleton(previous) in _LABELLED:
-        return len(word) == 1 or bool(_ROMAN.fullmatch(word))
-    return len(word) >= 2 and bool(_ROMAN.fullmatch(word))
+    if len(word) > 1:
+        return _ROMAN.fullmatch(word) is not None
+    return ocr_skeleton(previous) in _LABELLED
 
 
 def features(folded: str) -> list[Feature]:
@@ -763,11 +763,14 @@ def _mapped(a: str, b: str, i: int) -> int:
     return len(b)
 
 
+@lru_cache(maxsize=65536)
 def _damaged_negating_prefix(a: str, b: str) -> bool:
     """ "invaIid" for "valid", "itrevocable" for "revocable": one word reads
     (give or take look-alike damage) as the other's negated form, and that
     form is a word ("invalid", "irrevocable"). Both are OCR skeletons."""
     for longer, shorter in ((a, b), (b, a)):
+        if len(longer) <= len(shorter):
+            continue  # every prefix adds two letters or more, less one dropped
         for prefix in _NEGATING_PREFIXES:
             negated = ocr_skeleton(prefix + shorter)
             if (
