@@ -523,13 +523,33 @@ def _plausible_folded(a: str, b: str, arbitrary: int = 0) -> bool:
 _GIVER_SUFFIXES = ("or", "er", "ant")
 
 
-def _role_swap(a: str, b: str) -> bool:
-    for x, y in ((a, b), (b, a)):
-        if x.endswith("ee") and len(x) > 4:
-            stem = x[:-2]
-            if any(y == stem + suffix for suffix in _GIVER_SUFFIXES):
-                return True
-    return False
+def _party_rival(
+    quote_word: str, span_word: str, vocabulary: Mapping[str, int] | None
+) -> bool:
+    """Is the span word the quote's party's counterpart ("Licensor" for
+    "Licensee"), or could OCR have made it from one that is a word
+    ("Licensar" from "Licensor", "Employot" from "Employer")? Both are OCR
+    skeletons."""
+    if quote_word.endswith("ee"):
+        stem = quote_word[:-2]
+        rivals = [stem + suffix for suffix in _GIVER_SUFFIXES]
+    else:
+        rivals = [
+            quote_word[: -len(suffix)] + "ee"
+            for suffix in _GIVER_SUFFIXES
+            if quote_word.endswith(suffix)
+        ]
+    return any(
+        len(rival) > 4
+        and (
+            rival == span_word
+            or (
+                lexicon.is_word(rival, vocabulary)
+                and _plausible_folded(rival, span_word)
+            )
+        )
+        for rival in rivals
+    )
 
 
 _GUARD_SKELETONS = frozenset(_WORD_FEATURES)
@@ -548,7 +568,7 @@ def _damage_reads_as(
     if not q or not s or any(c.isdigit() for c in q + s):
         return False
     qk, sk = ocr_skeleton(q), ocr_skeleton(s)
-    if _role_swap(qk, sk) or not _plausible_ocr(q, s, arbitrary=1):
+    if _party_rival(qk, sk, vocabulary) or not _plausible_ocr(q, s, arbitrary=1):
         return False
     if any(
         lexicon.is_word(ocr_skeleton(w), vocabulary, qk)
@@ -737,7 +757,8 @@ def _word_by_word(
     for word in q_list:
         at += len(word)
         ends.append(at)
-    cuts = [0] + [_mapped(q_joined, s_joined, end) for end in ends[:-1]]
+    opcodes = Levenshtein.opcodes(q_joined, s_joined)
+    cuts = [0] + [_mapped(opcodes, end, len(s_joined)) for end in ends[:-1]]
     cuts.append(len(s_joined))
     for word, lo, hi in zip(q_list, cuts, cuts[1:], strict=False):
         part = s_joined[lo:hi]
@@ -753,14 +774,15 @@ def _word_by_word(
     return None
 
 
-def _mapped(a: str, b: str, i: int) -> int:
-    """Where position `i` of `a` falls in `b` under their alignment."""
-    for tag, i1, i2, j1, j2 in Levenshtein.opcodes(a, b):
+def _mapped(opcodes: Iterable, i: int, length: int) -> int:
+    """Where position `i` of one string falls in the other (of `length`)
+    under their alignment `opcodes`."""
+    for tag, i1, i2, j1, j2 in opcodes:
         if i1 <= i < i2 or (tag == "insert" and i == i1):
             if tag in ("equal", "replace"):
                 return j1 + min(i - i1, j2 - j1)
             return j1
-    return len(b)
+    return length
 
 
 @lru_cache(maxsize=65536)
@@ -780,32 +802,6 @@ def _damaged_negating_prefix(a: str, b: str) -> bool:
             ):
                 return True
     return False
-
-
-_COUNTERPART_SUFFIXES = ("or", "er", "ant")
-
-
-def _party_rival(
-    quote_word: str, span_word: str, vocabulary: Mapping[str, int] | None
-) -> bool:
-    """Could OCR have made the span word from the quote's party's
-    counterpart ("Licensar" from "Licensor", when the quote has "Licensee";
-    "Employot" from "Employer")? Both are OCR skeletons."""
-    if quote_word.endswith("ee"):
-        stem = quote_word[:-2]
-        rivals = [stem + suffix for suffix in _COUNTERPART_SUFFIXES]
-    else:
-        rivals = [
-            quote_word[: -len(suffix)] + "ee"
-            for suffix in _COUNTERPART_SUFFIXES
-            if quote_word.endswith(suffix)
-        ]
-    return any(
-        len(rival) > 4
-        and lexicon.is_word(rival, vocabulary)
-        and _plausible_folded(rival, span_word)
-        for rival in rivals
-    )
 
 
 # Every word `features` may read a guard feature from: "cent" of "per cent",
@@ -961,6 +957,7 @@ def _repair_guard_words(
         q_text = quote[group.quote_words[0][0] : group.quote_words[-1][1]]
         s_start, s_end = group.span_words[0][0], group.span_words[-1][1]
         s_text = span[s_start:s_end]
+        before = span[s_start - 1] if s_start else ""
         if q_text == s_text:
             continue
         if any(c.isdigit() for c in q_text) or not any(c.isalpha() for c in s_text):
@@ -968,12 +965,11 @@ def _repair_guard_words(
         q_bare = re.sub(r"\W", "", q_text)
         s_bare = re.sub(r"\W", "", s_text)
         if ocr_skeleton(q_bare) == ocr_skeleton(s_bare):
-            if _may_hold_guard_words(q_text + " " + s_text) and Counter(
+            guards_differ = _may_hold_guard_words(q_text + " " + s_text) and Counter(
                 _guard_words(q_text)
-            ) != Counter(_guard_words(s_text)):
-                before = span[s_start - 1] if s_start else ""
-                if not _resegmented(q_text, s_text, before):
-                    continue
+            ) != Counter(_guard_words(s_text))
+            if guards_differ and not _resegmented(q_text, s_text, before):
+                continue
             repairs.append((s_start, s_end, q_text))
             continue
         q_word = ocr_skeleton(q_bare.lower())
@@ -995,7 +991,6 @@ def _repair_guard_words(
         # Damaged and spaced differently ("msybe" for "may be"): the quote's
         # letters, spaced as the span's, must read as the quote's words.
         respaced = _respaced(q_bare, span_words)
-        before = span[s_start - 1] if s_start else ""
         if (
             respaced is not None
             and _plausible_ocr(q_bare, s_bare)

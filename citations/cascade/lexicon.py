@@ -158,6 +158,14 @@ def _lookalikes(word: str) -> dict[str, float]:
     return out
 
 
+def _channel(skeleton: str) -> dict[str, float]:
+    """Every string one arbitrary edit or up to two look-alikes away, with
+    the cost of the damage that would have made `skeleton` from it."""
+    costs = dict.fromkeys(_edits1(skeleton), ARBITRARY_COST)
+    costs.update(_lookalikes(skeleton))
+    return costs
+
+
 def _score(skeleton: str, cost: float, vocabulary: Mapping[str, int] | None) -> float:
     in_document = vocabulary.get(skeleton, 0) if vocabulary is not None else 0
     return math.log(1 + frequency(skeleton) + in_document * DOCUMENT_WEIGHT) - cost
@@ -177,8 +185,7 @@ def reading(
     negation or modal verb) makes the reading ambiguous, however unlikely."""
     if is_word(span_word, vocabulary, quote_word):
         return f"'{span_word}' is a word of its own"
-    costs = dict.fromkeys(_edits1(span_word), ARBITRARY_COST)
-    costs.update(_lookalikes(span_word))
+    costs = _channel(span_word)
     # One-letter words ("a", "I") are left out: OCR rarely makes two glyphs
     # of one, and "ll" must read as "all", not "I".
     candidates = {
@@ -205,9 +212,7 @@ def reads_as_common_word(skeleton: str) -> bool:
     """Does a damaged token read as a common word ("continuca" as
     "continue")? The most likely reading, by the same noisy channel as
     `reading`, must be common."""
-    costs = dict.fromkeys(_edits1(skeleton), ARBITRARY_COST)
-    costs.update(_lookalikes(skeleton))
-    candidates = {w: cost for w, cost in costs.items() if frequency(w)}
+    candidates = {w: cost for w, cost in _channel(skeleton).items() if frequency(w)}
     if not candidates:
         return False
     best = max(candidates, key=lambda w: _score(w, candidates[w], None))
