@@ -19,7 +19,9 @@ Built-in prose (contract-like sentences, bench/_common.py) gives, per kind:
   elided              "... " / "…" / "[...]" / "[t]he" quotes of a clean document
 
 and traps that must never verify: a changed number, an added or dropped
-negation, a changed modal verb, swapped parties, one word swapped for a common
+negation, a negation left out by starting just after it or by an ellipsis
+over it ("amendment ... shall be effective" from "No amendment ... shall be
+effective"; such spans are never drawn as positives), a changed modal verb, swapped parties, one word swapped for a common
 word one edit away ("goods"/"gods"), 20% of words replaced, a
 sentence from another document, a frankenquote (halves of two sentences), an
 elided frankenquote (parts far apart), and a real sentence cited to the wrong
@@ -73,6 +75,18 @@ from citations.cascade import SourceText, verify_cited_quote, verify_quote
 from citations.cascade.folding import fold_text
 
 WORD = re.compile(r"\S+")
+# A word that negates what follows it. A span starting just after one, or an
+# ellipsis over one, says the opposite of the source: those are traps, never
+# positives.
+NEGATING = re.compile(
+    r"\b(?:not|no|never|neither|nor|none|nothing|without|unless|except|cannot|\w+n't)\b",
+    re.IGNORECASE,
+)
+_NEGATED_START = re.compile(NEGATING.pattern + r"[^\S\n]*\n?[^\S\n]*\Z", re.IGNORECASE)
+
+
+def negated_start(doc: str, start: int) -> bool:
+    return bool(_NEGATED_START.search(doc[max(0, start - 40) : start]))
 
 
 class Tally:
@@ -170,7 +184,7 @@ def _quote_spans(doc: str, rng: random.Random, count: int, lo: int = 80, hi: int
             if words[j][1] - words[i][0] >= lo and rng.random() < 0.15:
                 break
         start, end = words[i][0], words[j][1]
-        if end - start < lo:
+        if end - start < lo or negated_start(doc, start):
             continue
         if folded_doc.count(fold_text(doc[start:end])) != 1:
             continue
@@ -235,6 +249,8 @@ def run_elisions(
             j = rng.randint(i + 1, min(len(words) - 3, i + 10))
             head = doc[words[0][0] : words[i - 1][1]]
             tail = doc[words[j][0] : words[-1][1]]
+            if NEGATING.search(doc[words[i - 1][1] : words[j][0]]):
+                continue  # an ellipsis over a negation is a trap (run_traps)
             if (
                 folded_doc.count(fold_text(head)) != 1
                 or folded_doc.count(fold_text(tail)) != 1
@@ -317,6 +333,16 @@ def _trap_quotes(
             )
         if " not " in sentence:
             traps["trap_negation_dropped"].append(sentence.replace(" not ", " ", 1))
+            head, tail = sentence.split(" not ", 1)
+            if len(head.split()) >= 3 and len(tail.split()) >= 3:
+                traps["trap_negation_elided"].append(f"{head} ... {tail}")
+        negation = NEGATING.search(sentence)
+        if negation:
+            rest = sentence[negation.end() :].strip()
+            # Only where every occurrence follows the negation: elsewhere the
+            # same words may be quoted as they stand.
+            if len(rest.split()) >= 4 and folded_doc.count(fold_text(rest)) == 1:
+                traps["trap_negation_cut_off"].append(rest)
         party = re.search(r"\b(" + "|".join(SWAPS) + r")\b", sentence)
         if party:
             swapped = SWAPS[party.group()]
@@ -350,7 +376,11 @@ def _trap_quotes(
             traps["trap_elided_far"].append(f"{doc[a1:b1]} ... {doc[a2:b2]}")
     # A trap that happens to be a real sentence of the document is no trap.
     return {
-        kind: [q for q in quotes if fold_text(q) not in folded_doc]
+        kind: [
+            q
+            for q in quotes
+            if kind == "trap_negation_cut_off" or fold_text(q) not in folded_doc
+        ]
         for kind, quotes in traps.items()
     }
 
@@ -456,6 +486,10 @@ def run_icdar(tally: Tally, corpus: Path, rng: random.Random, per_file: int) -> 
             c2 = c1 + ends[-1]
             if "#" in gs_aligned[c1:c2] or "#" in ocr_aligned[c1:c2]:
                 continue
+            if negated_start(
+                gs_aligned[:c1].replace("@", ""), c1 - gs_aligned[:c1].count("@")
+            ):
+                continue  # a passage cut just after "not" is a trap, not a quote
             quote = gs_aligned[c1:c2].replace("@", "")
             expected = trim(raw, raw_at[c1], raw_at[c2])
             ocr_text = raw[expected[0] : expected[1]]

@@ -20,6 +20,10 @@ Frankenquotes (real words that are never contiguous) are held off by:
   attach to any verb within reach);
 - only parts of three or more words may match approximately, and each such
   part passes the guard on its own.
+
+An ellipsis over a negation ("The Supplier shall ... deliver" in "The
+Supplier shall not deliver") reverses the source: such a placement is
+rejected (context.py).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import re
 from dataclasses import dataclass
 
 from citations.cascade.align import place_in_window
+from citations.cascade.context import negation_elided
 from citations.cascade.guards import features
 from citations.cascade.prepared import PreparedText
 from citations.cascade.tolerant import (
@@ -65,21 +70,20 @@ class QuoteParts:
     parts: tuple[str, ...]
     elided: bool  # had an ellipsis or a bracketed insertion
     altered: bool  # had a one-letter bracket or a dropped note
+    opens_elided: bool = False  # starts with an ellipsis or an insertion
 
 
 def split_quote(quote: str) -> QuoteParts | None:
     """The quote's parts, or None when it has no elision or alteration."""
     pieces: list[str] = []
     current: list[str] = []
-    elided = altered = False
+    elided = altered = opens = False
     position = 0
     for m in _MARKER.finditer(quote):
         current.append(quote[position : m.start()])
         position = m.end()
         inner = m.group("bracket")
-        if inner is None:
-            elided = True
-        else:
+        if inner is not None:
             stripped = inner.strip()
             if len(stripped) == 1 and stripped.isalpha():
                 current.append(stripped)
@@ -88,7 +92,8 @@ def split_quote(quote: str) -> QuoteParts | None:
             if not stripped or stripped.lower().rstrip(".") in _DROPPED:
                 altered = True
                 continue
-            elided = True
+        elided = True
+        opens = opens or not _WORD.search(quote[: m.start()])
         pieces.append("".join(current))
         current = []
     if not (elided or altered):
@@ -96,7 +101,7 @@ def split_quote(quote: str) -> QuoteParts | None:
     current.append(quote[position:])
     pieces.append("".join(current))
     parts = tuple(p.strip() for p in pieces if _WORD.search(p))
-    return QuoteParts(parts=parts, elided=elided, altered=altered)
+    return QuoteParts(parts=parts, elided=elided, altered=altered, opens_elided=opens)
 
 
 @dataclass(frozen=True)
@@ -327,4 +332,11 @@ def _chain(
         for a, b in itertools.pairwise(chain)
     ):
         return None, "elided parts are in different paragraphs"
+    folded = prepared.folded
+    for a, b in itertools.pairwise(chain):
+        dropped = negation_elided(
+            prepared.text, folded.source_end(a.end), folded.source_start(b.start)
+        )
+        if dropped:
+            return None, dropped.reason
     return chain, failure

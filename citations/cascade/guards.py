@@ -447,7 +447,7 @@ SPLIT_GLYPHS = frozenset(
 )
 
 
-def _plausible_ocr(a: str, b: str, arbitrary: int = 0) -> bool:
+def plausible_ocr(a: str, b: str, arbitrary: int = 0) -> bool:
     """Could OCR have turned word `a` into word `b`? Both are folded.
 
     The cheapest edit path that uses only OCR-like edits (confusable
@@ -568,7 +568,7 @@ def _damage_reads_as(
     if not q or not s or any(c.isdigit() for c in q + s):
         return False
     qk, sk = ocr_skeleton(q), ocr_skeleton(s)
-    if _party_rival(qk, sk, vocabulary) or not _plausible_ocr(q, s, arbitrary=1):
+    if _party_rival(qk, sk, vocabulary) or not plausible_ocr(q, s, arbitrary=1):
         return False
     if any(
         lexicon.is_word(ocr_skeleton(w), vocabulary, qk)
@@ -733,7 +733,7 @@ def _wording(
                 f"word differs: quote has '{q_words}', source has '{s_words}' "
                 "(a different word, and the source shows no OCR damage)"
             )
-        if not _plausible_ocr(
+        if not plausible_ocr(
             q_words.replace(" ", ""), s_words.replace(" ", "")
         ) and not _damage_reads_as(q_words, s_words, vocabulary):
             return f"word differs: quote has '{q_words}', source has '{s_words}'"
@@ -767,7 +767,7 @@ def _word_by_word(
             continue
         if not part or _negating_prefix(q_key, s_key):
             return f"word differs: quote has '{word}', source has '{s_words}'"
-        if not _plausible_ocr(word, part) and not _damage_reads_as(
+        if not plausible_ocr(word, part) and not _damage_reads_as(
             word, part, vocabulary
         ):
             return f"word differs: quote has '{word}', source has '{part}'"
@@ -917,7 +917,7 @@ def _lookalike_digits(q_bare: str, s_bare: str) -> bool:
     digits = [c for c in s_bare if c.isdigit()]
     if not digits or set(digits) - set("01") or len(digits) == len(s_bare):
         return False
-    return _plausible_ocr(q_bare.lower(), s_bare.lower())
+    return plausible_ocr(q_bare.lower(), s_bare.lower())
 
 
 # "couldn t": the "t" after the group is what is left of "n't".
@@ -983,7 +983,7 @@ def _repair_guard_words(
         if _guard_words(s_text) or _LOST_APOSTROPHE_T.match(span, s_end):
             continue  # the span's own guard word ("nor", "mustnt", "couldn t")
         if len(group.quote_words) == 1:
-            if _plausible_ocr(q_bare, s_bare) or _damage_reads_as(
+            if plausible_ocr(q_bare, s_bare) or _damage_reads_as(
                 q_text, s_text, vocabulary
             ):
                 repairs.append((s_start, s_end, q_text))
@@ -993,7 +993,7 @@ def _repair_guard_words(
         respaced = _respaced(q_bare, span_words)
         if (
             respaced is not None
-            and _plausible_ocr(q_bare, s_bare)
+            and plausible_ocr(q_bare, s_bare)
             and _resegmented(q_text, respaced, before)
         ):
             repairs.append((s_start, s_end, q_text))

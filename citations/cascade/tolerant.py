@@ -30,6 +30,7 @@ from rapidfuzz.distance import Levenshtein
 
 from citations.cascade.align import EDGE, place, place_in_window
 from citations.cascade.boundaries import cut_token
+from citations.cascade.context import negation_before
 from citations.cascade.folding import IGNORABLE, OCR_SAME_LENGTH, fold, ocr_skeleton
 from citations.cascade.guards import fuzzy_difference
 from citations.cascade.prepared import PreparedText
@@ -228,7 +229,7 @@ def find_exact(
     if via_index is None:
         return None
     at = via_index if via_index is not False else text.find(quote)
-    if at >= 0 and cut_token(text, at, at + len(quote)) is not None:
+    if at >= 0 and not _quotable(text, at, at + len(quote)):
         at = _whole_occurrence(text, quote, at + 1, len(text))
     if at < 0:
         return None
@@ -237,11 +238,18 @@ def find_exact(
 
 
 def _whole_occurrence(text: str, quote: str, lo: int, hi: int) -> int:
-    """First occurrence of quote in text[lo:hi] that cuts no token, or -1."""
+    """First occurrence of quote in text[lo:hi] that cuts no token and
+    follows no negation, or -1."""
     at = text.find(quote, lo, hi)
-    while at >= 0 and cut_token(text, at, at + len(quote)) is not None:
+    while at >= 0 and not _quotable(text, at, at + len(quote)):
         at = text.find(quote, at + 1, hi)
     return at
+
+
+def _quotable(text: str, start: int, end: int) -> bool:
+    # A negated occurrence is left for match_quote to report if no other
+    # occurrence is found.
+    return cut_token(text, start, end) is None and negation_before(text, start) is None
 
 
 def folded_region(
@@ -274,27 +282,59 @@ def source_span(
     return (start, end) if start < end else None
 
 
-def _find_normalized(
+# Folded occurrences of a quote tried for one that cuts no token and follows
+# no negation (repeated boilerplate holds many).
+MAX_NORMALIZED_TRIES = 50
+
+
+def _normalized_starts(
     prepared: PreparedText, quote: FoldedQuote, f_region: tuple[int, int] | None
-) -> tuple[int, bool] | None:
+) -> Iterator[tuple[int, bool]]:
+    """Folded offsets where the folded quote occurs, in the region first, each
+    with whether it lies in the region."""
     folded = prepared.folded.text
     q = quote.folded
     if f_region is not None:
         at = folded.find(q, f_region[0], f_region[1])
-        if at >= 0:
-            return at, True
+        while at >= 0:
+            yield at, True
+            at = folded.find(q, at + 1, f_region[1])
     if prepared.indexed:
         key = _rarest_interior_key(prepared, quote)
         if key is not None and len(key[1]) <= EXACT_INDEX_MAX_HITS:
             offset, hits = key
-            at = next(_starts(folded, q, hits, offset), None)
-            if at is None:
-                return None
-            return at, _inside(at, at + len(q), f_region)
+            for at in _starts(folded, q, hits, offset):
+                yield at, _inside(at, at + len(q), f_region)
+            return
     at = folded.find(q)
-    if at < 0:
-        return None
-    return at, _inside(at, at + len(q), f_region)
+    while at >= 0:
+        yield at, _inside(at, at + len(q), f_region)
+        at = folded.find(q, at + 1)
+
+
+def _find_normalized(
+    prepared: PreparedText,
+    quote: FoldedQuote,
+    f_region: tuple[int, int] | None,
+    region_only: bool,
+) -> Found | None:
+    """The first quotable occurrence of the folded quote; else the first
+    occurrence, for match_quote to reject with its reason."""
+    first = None
+    n = len(quote.folded)
+    for at, inside in islice(
+        _normalized_starts(prepared, quote, f_region), MAX_NORMALIZED_TRIES
+    ):
+        if region_only and not inside:
+            break
+        span = source_span(prepared, at, at + n)
+        if span is None:
+            continue
+        found = Found(*span, "normalized", 1.0, inside)
+        if _quotable(prepared.text, *span):
+            return found
+        first = first or found
+    return first
 
 
 def _inside(a: int, b: int, region: tuple[int, int] | None) -> bool:
@@ -672,11 +712,9 @@ def find_tolerant(
         # OCR drops characters, so a source a little shorter may still hold it.
         return Search(None, None, "quote is longer than the source text")
     f_region = folded_region(prepared, region)
-    at = _find_normalized(prepared, q, f_region)
-    if at is not None and (at[1] or not region_only):
-        span = source_span(prepared, at[0], at[0] + len(q.folded))
-        if span is not None:
-            return Search(Found(*span, "normalized", 1.0, at[1]), None, "")
+    normalized = _find_normalized(prepared, q, f_region, region_only)
+    if normalized is not None:
+        return Search(normalized, None, "")
     if not allow_fuzzy:
         return Search(None, None, "not found after normalization")
     if not q.fuzzy_eligible:

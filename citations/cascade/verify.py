@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from citations.cascade.boundaries import cut_token, joined_by_ocr
+from citations.cascade.context import negation_before
 from citations.cascade.elision import find_elided, split_quote
 from citations.cascade.folding import IGNORABLE, PUNCTUATION_FOLDS
 from citations.cascade.judging import Judge, ensemble_vote, vote
@@ -115,9 +116,18 @@ def _where(found: Found, region: tuple[int, int] | None) -> str:
 
 
 def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
-    """Stages 1-2 only: no model involved. No match may cut a word or number."""
+    """Stages 1-2 only: no model involved. No match may cut a word or number,
+    nor start just after a negation that governs it (context.py)."""
     match = _match_quote(text, quote, region)
     found = match.found
+    if found is not None:
+        split = split_quote(quote.strip())
+        negated = negation_before(
+            text, found.start, opens_elided=split is not None and split.opens_elided
+        )
+        if negated:
+            near = Near(negated.start, found.end, found.similarity, negated.reason)
+            return Match(None, near, negated.reason, match.stages)
     if found is not None and found.match_type != "exact":
         cut = cut_token(text, found.start, found.end)
         if cut is not None and not (

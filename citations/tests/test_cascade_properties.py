@@ -297,9 +297,22 @@ def test_a_window_of_words_with_whitespace_and_case_damage_verifies(words, data)
     change = data.draw(CASES)
     quote = change(" ".join(words[start:end]))
     verdict = verify_quote(text, quote)
-    assert verdict.verified, verdict.reason
     assert_invariants(text, quote, verdict)
+    # Each place the words occur, and whether "not" stands just before it: a
+    # quote that leaves out the "not" governing it says the opposite.
+    k = end - start
+    places = [
+        i > 0 and words[i - 1] == "not"
+        for i in range(len(words) - k + 1)
+        if words[i : i + k] == words[start:end]
+    ]
+    if all(places):
+        assert not verdict.verified
+        assert "negates it" in verdict.reason
+        return
+    assert verdict.verified, verdict.reason
     assert _words(verdict.source_text) == _words(quote)
+    assert text[: verdict.start].split()[-1:] != ["not"]
 
 
 def _words(s: str) -> list[str]:

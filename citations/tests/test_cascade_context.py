@@ -1,0 +1,162 @@
+"""A quote that leaves out the negation governing it fails, though every one
+of its words is in the source: just before its span, or under an ellipsis."""
+
+from __future__ import annotations
+
+import pytest
+
+from citations.cascade import verify_quote
+from citations.cascade.elision import split_quote
+
+TEXT = (
+    "12.3 No amendment of this Agreement shall be effective unless made in writing. "
+    "The Supplier shall not deliver goods on Sundays. Neither party may assign this "
+    "Agreement. Payment is due not less than 30 days after invoice. The Licensee "
+    "shall never sublicense the Software. The Buyer doesn't accept partial deliveries. "
+    "Nothing in this clause limits liability for fraud."
+)
+
+
+@pytest.mark.parametrize(
+    ("quote", "negation"),
+    [
+        ("amendment of this Agreement shall be effective", "No"),
+        ("party may assign this Agreement", "Neither"),
+        ("less than 30 days after invoice", "not"),
+        ("sublicense the Software", "never"),
+        ("accept partial deliveries", "doesn't"),
+        ("in this clause limits liability for fraud", "Nothing"),
+        # Folding or fuzzy matching reach the same span: still refused.
+        ("AMENDMENT OF THIS AGREEMENT SHALL BE EFFECTIVE", "No"),
+        ("amendment of this Agreernent shall be effective", "No"),
+    ],
+)
+def test_a_quote_starting_just_after_a_negation_fails_naming_it(quote, negation):
+    verdict = verify_quote(TEXT, quote)
+    assert not verdict.verified
+    assert verdict.confidence is None
+    assert f"starts just after “{negation}”" in verdict.reason
+    # The rejected placement is kept for the diff, negation included.
+    assert verdict.candidate_text.startswith(negation)
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "The Supplier shall ... deliver goods on Sundays",
+        "The Supplier shall [...] deliver goods on Sundays",
+        "The Supplier shall … deliver goods on Sundays",
+        "Payment is due … less than 30 days after invoice",
+    ],
+)
+def test_an_ellipsis_over_a_negation_fails_naming_it(quote):
+    verdict = verify_quote(TEXT, quote)
+    assert not verdict.verified
+    assert "the elision leaves out “not”" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("quote", "negation"),
+    [
+        ("... amendment of this Agreement shall be effective", "No"),
+        ("[Any] amendment of this Agreement shall be effective", "No"),
+        ("[It] shall be effective unless made in writing", "No"),
+        ("... may assign this Agreement", "Neither"),
+    ],
+)
+def test_an_opening_elision_or_insertion_that_replaced_a_negation_fails(
+    quote, negation
+):
+    assert split_quote(quote).opens_elided
+    verdict = verify_quote(TEXT, quote)
+    assert not verdict.verified
+    assert f"opening elision leaves out “{negation}”" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        # The negation is quoted.
+        "No amendment of this Agreement shall be effective",
+        "The Supplier shall not deliver goods on Sundays",
+        "not less than 30 days after invoice",
+        # A full stop, comma or other clause boundary stands between.
+        "The Supplier shall not deliver goods",
+        "Payment is due not less than 30 days",
+        # An ellipsis over words that negate nothing.
+        "The Licensee shall ... sublicense the Software",
+        "[t]he Licensee shall never sublicense the Software",
+    ],
+)
+def test_negations_quoted_or_outside_the_clause_still_verify(quote):
+    verdict = verify_quote(TEXT, quote)
+    if "... sublicense" in quote:
+        # "never" is in the gap: the elision leaves it out.
+        assert not verdict.verified
+        assert "leaves out “never”" in verdict.reason
+        return
+    assert verdict.verified, verdict.reason
+    assert TEXT[verdict.start : verdict.end] == verdict.source_text
+
+
+def test_clause_boundaries_end_the_reach_of_a_negation():
+    text = "The fee is not refundable. Payment is due in 30 days; no, interest accrues daily."
+    for quote in ("Payment is due in 30 days", "interest accrues daily"):
+        verdict = verify_quote(text, quote)
+        assert verdict.verified, (quote, verdict.reason)
+    # A paragraph break too.
+    text = "Remedies are not\n\nexclusive of any rights provided by law."
+    assert verify_quote(text, "exclusive of any rights provided by law").verified
+    # "No." is an abbreviation, not a negation.
+    text = "Purchase Order No. 5 governs the delivery of the Goods."
+    assert verify_quote(text, "5 governs the delivery of the Goods").verified
+
+
+def test_another_occurrence_that_no_negation_governs_verifies_there():
+    text = (
+        "No amendment shall be effective against the Buyer. "
+        "An amendment shall be effective against the Supplier on signature. "
+        "amendment shall be effective against the Supplier"
+    )
+    quote = "amendment shall be effective against the"
+    verdict = verify_quote(text, quote)
+    assert verdict.verified, verdict.reason
+    assert text[verdict.start - 3 : verdict.start] == "An "
+    # In the cited chunk the only occurrence is negated: the whole text is
+    # searched and the governed occurrence is not taken.
+    verdict = verify_quote(text, quote, within=(0, 51))
+    assert verdict.verified
+    assert verdict.start > 51
+
+
+def test_a_line_break_between_negation_and_quote_still_counts():
+    text = "The Licensee shall not\nassign this Agreement to any third party."
+    verdict = verify_quote(text, "assign this Agreement to any third party")
+    assert not verdict.verified
+    assert "starts just after “not”" in verdict.reason
+
+
+def test_a_negation_hyphenated_across_a_line_break_counts_whole():
+    text = "The fee is payable un-\nless the Buyer pays the deposit within 5 days."
+    verdict = verify_quote(text, "the Buyer pays the deposit within 5 days")
+    assert not verdict.verified
+    assert "starts just after “unless”" in verdict.reason
+    # A word hyphenated across lines that is no negation ("busi-\nness").
+    text = "notify the Buyer within 5 busi-\nness days of the delivery of the Goods."
+    assert verify_quote(text, "days of the delivery of the Goods").verified
+
+
+def test_ocr_damaged_negations_in_the_source_still_count():
+    text = (
+        "The Employer acknowledges that the Employee is uot responsible for the data."
+    )
+    verdict = verify_quote(
+        text,
+        "The Employer acknowledges that the Employee is ... responsible for the data",
+    )
+    assert not verdict.verified
+    assert "leaves out “uot”" in verdict.reason
+    text = "the flow of work. N'either party must be liable for any failure to perform."
+    verdict = verify_quote(text, "party must be liable for any failure to perform")
+    assert not verdict.verified
+    assert "starts just after “N'either”" in verdict.reason
