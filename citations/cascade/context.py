@@ -107,7 +107,9 @@ def negation_before(
         )
     if not before[-1:].isspace():
         return None  # punctuation or a word touches the span
-    m = _WORD_BEFORE.search(before)
+    # Only the last few dozen characters can hold the word; a regex anchored
+    # at the end still tries every start.
+    m = _WORD_BEFORE.search(before, max(0, len(before) - 40))
     if m is None:
         return None
     word, at = m.group(1), lo + m.start(1)
