@@ -30,8 +30,8 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from rapidfuzz.distance import Levenshtein
 
@@ -214,8 +214,7 @@ _SYMBOLS |= {"£": (CURRENCY, "£"), "¥": (CURRENCY, "¥"), "₹": (CURRENCY, "
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
 
 
-@dataclass(frozen=True)
-class Feature:
+class Feature(NamedTuple):
     kind: str
     value: str  # normalized: "1000" for "1,000", "not" for "n't"
     raw: str
@@ -287,13 +286,51 @@ def _is_label(word: str, previous: str, folded: str, start: int, end: int) -> bo
     return ocr_skeleton(previous) in _LABELLED
 
 
+_PLAIN: dict[str, bool] = {}
+_PLAIN_MAX = 100_000
+
+
+def _plain(word: str) -> bool:
+    """Can `word` yield no feature wherever it stands? Letters only, no guard
+    word, no "n't" stem, no "t" or "cent" (read with the word before), no
+    single letter or roman numeral (labels); a short word in parentheses is
+    still a label, which `features` checks in place."""
+    plain = _PLAIN.get(word)
+    if plain is None:
+        plain = (
+            word.isalpha()
+            and len(word) > 1
+            and word != "cent"
+            and (len(word) > 4 or _ROMAN.fullmatch(word) is None)
+            and not (word.endswith("nt") and word[:-2] in _NT_STEMS)
+            and ocr_skeleton(word) not in _WORD_FEATURES
+        )
+        if len(_PLAIN) < _PLAIN_MAX:
+            _PLAIN[word] = plain
+    return plain
+
+
 def features(folded: str) -> list[Feature]:
     """The meaning-bearing tokens of a folded string, in order."""
     found: list[Feature] = []
     previous_word = ""
     for m in _TOKEN.finditer(folded):
-        kind = m.lastgroup
         raw = m.group()
+        # Most tokens are plain words: skip them before any other work.
+        plain = _PLAIN.get(raw)
+        if plain is None:
+            plain = _plain(raw)
+        if plain:
+            if len(raw) > 4:
+                previous_word = raw
+                continue
+            start, end = m.span()
+            if not (
+                start and folded[start - 1] == "(" and folded[end : end + 1] == ")"
+            ):
+                previous_word = raw
+                continue
+        kind = m.lastgroup
         start, end = m.span()
         if kind == "num":
             found.append(
@@ -583,8 +620,7 @@ def _is_junk(word: str) -> bool:
     return len(word) == 1 and word in THIN
 
 
-@dataclass(frozen=True)
-class _Group:
+class _Group(NamedTuple):
     """Words of the quote and of the span that an alignment ties together."""
 
     quote_words: tuple[tuple[int, int], ...]
@@ -636,6 +672,10 @@ def _align_chars(
     """Groups of quote words all_q[i1:i2] and span words all_s[j1:j2], tied
     together wherever the character alignment pairs their characters."""
     q_tokens, s_tokens = all_q[i1:i2], all_s[j1:j2]
+    if len(q_tokens) == 1 and len(s_tokens) == 1:
+        # Two non-empty words always share an aligned (equal or substituted)
+        # character: a cheapest alignment never deletes and inserts them all.
+        return [_Group((q_tokens[0],), (s_tokens[0],))]
     if not q_tokens or not s_tokens:
         return [_Group((t,), ()) for t in q_tokens] + [
             _Group((), (t,)) for t in s_tokens
@@ -954,6 +994,10 @@ def _repair_guard_words(
     for group in groups:
         if not group.quote_words or not group.span_words:
             continue
+        if group.same:
+            (qa, qb), (sa, sb) = group.quote_words[0], group.span_words[0]
+            if quote[qa:qb] == span[sa:sb]:
+                continue
         q_text = quote[group.quote_words[0][0] : group.quote_words[-1][1]]
         s_start, s_end = group.span_words[0][0], group.span_words[-1][1]
         s_text = span[s_start:s_end]
