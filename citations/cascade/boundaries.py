@@ -123,17 +123,18 @@ def _ocr_join(text: str, cut: int, outside_is_left: bool) -> bool:
 
     Only when the token as a whole is no word, the part left outside the
     span is a common word (or, five letters or more, reads as one despite
-    damage: "continuca") and holds no number, negation or modal verb, and
-    the token's number, negation and modal words all stay inside the span:
-    "this|Agreement" and "for|the" are joins; "no|thing", "can|not",
-    "in|valid", "shall|not" and "3|0days" are not. Where digits meet letters
+    damage: "continuca") and holds no number or negation (a modal verb only
+    after the span), and the token's number, negation and modal words all
+    stay inside the span: "this|Agreement", "for|the", "party|should" and
+    "Buyer|may" are joins; "no|thing", "can|not", "in|valid", "shall|not",
+    "may|Buyer" and "3|0days" are not. Where digits meet letters
     ("152|days") the cut is a join when the number stays whole on one side
     and no letter beside it could be a digit ("15|Odays" could be 150).
     """
     # Deferred: lexicon loads a word list, guards imports the lexicon.
     from citations.cascade import lexicon
     from citations.cascade.folding import fold_text, ocr_skeleton
-    from citations.cascade.guards import features
+    from citations.cascade.guards import MODAL, features
 
     lo, hi = _token_bounds(text, cut)
     left, right = fold_text(text[lo:cut]), fold_text(text[cut:hi])
@@ -145,9 +146,16 @@ def _ocr_join(text: str, cut: int, outside_is_left: bool) -> bool:
     whole = left + right
     if len(outside) < 2 or lexicon.is_word(ocr_skeleton(whole)):
         return False
-    if features(outside) or [f.value for f in features(whole)] != [
-        f.value for f in features(inside)
-    ]:
+    # The part left outside may carry a modal verb only after the span
+    # ("the Buyer|may": the quote just ends), never a negation or number, and
+    # never before it. The whole token may read as nothing where the inside
+    # part is a guard word OCR glued to a neighbour ("party|should").
+    outside_says = features(outside)
+    if outside_says and (outside_is_left or any(f.kind != MODAL for f in outside_says)):
+        return False
+    whole_says = [f.value for f in features(whole)]
+    inside_says = [f.value for f in features(inside)]
+    if whole_says != inside_says and (whole_says or not inside_says):
         return False
     outside_key = ocr_skeleton(outside)
     if lexicon.is_common_word(outside_key):

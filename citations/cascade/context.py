@@ -28,6 +28,7 @@ from typing import NamedTuple
 from citations.cascade import lexicon
 from citations.cascade.folding import fold_text, ocr_skeleton
 from citations.cascade.guards import NEGATION, features, plausible_ocr
+from citations.cascade.prepared import prepare
 
 # How far back a quote opening with an ellipsis or insertion is read: the
 # start of its clause, but never more than this.
@@ -35,7 +36,9 @@ CLAUSE_REACH = 120
 _CLAUSE_END = re.compile(r"[.;:!?,()\[\]\u2014]|\n[^\S\n]*\n")
 _WORD = re.compile(r"[\w'\u2019]+")
 _HYPHENATED = re.compile(r"([\w'\u2019]+)[-\u00ad\u2010\u2011][^\S\n]*\n[^\S\n]*\Z")
-_WORD_BEFORE = re.compile(r"([\w'\u2019]+)[^\S\n]*\n?[^\S\n]*\Z")
+_SPACES = re.compile(r"[^\S\n]*\n?[^\S\n]*")
+_STRAY_MARK = re.compile(r"\s[,.;:'`]\s*\Z")
+_SPACES_AT_END = re.compile(r"[^\S\n]*\n?[^\S\n]*\Z")
 
 
 class Dropped(NamedTuple):
@@ -61,26 +64,110 @@ _NEGATION_WORDS = (
 )
 
 
+_NEGATION_SKELETONS = frozenset(ocr_skeleton(w) for w in _NEGATION_WORDS)
+
+
 @lru_cache(maxsize=4096)
-def _is_negation(word: str) -> bool:
+def _is_negation(word: str, damaged: bool = True) -> bool:
+    """Is `word` a negation as the guard reads one? With `damaged`, also a
+    token that is no word and most likely was a negation before OCR damaged
+    it ("uot", "lnot", "Neithcr", "zithout"; lexicon.likeliest_reading): the
+    guard would accept it as a quote's negation, so it must count here too."""
     folded = fold_text(word)
     if any(f.kind == NEGATION for f in features(folded)):
         return True
-    # OCR strews apostrophes ("N'either").
-    folded = folded.replace("'", "")
+    # OCR strews apostrophes and marks ("N'either", "no,t").
+    folded = re.sub(r"['.,]", "", folded)
     if any(f.kind == NEGATION for f in features(folded)):
         return True
-    # A token that is no word but a negation with look-alike glyphs ("uot",
-    # "Neithcr") is read as one: the guard would accept it as the quote's
-    # negation, so it must count here too.
-    return not lexicon.is_word(ocr_skeleton(folded)) and any(
-        len(negation) == len(folded) and plausible_ocr(negation, folded)
+    skeleton = ocr_skeleton(folded)
+    if not damaged or not folded.isalpha() or lexicon.is_word(skeleton):
+        return False
+    best = lexicon.likeliest_reading(skeleton) if len(folded) >= 3 else None
+    if best is not None:
+        return best in _NEGATION_SKELETONS
+    # Beyond the reading's reach ("lnot" needs a thin stroke dropped): a
+    # token that OCR's own kinds of damage could have made from a negation.
+    return any(plausible_ocr(negation, folded) for negation in _NEGATION_WORDS)
+
+
+# Pieces of one word that OCR split apart ("W ithout", "Witho ut").
+_MOST_PIECES = 3
+
+
+@lru_cache(maxsize=4096)
+def _lookalike_negation(word: str) -> bool:
+    """A real word that OCR could have made from a negation by one misread
+    glyph ("riot" for "not": ri is n; "nol" for "not")."""
+    folded = fold_text(word)
+    return folded.isalpha() and any(
+        folded != negation
+        and plausible_ocr(negation, folded)
+        # One glyph misread, not two: "home" and "more" are no "none".
+        and (
+            len(folded) != len(negation)
+            or sum(a != b for a, b in zip(folded, negation, strict=True)) == 1
+        )
         for negation in _NEGATION_WORDS
     )
 
 
-def _first_negation(source: str) -> re.Match[str] | None:
-    return next((m for m in _WORD.finditer(source) if _is_negation(m.group())), None)
+def _scanned(text: str) -> bool:
+    # Only in a scanned text may a real word stand for a negation, as in the
+    # guard (lexicon.looks_scanned); asked rarely, so prepared lazily.
+    return lexicon.looks_scanned(prepare(text).vocabulary)
+
+
+def _split_negation(run: list[tuple[str, int]], text: str) -> bool:
+    """Is this one negation: one word, or two or three words (text, offset)
+    that OCR split apart, of which one at least is no word ("W ithout";
+    "with out" are two words as they stand)?"""
+    if len(run) == 1:
+        word = run[0][0]
+        return _is_negation(word) or (_lookalike_negation(word) and _scanned(text))
+    if not all(w.replace("'", "").replace("\u2019", "").isalpha() for w, _ in run):
+        return False
+    # Joined pieces must spell the negation: a damaged reading of letters
+    # run together from several words would find negations everywhere.
+    joined = "".join(w for w, _ in run)
+    return _is_negation(joined, damaged=False) and not all(
+        lexicon.is_word(ocr_skeleton(fold_text(w))) for w, _ in run
+    )
+
+
+def _negation_among(pieces: list[tuple[str, int]], text: str) -> tuple[str, int] | None:
+    """The first negation among consecutive words (text, offset) that only
+    spaces separate."""
+    for i in range(len(pieces)):
+        for k in range(1, _MOST_PIECES + 1):
+            run = pieces[i : i + k]
+            if len(run) == k and _split_negation(run, text):
+                return " ".join(w for w, _ in run), run[0][1]
+    return None
+
+
+def _runs(source: str, offset: int) -> list[list[tuple[str, int]]]:
+    """The words of `source` in runs that only spaces (or one line break) or
+    a lone mark separate, with their offsets plus `offset`."""
+    runs: list[list[tuple[str, int]]] = []
+    last_end = None
+    for m in _WORD.finditer(source):
+        between = source[last_end : m.start()] if last_end is not None else None
+        # A lone mark between letters is OCR noise ("no,t"), as in
+        # guards.features; the words either side may be one word.
+        if between is None or not (_SPACES.fullmatch(between) or between in (".", ",")):
+            runs.append([])
+        runs[-1].append((m.group(), offset + m.start()))
+        last_end = m.end()
+    return runs
+
+
+def _first_negation(text: str, start: int, end: int) -> tuple[str, int] | None:
+    for run in _runs(text[start:end], start):
+        found = _negation_among(run, text)
+        if found:
+            return found
+    return None
 
 
 def negation_before(
@@ -96,44 +183,66 @@ def negation_before(
     if opens_elided:
         ends = list(_CLAUSE_END.finditer(before))
         at = lo + (ends[-1].end() if ends else 0)
-        m = _first_negation(text[at:start])
-        if m is None:
+        found = _first_negation(text, at, start)
+        if found is None:
             return None
-        word = at + m.start()
+        word, where = found
         return Dropped(
-            f"the quote's opening elision leaves out “{m.group()}” "
-            f"(source: “{_words_around(text, word, start, reach=0)}”)",
-            word,
+            f"the quote's opening elision leaves out “{word}” "
+            f"(source: “{_words_around(text, where, start, reach=0)}”)",
+            where,
         )
-    if not before[-1:].isspace():
+    # A mark with a space before it is OCR noise, not punctuation
+    # ("Ncither , party", "Ncither ,party").
+    noise = _STRAY_MARK.search(text, max(lo, start - 8), start)
+    if noise is not None:
+        start = noise.start() + 1
+    if not text[start - 1].isspace():
         return None  # punctuation or a word touches the span
-    # Only the last few dozen characters can hold the word; a regex anchored
+
+    # Only the last few dozen characters can hold the words; a regex anchored
     # at the end still tries every start.
-    m = _WORD_BEFORE.search(before, max(0, len(before) - 40))
-    if m is None:
+    tail_at = max(lo, start - 40)
+    m = _SPACES_AT_END.search(text, tail_at, start)
+    if m is None or m.start() == tail_at:
         return None
-    word, at = m.group(1), lo + m.start(1)
-    split = _HYPHENATED.search(text, max(0, at - 40), at)
+    runs = _runs(text[tail_at : m.start()], tail_at)
+    if not runs or runs[-1][-1][1] + len(runs[-1][-1][0]) != m.start():
+        return None
+    # The last word, or the last few OCR split apart ("W ithout").
+    pieces = runs[-1][-_MOST_PIECES:]
+    last_word, last_at = pieces[-1]
+    split = _HYPHENATED.search(text, max(0, last_at - 40), last_at)
     if split is not None:  # "un-\nless": the word is "unless"
-        word, at = split.group(1) + word, split.start(1)
-    if not _is_negation(word):
+        pieces = [(split.group(1) + last_word, split.start(1))]
+    found = next(
+        (
+            (" ".join(w for w, _ in pieces[-k:]), pieces[-k][1])
+            for k in range(1, len(pieces) + 1)
+            if _split_negation(pieces[-k:], text)
+        ),
+        None,
+    )
+    if found is None:
         return None
+    word, where = found
     return Dropped(
         f"the quote starts just after “{word}”, which negates it "
-        f"(source: “{_words_around(text, at, start, reach=0)}”)",
-        at,
+        f"(source: “{_words_around(text, where, start, reach=0)}”)",
+        where,
     )
 
 
 def negation_elided(text: str, gap_start: int, gap_end: int) -> Dropped | None:
     """The negation an ellipsis over text[gap_start:gap_end] leaves out."""
-    m = _first_negation(text[gap_start:gap_end])
-    if m is None:
+    found = _first_negation(text, gap_start, gap_end)
+    if found is None:
         return None
+    word, where = found
     return Dropped(
-        f"the elision leaves out “{m.group()}” "
+        f"the elision leaves out “{word}” "
         f"(source: “{_words_around(text, gap_start, gap_end)}”)",
-        gap_start + m.start(),
+        where,
     )
 
 

@@ -208,6 +208,14 @@ _NT_STEMS = frozenset(
     ]
 )
 _NT_WORDS = frozenset(["cant", "wont", "shant"])
+
+
+@lru_cache(maxsize=4096)
+def _nt_stem(word: str) -> bool:
+    """Could OCR have made `word` from a stem of "n't" ("does", "ca")?"""
+    return any(plausible_ocr(stem, word) for stem in _NT_STEMS)
+
+
 _SYMBOLS = {"%": (PERCENT, "%"), "$": (CURRENCY, "$"), "€": (CURRENCY, "€")}
 _SYMBOLS |= {"£": (CURRENCY, "£"), "¥": (CURRENCY, "¥"), "₹": (CURRENCY, "₹")}
 
@@ -361,8 +369,11 @@ def features(folded: str) -> list[Feature]:
             context = _context(folded, start, end)
             value = word.translate(OCR_SAME_LENGTH)
             found.append(Feature(LABEL, value, raw, context))
-        elif word == "t" and previous_word.endswith("n"):
-            # "can t", "doesn t": the apostrophe of "n't" lost to OCR.
+        elif (
+            word == "t" and previous_word.endswith("n") and _nt_stem(previous_word[:-1])
+        ):
+            # "can t", "doesn t": the apostrophe of "n't" lost to OCR. Not
+            # "Agreemen t": a word split before its last letter.
             context = _context(folded, start, end)
             found.append(Feature(NEGATION, "not", "n't", context))
             if not _WORD_FEATURES.get(ocr_skeleton(previous_word)):
@@ -738,6 +749,24 @@ def _another_real_word(
     return not lexicon.looks_scanned(vocabulary)
 
 
+def _spelled_swap(
+    quote: str, span: str, group: _Group, vocabulary: Mapping[str, int] | None
+) -> str | None:
+    """Words equal up to i/l/1 and o/0 are still two words when both are
+    spelled so in the dictionary ("fails"/"falls", "mail"/"mall"); in a clean
+    source that is a different word, not damage."""
+    (qa, qb), (sa, sb) = group.quote_words[0], group.span_words[0]
+    q, s = quote[qa:qb], span[sa:sb]
+    if q == s or not (lexicon.is_spelled(q) and lexicon.is_spelled(s)):
+        return None
+    if lexicon.looks_scanned(vocabulary):
+        return None
+    return (
+        f"word differs: quote has '{q}', source has '{s}' "
+        "(a different word, and the source shows no OCR damage)"
+    )
+
+
 def _wording(
     quote: str,
     span: str,
@@ -746,6 +775,9 @@ def _wording(
 ) -> str | None:
     for group in groups:
         if group.same:
+            swap = _spelled_swap(quote, span, group, vocabulary)
+            if swap:
+                return swap
             continue
         q_words = _words(quote, group.quote_words)
         s_words = _words(span, group.span_words)

@@ -73,20 +73,33 @@ _lock = threading.Lock()
 
 
 @lru_cache(maxsize=1)
-def _frequencies() -> dict[str, int]:
-    """OCR skeleton -> highest frequency of an English word with that skeleton."""
+def _tables() -> tuple[dict[str, int], frozenset[str]]:
+    """OCR skeleton -> highest frequency of an English word with that
+    skeleton; and the words themselves, as spelled."""
     from spellchecker import SpellChecker
 
     with _lock:
         words = SpellChecker(language="en", distance=1).word_frequency.dictionary
         table: dict[str, int] = {}
+        spelled: set[str] = set()
         for word, count in words.items():
             if not word.isalpha() or (len(word) <= 2 and word not in SHORT_WORDS):
                 continue
+            spelled.add(word)
             key = ocr_skeleton(word)
             if count > table.get(key, 0):
                 table[key] = count
-        return table
+        return table, frozenset(spelled)
+
+
+def _frequencies() -> dict[str, int]:
+    return _tables()[0]
+
+
+def is_spelled(word: str) -> bool:
+    """Is `word` (folded) an English word exactly as spelled? "fails" and
+    "falls" share a skeleton, and both are."""
+    return word in _tables()[1]
 
 
 def frequency(skeleton: str) -> int:
@@ -208,15 +221,22 @@ def reading(
     return None
 
 
-def reads_as_common_word(skeleton: str) -> bool:
-    """Does a damaged token read as a common word ("continuca" as
-    "continue")? The most likely reading, by the same noisy channel as
-    `reading`, must be common."""
+@lru_cache(maxsize=4096)
+def likeliest_reading(skeleton: str) -> str | None:
+    """The dictionary word a damaged token most likely was, by the same noisy
+    channel as `reading` but with no quote to favour; None if no word is in
+    reach (one arbitrary edit or two look-alike glyphs)."""
     candidates = {w: cost for w, cost in _channel(skeleton).items() if frequency(w)}
     if not candidates:
-        return False
-    best = max(candidates, key=lambda w: _score(w, candidates[w], None))
-    return is_common_word(best)
+        return None
+    return max(candidates, key=lambda w: (_score(w, candidates[w], None), w))
+
+
+def reads_as_common_word(skeleton: str) -> bool:
+    """Does a damaged token read as a common word ("continuca" as
+    "continue")?"""
+    best = likeliest_reading(skeleton)
+    return best is not None and is_common_word(best)
 
 
 # A clean text has almost no one-off non-words (a name or two); OCR leaves

@@ -100,3 +100,23 @@ def test_ocr_joined_words_verify_and_slice_back():
 
 def test_exact_and_normalized_matches_never_end_inside_a_joined_word():
     assert not verify_quote("terminate thisAgreement now", "terminate this").verified
+
+
+def test_an_ocr_join_may_leave_a_word_outside_but_no_negation_before():
+    # OCR glued the quote's first or last word to its neighbour.
+    text = (
+        "Under clause 4 the partyshould pay the fee witliin 30 days of the invoice date, "
+        "and the Lessee shall notlfy the Buyermay terminate the order at any time."
+    )
+    verdict = verify_quote(
+        text, "should pay the fee within 30 days of the invoice date"
+    )
+    assert verdict.verified, verdict.reason
+    assert verdict.source_text.startswith("should")
+    verdict = verify_quote(text, "and the Lessee shall notify the Buyer")
+    assert verdict.verified, verdict.reason
+    # A negation glued before the span stays outside no quote.
+    text = "Under clause 4 the Buyer notshould pay the fee witliin 30 days of the invoice date."
+    assert not verify_quote(
+        text, "should pay the fee within 30 days of the invoice date"
+    ).verified

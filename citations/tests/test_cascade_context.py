@@ -160,3 +160,40 @@ def test_ocr_damaged_negations_in_the_source_still_count():
     verdict = verify_quote(text, "party must be liable for any failure to perform")
     assert not verdict.verified
     assert "starts just after “N'either”" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    "before",
+    ["W ithout", "Witho ut", "zithout", "Neithcr", "n0t", "N ever"],
+)
+def test_a_negation_ocr_split_or_damaged_just_before_the_quote_counts(before):
+    text = f"a breach of this clause 63. {before} limiting clause 148, the Employee shall comply with all laws."
+    verdict = verify_quote(
+        text, "limiting clause 148, the Employee shall comply with all laws"
+    )
+    assert not verdict.verified
+    assert "negates it" in verdict.reason
+
+
+@pytest.mark.parametrize("before", ["with out", "now here", "note", "not e"])
+def test_words_that_are_words_as_they_stand_negate_nothing(before):
+    # "with out" and "now here" are two words each; "not e" ends in "e".
+    text = f"the parties agree {before} limiting clause 148, the Employee shall comply with all laws."
+    verdict = verify_quote(
+        text, "limiting clause 148, the Employee shall comply with all laws"
+    )
+    assert verdict.verified, verdict.reason
+
+
+@pytest.mark.parametrize("before", ["lnot", "no,t", "Withou t", "Neither ,"])
+def test_more_negations_ocr_damaged_or_punctuated_still_count(before):
+    text = f"The Licensee acknowledges that the Licensor is {before} responsible for the data."
+    verdict = verify_quote(text, "responsible for the data")
+    assert not verdict.verified
+    assert "negates it" in verdict.reason
+
+
+def test_a_word_ocr_split_before_its_last_letters_negates_nothing():
+    # "p rior" is "prior", not "nor"; "Agreemen t" is no "n't".
+    text = "without the p rior written consent of the Licensor, which may be withheld."
+    assert verify_quote(text, "written consent of the Licensor").verified

@@ -156,3 +156,43 @@ def test_paraphrase_must_keep_the_quotes_numbers_and_add_no_negation():
         is None
     )
     assert paraphrase_difference("may assign", "may not assign") is not None
+
+
+def test_a_real_word_one_look_alike_away_fails_in_a_clean_source():
+    # "fails"/"falls" and "mail"/"mall" are equal up to i/l, and all four are
+    # words: in a text without OCR damage that is a different word.
+    text = (
+        "If the Manufacturer fails to pay any sum when due, the Distributor may suspend "
+        "performance. All notices shall be delivered by hand or by e-mail to the office."
+    )
+    for quote, word in (
+        (
+            "If the Manufacturer falls to pay any sum when due, the Distributor may",
+            "falls",
+        ),
+        ("All notices shall be delivered by hand or by e-mall to the office", "mall"),
+    ):
+        verdict = verify_quote(text, quote)
+        assert not verdict.verified
+        assert f"quote has '{word}'" in verdict.reason
+        assert "shows no OCR damage" in verdict.reason
+
+
+def test_a_word_split_before_its_final_t_is_no_lost_apostrophe():
+    # "Agreemen t" is "Agreement"; "doesn t", "can t", "couldn t" are "n't".
+    assert not [f for f in features("this agreemen t shall") if f.kind == "negation"]
+    assert not [f for f in features("the shipnnen t arrived") if f.kind == "negation"]
+    for text in ("the buyer doesn t pay", "we can t", "it couldn t", "it c0uldn t"):
+        assert [f.value for f in features(text) if f.kind == "negation"] == ["not"], (
+            text
+        )
+    text = "This Agreemen t shall bind the parties and their successors in title."
+    assert verify_quote(
+        text, "This Agreement shall bind the parties and their successors"
+    ).verified
+    text = "The Buyer doesn t pay the fee for the Goods delivered late in the month."
+    verdict = verify_quote(
+        text, "The Buyer does pay the fee for the Goods delivered late"
+    )
+    assert not verdict.verified
+    assert "negation" in verdict.reason
