@@ -17,3 +17,7 @@ CONFUSABLE = frozenset(
 )
 # Thin glyphs OCR drops or invents.
 THIN = frozenset("ljtf")
+# Capitals OCR confuses, which can only be told at a word's first letter in
+# folded text: "Company" read as "Gompany" (while "force" and "forge" stay
+# two words).
+INITIAL_CONFUSABLE = frozenset({frozenset("cg")})

@@ -37,7 +37,7 @@ from rapidfuzz.distance import Levenshtein
 
 from citations.cascade import lexicon
 from citations.cascade.folding import OCR_SAME_LENGTH, ocr_skeleton
-from citations.cascade.glyphs import CONFUSABLE, THIN
+from citations.cascade.glyphs import CONFUSABLE, INITIAL_CONFUSABLE, THIN
 
 # A number stands alone ("30", "1,000.50"); digits glued to letters ("30days",
 # "0rder") are read as a word and sorted out in `features`.
@@ -545,7 +545,9 @@ def _plausible_folded(a: str, b: str, arbitrary: int = 0) -> bool:
                     x, y = a[i - 1], b[j - 1]
                     if x == y:
                         best = table[i - 1][j - 1]
-                    elif frozenset((x, y)) in CONFUSABLE:
+                    elif frozenset((x, y)) in CONFUSABLE or (
+                        i == j == 1 and frozenset((x, y)) in INITIAL_CONFUSABLE
+                    ):
                         best = table[i - 1][j - 1] + 1
                 if i and a[i - 1] in THIN:
                     best = min(best, table[i - 1][j] + 1)
@@ -571,6 +573,39 @@ def _plausible_folded(a: str, b: str, arbitrary: int = 0) -> bool:
 _GIVER_SUFFIXES = ("or", "er", "ant")
 
 
+@lru_cache(maxsize=4096)
+def _damage_cost(a: str, b: str) -> float:
+    """The noisy channel's cost (lexicon.py) of OCR making skeleton `b` from
+    skeleton `a`: look-alike glyphs, thin strokes and one glyph read as two
+    (or two as one) are cheap, any other edit dear. A weighted edit distance."""
+    cheap, dear = lexicon.LOOKALIKE_COST, lexicon.ARBITRARY_COST
+    n, m = len(a), len(b)
+    cost = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n + 1):
+        for j in range(m + 1):
+            if i == 0 and j == 0:
+                continue
+            best = float("inf")
+            if i and j:
+                x, y = a[i - 1], b[j - 1]
+                pair = frozenset((x, y))
+                lookalike = pair in CONFUSABLE or (
+                    i == j == 1 and pair in INITIAL_CONFUSABLE
+                )
+                step = 0.0 if x == y else cheap if lookalike else dear
+                best = cost[i - 1][j - 1] + step
+            if i:
+                best = min(best, cost[i - 1][j] + (cheap if a[i - 1] in THIN else dear))
+            if j:
+                best = min(best, cost[i][j - 1] + (cheap if b[j - 1] in THIN else dear))
+            if i >= 2 and j and (a[i - 2 : i], b[j - 1]) in SPLIT_GLYPHS:
+                best = min(best, cost[i - 2][j - 1] + cheap)
+            if j >= 2 and i and (b[j - 2 : j], a[i - 1]) in SPLIT_GLYPHS:
+                best = min(best, cost[i - 1][j - 2] + cheap)
+            cost[i][j] = best
+    return cost[n][m]
+
+
 def _party_rival(
     quote_word: str, span_word: str, vocabulary: Mapping[str, int] | None
 ) -> bool:
@@ -587,14 +622,25 @@ def _party_rival(
             for suffix in _GIVER_SUFFIXES
             if quote_word.endswith(suffix)
         ]
+    real = [r for r in rivals if len(r) > 4 and lexicon.is_word(r, vocabulary)]
+    # Damage that the other party of the document explains about as well as
+    # the quote's leaves the party in doubt: "Employet" is "Employer" or
+    # "Employee" with one letter changed either way. "Licensce" is Licensee
+    # with c/e, and Licensor only with two changes; "Employen" is Employer
+    # with r/n before it is Employee with a letter changed, as OCR's own
+    # confusions outnumber its arbitrary errors.
+    if span_word != quote_word and any(
+        (vocabulary is None or vocabulary.get(r, 0))
+        and _damage_cost(r, span_word) - _damage_cost(quote_word, span_word)
+        < lexicon.LOOKALIKE_COST
+        for r in real
+    ):
+        return True
     return any(
         len(rival) > 4
         and (
             rival == span_word
-            or (
-                lexicon.is_word(rival, vocabulary)
-                and _plausible_folded(rival, span_word)
-            )
+            or (rival in real and _plausible_folded(rival, span_word))
         )
         for rival in rivals
     )
@@ -861,8 +907,9 @@ def _mapped(opcodes: Iterable, i: int, length: int) -> int:
 def _damaged_negating_prefix(a: str, b: str) -> bool:
     """ "invaIid" for "valid", "itrevocable" for "revocable": one word reads
     (give or take look-alike damage) as the other's negated form, and that
-    form is a word ("invalid", "irrevocable"). Both are OCR skeletons."""
-    for longer, shorter in ((a, b), (b, a)):
+    form is a word ("invalid", "irrevocable"). `a` is the quote's word, `b`
+    the span's; both are OCR skeletons."""
+    for longer, shorter, span_is_longer in ((a, b, False), (b, a, True)):
         if len(longer) <= len(shorter):
             continue  # every prefix adds two letters or more, less one dropped
         for prefix in _NEGATING_PREFIXES:
@@ -871,6 +918,13 @@ def _damaged_negating_prefix(a: str, b: str) -> bool:
                 abs(len(longer) - len(negated)) <= 1
                 and lexicon.frequency(negated)
                 and _plausible_folded(negated, longer)
+                # A damaged span word that reads better as the quote's own
+                # word is that word: "nnaterial" is "material" (nn for m)
+                # before it is "immaterial".
+                and (
+                    not span_is_longer
+                    or _damage_cost(negated, longer) <= _damage_cost(shorter, longer)
+                )
             ):
                 return True
     return False

@@ -196,3 +196,73 @@ def test_a_word_split_before_its_final_t_is_no_lost_apostrophe():
     )
     assert not verdict.verified
     assert "negation" in verdict.reason
+
+
+PARTIES = (
+    "The Employer shall pay the Employee monthly. The Employee shall report to the "
+    "Employer. The Licensor grants the Licensee a licence; the Licensee shall pay "
+    "the Licensor. "
+)
+
+
+def test_damage_on_the_ending_that_tells_two_parties_apart_leaves_the_party_in_doubt():
+    # "Employex": Employer or Employee, one letter changed either way.
+    text = (
+        PARTIES
+        + "Upon termination the Employex shall return all documents within 30 days."
+    )
+    for quote in (
+        "Upon termination the Employer shall return all documents within 30 days",
+        "Upon termination the Employee shall return all documents within 30 days",
+    ):
+        verdict = verify_quote(text, quote)
+        assert not verdict.verified
+        assert "party differs" in verdict.reason
+
+
+def test_damage_that_only_one_party_explains_still_reads_as_that_party():
+    # "Licensce" is Licensee with c/e; Licensor would need two changes.
+    text = (
+        PARTIES
+        + "Upon termination the Licensce shall return all documents within 30 days."
+    )
+    verdict = verify_quote(
+        text, "Upon termination the Licensee shall return all documents within 30 days"
+    )
+    assert verdict.verified, verdict.reason
+    verdict = verify_quote(
+        text, "Upon termination the Licensor shall return all documents within 30 days"
+    )
+    assert not verdict.verified
+
+
+def test_damage_that_reads_better_as_the_plain_word_is_no_negating_prefix():
+    # "nnaterial" is "material" (nn for m) before it is "immaterial";
+    # "invaIid" is "invalid" and never "valid".
+    text = "Any nnaterial breach of this Agreement by the Supplier entitles the Buyer to damages."
+    verdict = verify_quote(
+        text, "Any material breach of this Agreement by the Supplier entitles"
+    )
+    assert verdict.verified, verdict.reason
+    text = (
+        "The clause is invaIid and of no effect between the parties to this Agreement."
+    )
+    verdict = verify_quote(
+        text, "The clause is valid and of no effect between the parties"
+    )
+    assert not verdict.verified
+
+
+def test_a_capital_c_read_as_g_is_damage_only_at_a_words_start():
+    text = "The Gompany shall keep accurate books and records and allow an audit once a year."
+    verdict = verify_quote(
+        text, "The Company shall keep accurate books and records and allow"
+    )
+    assert verdict.verified, verdict.reason
+    text = (
+        "Neither party is liable for any failure caused by an event of forge majeure."
+    )
+    verdict = verify_quote(
+        text, "Neither party is liable for any failure caused by an event of force"
+    )
+    assert not verdict.verified
