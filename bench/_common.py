@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -330,3 +331,17 @@ def write_results(name: str, payload: dict) -> Path:
     path = RESULTS / name
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     return path
+
+
+# A word that negates what follows it. A span starting just after one, or an
+# ellipsis over one, says the opposite of the source: those are traps, never
+# positives.
+NEGATING = re.compile(
+    r"\b(?:not|no|never|neither|nor|none|nothing|without|unless|except|cannot|\w+n't)\b",
+    re.IGNORECASE,
+)
+_NEGATED_START = re.compile(NEGATING.pattern + r"[^\S\n]*\n?[^\S\n]*\Z", re.IGNORECASE)
+
+
+def negated_start(doc: str, start: int) -> bool:
+    return bool(_NEGATED_START.search(doc[max(0, start - 40) : start]))

@@ -60,11 +60,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rapidfuzz.distance import Levenshtein
 
 from bench._common import (
+    NEGATING,
     OCR_LOOKALIKE_MIX,
     PARTIES,
     expected_span,
     ligature_damage,
     make_document,
+    negated_start,
     ocr_damage,
     quote_mark_damage,
     trim,
@@ -75,18 +77,6 @@ from citations.cascade import SourceText, verify_cited_quote, verify_quote
 from citations.cascade.folding import fold_text
 
 WORD = re.compile(r"\S+")
-# A word that negates what follows it. A span starting just after one, or an
-# ellipsis over one, says the opposite of the source: those are traps, never
-# positives.
-NEGATING = re.compile(
-    r"\b(?:not|no|never|neither|nor|none|nothing|without|unless|except|cannot|\w+n't)\b",
-    re.IGNORECASE,
-)
-_NEGATED_START = re.compile(NEGATING.pattern + r"[^\S\n]*\n?[^\S\n]*\Z", re.IGNORECASE)
-
-
-def negated_start(doc: str, start: int) -> bool:
-    return bool(_NEGATED_START.search(doc[max(0, start - 40) : start]))
 
 
 class Tally:

@@ -46,6 +46,7 @@ from bench._common import (
     OCR_LOOKALIKE_MIX,
     expected_span,
     make_document,
+    negated_start,
     ocr_damage,
     percentile,
     trim,
@@ -112,6 +113,10 @@ def quote_at(text: str, rng: random.Random, length: int) -> tuple[int, int]:
     start = rng.randrange(0, max(1, len(text) - length - 1))
     while start > 0 and not text[start - 1].isspace():
         start -= 1
+    # A span just after "not" or "No" is no quotation of the text (it leaves
+    # the negation out): start at the next word.
+    while negated_start(text, start):
+        start = text.find(" ", start) + 1
     end = min(len(text), start + length)
     while end < len(text) and not text[end].isspace():
         end += 1

@@ -118,31 +118,54 @@ def _scanned(text: str) -> bool:
     return lexicon.looks_scanned(prepare(text).vocabulary)
 
 
-def _split_negation(run: list[tuple[str, int]], text: str) -> bool:
-    """Is this one negation: one word, or two or three words (text, offset)
-    that OCR split apart, of which one at least is no word ("W ithout";
-    "with out" are two words as they stand)?"""
-    if len(run) == 1:
-        word = run[0][0]
-        return _is_negation(word) or (_lookalike_negation(word) and _scanned(text))
-    if not all(w.replace("'", "").replace("\u2019", "").isalpha() for w, _ in run):
+def _joined_negation(run: tuple[str, ...]) -> bool:
+    """Do two or three words OCR split apart spell a negation, one of them at
+    least no word ("W ithout"; "with out" are two words as they stand)?"""
+    if not all(w.replace("'", "").replace("\u2019", "").isalpha() for w in run):
         return False
     # Joined pieces must spell the negation: a damaged reading of letters
     # run together from several words would find negations everywhere.
-    joined = "".join(w for w, _ in run)
-    return _is_negation(joined, damaged=False) and not all(
-        lexicon.is_word(ocr_skeleton(fold_text(w))) for w, _ in run
+    return _is_negation("".join(run), damaged=False) and not all(
+        lexicon.is_word(ocr_skeleton(fold_text(w))) for w in run
     )
 
 
-def _negation_among(pieces: list[tuple[str, int]], text: str) -> tuple[str, int] | None:
+@lru_cache(maxsize=8192)
+def _negations_in(
+    words: tuple[str, ...], ending: bool
+) -> tuple[tuple[int, int, bool], ...]:
+    """The negations among consecutive words that only spaces separate, as
+    (first word, number of words, whether it takes a scanned text: a real
+    word read as a negation); with `ending`, only those ending at the last
+    word, shortest first. Cached: the same words recur at every quote."""
+    found = []
+    for k in range(1, _MOST_PIECES + 1):
+        firsts = [len(words) - k] if ending else range(len(words) - k + 1)
+        for i in firsts:
+            if i < 0:
+                continue
+            run = words[i : i + k]
+            if k > 1:
+                if _joined_negation(run):
+                    found.append((i, k, False))
+            elif _is_negation(run[0]):
+                found.append((i, 1, False))
+            elif _lookalike_negation(run[0]):
+                found.append((i, 1, True))
+    if not ending:
+        found.sort()
+    return tuple(found)
+
+
+def _negation_among(
+    pieces: list[tuple[str, int]], text: str, ending: bool = False
+) -> tuple[str, int] | None:
     """The first negation among consecutive words (text, offset) that only
-    spaces separate."""
-    for i in range(len(pieces)):
-        for k in range(1, _MOST_PIECES + 1):
-            run = pieces[i : i + k]
-            if len(run) == k and _split_negation(run, text):
-                return " ".join(w for w, _ in run), run[0][1]
+    spaces separate (see `_negations_in`), as its words and offset."""
+    words = tuple(w for w, _ in pieces)
+    for i, k, needs_scan in _negations_in(words, ending):
+        if not needs_scan or _scanned(text):
+            return " ".join(words[i : i + k]), pieces[i][1]
     return None
 
 
@@ -215,14 +238,7 @@ def negation_before(
     split = _HYPHENATED.search(text, max(0, last_at - 40), last_at)
     if split is not None:  # "un-\nless": the word is "unless"
         pieces = [(split.group(1) + last_word, split.start(1))]
-    found = next(
-        (
-            (" ".join(w for w, _ in pieces[-k:]), pieces[-k][1])
-            for k in range(1, len(pieces) + 1)
-            if _split_negation(pieces[-k:], text)
-        ),
-        None,
-    )
+    found = _negation_among(pieces, text, ending=True)
     if found is None:
         return None
     word, where = found

@@ -109,34 +109,30 @@ class PreparedText:
     def _postings(
         self, words: Sequence[str], lo: int, hi: int, stop: int, selective: int
     ) -> list[Postings]:
-        index = self._index()
+        get = self._index().get
         pairs = zip(words[lo:hi], words[lo + 1 : hi + 1], strict=True)
         keys = list(map(" ".join, pairs))
-        found = list(map(index.get, keys, repeat(_EMPTY)))
-        for k, hits in enumerate(found):
-            if len(hits) > selective:
-                found[k] = self._longer(words, lo + k, keys[k], hits, stop, selective)
-        return found
-
-    def _longer(
-        self,
-        words: Sequence[str],
-        i: int,
-        key: str,
-        hits: Postings,
-        stop: int,
-        selective: int,
-    ) -> Postings:
+        found = list(map(get, keys, repeat(_EMPTY)))
         # A frequent key was extended by every word that follows it in the
         # document, so a longer key that is missing does not occur at all.
-        get = self._index().get
-        j = i + 2
-        end = min(stop, i + MAX_KEY_WORDS)
-        while len(hits) > selective and j < end:
-            key = f"{key} {words[j]}"
-            hits = get(key, _EMPTY)
-            j += 1
-        return hits
+        # Keys grow a word at a time, all of one length together: in
+        # low-entropy text every key of a quote is frequent, and the
+        # lookups run in C instead of a Python loop per key.
+        for n in range(3, MAX_KEY_WORDS + 1):
+            # Key k may take word lo + k + n - 1 only if that is before `stop`.
+            room = found[: max(0, stop - lo - n + 1)]
+            over = map(selective.__lt__, map(len, room))
+            numbers = list(compress(range(len(room)), over))
+            if not numbers:
+                break
+            heads = map(keys.__getitem__, numbers)
+            following = map(words.__getitem__, map(add, numbers, repeat(lo + n - 1)))
+            longer = list(map(" ".join, zip(heads, following, strict=True)))
+            hits = map(get, longer, repeat(_EMPTY))
+            for k, key, longer_hits in zip(numbers, longer, hits, strict=True):
+                keys[k] = key
+                found[k] = longer_hits
+        return found
 
     @property
     def vocabulary(self) -> dict[str, int]:

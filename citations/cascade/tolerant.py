@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import chain, compress, islice, repeat
-from operator import add, floordiv, itemgetter, mul, sub
+from operator import add, and_, floordiv, itemgetter, mul, sub
 from typing import NamedTuple
 
 from rapidfuzz.distance import Levenshtein
@@ -59,6 +59,9 @@ MAX_SEED_PAIRS = 40
 HIT_CAP = 8_000
 # Stage 1 checks at most this many index hits before scanning the text.
 EXACT_INDEX_MAX_HITS = 1_000
+# Below this a verbatim search scans the text (a miss in 100 KB costs ~50 us)
+# rather than fold the quote to look it up (~50 us for 500 characters).
+EXACT_INDEX_MIN_CHARS = 200_000
 # Candidates with fewer than this share of the best one's anchors are noise.
 MIN_ANCHOR_SHARE = 0.2
 # Boilerplate repeats a sentence with another party or number, and OCR damage
@@ -66,6 +69,10 @@ MIN_ANCHOR_SHARE = 0.2
 # CANDIDATES placements are ranked by a cheap whole-window similarity and the
 # best JUDGED of them are placed exactly and guarded.
 CANDIDATES = 12
+# When the best place holds at most this many anchors, up to WEAK_CANDIDATES
+# places are ranked (see _seeds).
+WEAK_ANCHORS = 3
+WEAK_CANDIDATES = 64
 JUDGED = 6
 # Windows this small are aligned whole when seeding finds nothing (a cited
 # chunk, a short document, the gap of an elided quote).
@@ -166,9 +173,12 @@ def _starts(text: str, part: str, hits: Sequence[int], offset: int) -> Iterator[
     hundreds of hits)."""
     # A negative start would count from the end of the text.
     first = bisect_left(hits, offset)
-    starts = map(sub, islice(hits, first, None), repeat(offset))
     probes = map(sub, islice(hits, first, None), repeat(offset))
-    return compress(starts, map(text.startswith, repeat(part), probes))
+    found = compress(
+        islice(hits, first, None), map(text.startswith, repeat(part), probes)
+    )
+    # Only the hits that match are moved back to where `part` starts.
+    return map(sub, found, repeat(offset))
 
 
 # Interior keys tried when looking a verbatim quote up: the rarest of the
@@ -223,7 +233,9 @@ def find_exact(
             return Found(at, at + len(quote), "exact", 1.0, True)
     via_index = (
         _exact_via_index(prepared, quote)
-        if prepared is not None and prepared.indexed
+        if prepared is not None
+        and prepared.indexed
+        and len(text) >= EXACT_INDEX_MIN_CHARS
         else False
     )
     if via_index is None:
@@ -441,11 +453,15 @@ def _seeds(
     # Sorting the bucket numbers, not (bucket, count) pairs: no tuple per
     # bucket for the garbage collector to chase.
     ranked = sorted(pairs, key=pairs.__getitem__, reverse=True)
+    # Where no place holds more than a few anchors (heavy damage, or a
+    # template repeated through the document), many places tie; the true one
+    # is among them, so more are kept for _rank to order by similarity.
+    wanted = CANDIDATES if pairs[ranked[0]] > WEAK_ANCHORS else WEAK_CANDIDATES
     chosen: list[Seed] = []
     blocked: set[int] = set()  # buckets near a chosen one, as set lookups
-    for b in ranked[: CANDIDATES * 4]:
+    for b in ranked[: wanted * 4]:
         count = pairs[b]
-        if len(chosen) >= CANDIDATES or (
+        if len(chosen) >= wanted or (
             chosen and count < MIN_ANCHOR_SHARE * chosen[0].anchors
         ):
             break
@@ -458,7 +474,9 @@ def _seeds(
         # Hits sharing a quote offset share a key, and among those the
         # first in code order has the lowest diagonal, as it would if codes
         # were ordered by quote offset within a diagonal.
-        offsets = [key_offsets[c & _KEY_MASK] for c in members]
+        offsets = list(
+            map(key_offsets.__getitem__, map(and_, members, repeat(_KEY_MASK)))
+        )
         first, last = min(offsets), max(offsets)
         start = members[offsets.index(first)] >> _KEY_BITS
         end = (members[offsets.index(last)] >> _KEY_BITS) + m

@@ -120,7 +120,9 @@ def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
     nor start just after a negation that governs it (context.py)."""
     match = _match_quote(text, quote, region)
     found = match.found
-    if found is not None:
+    # Exact matches were taken only where no negation governs them
+    # (tolerant.find_exact).
+    if found is not None and found.match_type != "exact":
         split = split_quote(quote.strip())
         negated = negation_before(
             text, found.start, opens_elided=split is not None and split.opens_elided

@@ -6,6 +6,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
+from citations.cascade import prepared as prepared_module
+from citations.cascade.prepared import MAX_KEY_WORDS, prepare
 from citations.cascade.tolerant import FoldedQuote, Seed, _rank
 
 
@@ -32,3 +34,64 @@ def test_seeds_are_ranked_by_window_similarity_ties_in_seed_order(
     assert list(_rank(skeleton, q, seeds)) == sorted(
         seeds, key=lambda s: -similarity(s)
     )
+
+
+def _postings_key_by_key(prepared, words, lo, hi, stop, selective):
+    """The postings, one key at a time, as the index defines them."""
+    index = prepared._index()
+    found = []
+    for i in range(lo, hi):
+        key = f"{words[i]} {words[i + 1]}"
+        hits = index.get(key, prepared_module._EMPTY)
+        j = i + 2
+        while len(hits) > selective and j < min(stop, i + MAX_KEY_WORDS):
+            key = f"{key} {words[j]}"
+            hits = index.get(key, prepared_module._EMPTY)
+            j += 1
+        found.append(list(hits))
+    return found
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=40, max_size=300),
+    st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=2, max_size=30),
+    st.data(),
+)
+def test_longer_keys_are_taken_as_one_key_at_a_time_would_take_them(
+    document, words, data
+):
+    # Keys of one length are extended together; each must end up the key
+    # (and postings) it would be extended to on its own, `stop` respected.
+    saved = prepared_module.SELECTIVE
+    prepared_module.SELECTIVE = 3
+    try:
+        prepared_module.clear_cache()
+        prepared = prepare(" ".join(document))
+        n = len(words)
+        lo = data.draw(st.integers(0, n - 2))
+        hi = data.draw(st.integers(lo, n - 1))
+        stop = data.draw(st.integers(hi + 1, n))
+        selective = data.draw(st.sampled_from([3, 5, 20]))
+        found = prepared._postings(tuple(words), lo, hi, stop, selective)
+        expected = _postings_key_by_key(prepared, words, lo, hi, stop, selective)
+        assert list(map(list, found)) == expected
+    finally:
+        prepared_module.SELECTIVE = saved
+        prepared_module.clear_cache()
+
+
+def test_where_no_place_holds_more_than_a_few_anchors_more_places_are_ranked():
+    # Forty places each share one word pair with the quote: evidence is weak
+    # everywhere, so more than the usual candidates go on to be ranked by
+    # similarity (the true place may be any of them).
+    from citations.cascade import tolerant
+
+    quote = " ".join(f"term{i:02d}" for i in range(40))
+    filler = " ".join(f"filler{i:03d}" for i in range(30))
+    places = [f"term{j:02d} term{j + 1:02d}" for j in range(39)] * 2
+    text = " ".join(f"{filler} {pair} {filler}." for pair in places)
+    prepared = prepare(text)
+    seeds = tolerant._seeds(prepared, FoldedQuote.of(quote), None)
+    assert max(s.anchors for s in seeds) <= tolerant.WEAK_ANCHORS
+    assert tolerant.CANDIDATES < len(seeds) <= tolerant.WEAK_CANDIDATES
