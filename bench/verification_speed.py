@@ -11,7 +11,8 @@ boilerplate repeated, and low-entropy text (12 words). Quotes of 100, 200,
             spacing, punctuation) and the quote is clean, so it needs the
             tolerant stage
   baseline  rapidfuzz.fuzz.partial_ratio_alignment(quote, whole text), the
-            usual one-liner, on the stage-2 quotes
+            usual one-liner, on the stage-2 quotes (the first ones, within a
+            time budget; the speedup compares medians over the same quotes)
 
 Every document is folded and indexed once and cached (citations.cascade.
 prepared); "warm" times search a cached document, "cold" times clear the cache
@@ -226,10 +227,12 @@ def measure(kind: str, size_name: str, text: str, rng: random.Random, args) -> d
     found2 = 0
     guard: list[float] = []  # per quote: time in the guard, and the rest
     locate: list[float] = []
+    in_order: list[float] = []  # stage-2 time of each quote, in `tolerant` order
     for length, quote in tolerant:
         with GuardClock() as clock:
             ms, verdict = timed(lambda: verify_quote(damaged_text, quote))  # noqa: B023
         stage2[length].append(ms)
+        in_order.append(ms)
         guard.append(clock.ms)
         locate.append(ms - clock.ms)
         found2 += int(verdict.verified)
@@ -261,9 +264,13 @@ def measure(kind: str, size_name: str, text: str, rng: random.Random, args) -> d
         "stage2_guard_ms": stats(guard),
         "stage2_locate_ms": stats(locate),
     }
+    # The baseline is too slow to run on every quote of a large document: it
+    # runs on the first quotes until its time budget is spent, and the
+    # speedup compares medians over those same quotes.
+    same = in_order[: len(baseline)]
+    row["stage2_warm_same_quotes_as_baseline"] = stats(same)
     row["speedup_vs_baseline"] = round(
-        row["baseline_partial_ratio_alignment"]["median_ms"]
-        / row["stage2_warm"]["median_ms"],
+        row["baseline_partial_ratio_alignment"]["median_ms"] / statistics.median(same),
         1,
     )
     return row
