@@ -8,12 +8,15 @@ guard compares a quote with its span; these checks look at the source text
 the quotation leaves out, where a negation reverses what the quote says.
 
 A word counts as a negation as the guard counts it (guards.features: not,
-no, never, neither, nor, none, without, unless, except, "n't", cannot), and
-so does a token that is no word but which OCR could have made from one
-("uot", "Neithcr").
+no, never, neither, nor, none, without, unless, except, "n't", cannot). So
+does OCR's damage of one, as the guard would read it: a token that is no word
+and most likely was a negation ("uot", "lnot", "zithout"), pieces OCR split
+("W ithout", "no,t") or a line break hyphenated ("un-/less"), and in a
+scanned text a real word one misread glyph away ("riot").
 Only the word directly before the span is read, separated by spaces or one
-line break: after a comma, a full stop or a blank line the quote starts a new
-clause, and quoting a main clause without its qualifier is ordinary quoting.
+line break (a stray mark with a space before it is noise): after a comma, a
+full stop or a blank line the quote starts a new clause, and quoting a main
+clause without its qualifier is ordinary quoting.
 A quote that opens with an ellipsis or a bracketed insertion ("... shall
 deliver", "[It] shall deliver") has replaced the start of its clause, so the
 words back to the clause's start are read instead.
