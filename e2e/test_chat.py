@@ -11,6 +11,7 @@ from docuiq.testing.llm_server import Reply
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 CLAUSE = "The Supplier shall deliver the goods within 30 days of the order."
+NEGATED = "The Buyer shall not assign this Agreement to a third party."
 
 
 @pytest.fixture
@@ -19,7 +20,7 @@ def contract_pdf(tmp_path):
         tmp_path / "supply-agreement.pdf",
         {
             1: "Supply Agreement\nBetween Acme and Beta.",
-            2: "Delivery.\n" + CLAUSE + "\nRisk passes on delivery.",
+            2: "Delivery.\n" + CLAUSE + "\nRisk passes on delivery.\n" + NEGATED,
         },
     )
 
@@ -115,3 +116,28 @@ def test_a_quote_that_is_not_in_the_source_shows_as_failed(
     assert panel.locator(".diff del").count() >= 1
     assert page.evaluate("() => window.__xss") is None  # rendered as text, never run
     screenshot("chat-05-failed")
+
+
+def test_a_quote_that_leaves_out_the_negation_before_it_shows_as_failed(
+    page, live_server, alice, login, screenshot, contract_pdf, llm
+):
+    # Every word of the quote is in the source, just after "not".
+    login("alice", "pw-alice")
+    _upload_and_wait(page, live_server, contract_pdf)
+    llm.respond_with(
+        lambda request: Reply.answer(
+            'The Buyer may "assign this Agreement to a third party" (Source: [S1]).'
+        )
+    )
+    page.goto(f"{live_server.url}/chat/?new=1")
+    page.fill("[data-testid=question]", "May the buyer assign the agreement?")
+    page.click("[data-testid=ask]")
+    failed = page.locator("a.badge--failed").first
+    failed.wait_for()
+    failed.click()
+    panel = page.locator("[data-testid=citation-panel]")
+    panel.wait_for()
+    assert "starts just after “not”" in panel.locator(".reason").inner_text()
+    # The diff shows the source's "not", which the quote leaves out.
+    assert "not" in panel.locator(".diff ins").all_inner_texts()
+    screenshot("chat-06-negation-left-out")
