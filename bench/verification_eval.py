@@ -477,9 +477,8 @@ def run_icdar(tally: Tally, corpus: Path, rng: random.Random, per_file: int) -> 
             c2 = c1 + ends[-1]
             if "#" in gs_aligned[c1:c2] or "#" in ocr_aligned[c1:c2]:
                 continue
-            if negated_start(
-                gs_aligned[:c1].replace("@", ""), c1 - gs_aligned[:c1].count("@")
-            ):
+            before = gs_aligned[:c1].replace("@", "")
+            if negated_start(before, len(before)):
                 continue  # a passage cut just after "not" is a trap, not a quote
             quote = gs_aligned[c1:c2].replace("@", "")
             expected = trim(raw, raw_at[c1], raw_at[c2])

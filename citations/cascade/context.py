@@ -51,7 +51,9 @@ class Dropped(NamedTuple):
     start: int  # offset in the source: the negation, or its clause
 
 
-# The negations OCR may have damaged in the source ("uot", "Neithcr").
+# The negations OCR may have damaged in the source ("uot", "Neithcr"): the
+# guard's whole words (guards._NEGATIONS), less "non" (a prefix, held to its
+# word by a hyphen) and the rare "nobody" and "nowhere", plus "cannot".
 _NEGATION_WORDS = (
     "not",
     "no",

@@ -302,19 +302,18 @@ def _plain(word: str) -> bool:
     """Can `word` yield no feature wherever it stands? Letters only, no guard
     word, no "n't" stem, no "t" or "cent" (read with the word before), no
     single letter or roman numeral (labels); a short word in parentheses is
-    still a label, which `features` checks in place."""
-    plain = _PLAIN.get(word)
-    if plain is None:
-        plain = (
-            word.isalpha()
-            and len(word) > 1
-            and word != "cent"
-            and (len(word) > 4 or _ROMAN.fullmatch(word) is None)
-            and not (word.endswith("nt") and word[:-2] in _NT_STEMS)
-            and ocr_skeleton(word) not in _WORD_FEATURES
-        )
-        if len(_PLAIN) < _PLAIN_MAX:
-            _PLAIN[word] = plain
+    still a label, which `features` checks in place. Remembered in _PLAIN,
+    which `features` reads first."""
+    plain = (
+        word.isalpha()
+        and len(word) > 1
+        and word != "cent"
+        and (len(word) > 4 or _ROMAN.fullmatch(word) is None)
+        and not (word.endswith("nt") and word[:-2] in _NT_STEMS)
+        and ocr_skeleton(word) not in _WORD_FEATURES
+    )
+    if len(_PLAIN) < _PLAIN_MAX:
+        _PLAIN[word] = plain
     return plain
 
 
@@ -624,7 +623,7 @@ def _party_rival(
         ]
     real = [r for r in rivals if len(r) > 4 and lexicon.is_word(r, vocabulary)]
     # Damage that the other party of the document explains about as well as
-    # the quote's leaves the party in doubt: "Employet" is "Employer" or
+    # the quote's leaves the party in doubt: "Employex" is "Employer" or
     # "Employee" with one letter changed either way. "Licensce" is Licensee
     # with c/e, and Licensor only with two changes; "Employen" is Employer
     # with r/n before it is Employee with a letter changed, as OCR's own
@@ -796,19 +795,21 @@ def _another_real_word(
 
 
 def _spelled_swap(
-    quote: str, span: str, group: _Group, vocabulary: Mapping[str, int] | None
-) -> str | None:
+    quote_word: str, span_word: str, vocabulary: Mapping[str, int] | None
+) -> bool:
     """Words equal up to i/l/1 and o/0 are still two words when both are
     spelled so in the dictionary ("fails"/"falls", "mail"/"mall"); in a clean
     source that is a different word, not damage."""
-    (qa, qb), (sa, sb) = group.quote_words[0], group.span_words[0]
-    q, s = quote[qa:qb], span[sa:sb]
-    if q == s or not (lexicon.is_spelled(q) and lexicon.is_spelled(s)):
-        return None
-    if lexicon.looks_scanned(vocabulary):
-        return None
+    if quote_word == span_word:
+        return False
+    if not (lexicon.is_spelled(quote_word) and lexicon.is_spelled(span_word)):
+        return False
+    return not lexicon.looks_scanned(vocabulary)
+
+
+def _real_word_differs(quote_words: str, span_words: str) -> str:
     return (
-        f"word differs: quote has '{q}', source has '{s}' "
+        f"word differs: quote has '{quote_words}', source has '{span_words}' "
         "(a different word, and the source shows no OCR damage)"
     )
 
@@ -821,9 +822,9 @@ def _wording(
 ) -> str | None:
     for group in groups:
         if group.same:
-            swap = _spelled_swap(quote, span, group, vocabulary)
-            if swap:
-                return swap
+            (qa, qb), (sa, sb) = group.quote_words[0], group.span_words[0]
+            if _spelled_swap(quote[qa:qb], span[sa:sb], vocabulary):
+                return _real_word_differs(quote[qa:qb], span[sa:sb])
             continue
         q_words = _words(quote, group.quote_words)
         s_words = _words(span, group.span_words)
@@ -847,10 +848,7 @@ def _wording(
                 "(OCR could have made it from the other party)"
             )
         if _another_real_word(kq, ks, group, vocabulary):
-            return (
-                f"word differs: quote has '{q_words}', source has '{s_words}' "
-                "(a different word, and the source shows no OCR damage)"
-            )
+            return _real_word_differs(q_words, s_words)
         if not plausible_ocr(
             q_words.replace(" ", ""), s_words.replace(" ", "")
         ) and not _damage_reads_as(q_words, s_words, vocabulary):

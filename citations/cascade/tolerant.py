@@ -223,7 +223,8 @@ def find_exact(
     prepared: PreparedText | None = None,
 ) -> Found | None:
     """Stage 1: the quote verbatim, in the region first, else anywhere; an
-    occurrence that cuts a word or number is skipped (see boundaries.py).
+    occurrence that cuts a word or number (boundaries.py) or follows a
+    negation that governs it (context.py) is skipped.
 
     With an indexed `prepared` text the whole-text search uses the index
     (a miss in 1 MB costs ~0.5 ms as a scan)."""
@@ -240,9 +241,8 @@ def find_exact(
     )
     if via_index is None:
         return None
-    at = via_index if via_index is not False else text.find(quote)
-    if at >= 0 and not _quotable(text, at, at + len(quote)):
-        at = _whole_occurrence(text, quote, at + 1, len(text))
+    first = via_index if via_index is not False else 0
+    at = _whole_occurrence(text, quote, first, len(text))
     if at < 0:
         return None
     inside = region is not None and region[0] <= at and at + len(quote) <= region[1]

@@ -120,8 +120,8 @@ def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
     nor start just after a negation that governs it (context.py)."""
     match = _match_quote(text, quote, region)
     found = match.found
-    # Exact matches were taken only where no negation governs them
-    # (tolerant.find_exact).
+    # Exact matches were taken only where no negation governs them and no
+    # token is cut (tolerant.find_exact).
     if found is not None and found.match_type != "exact":
         split = split_quote(quote.strip())
         negated = negation_before(
@@ -130,7 +130,6 @@ def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
         if negated:
             near = Near(negated.start, found.end, found.similarity, negated.reason)
             return Match(None, near, negated.reason, match.stages)
-    if found is not None and found.match_type != "exact":
         cut = cut_token(text, found.start, found.end)
         if cut is not None and not (
             found.match_type == "fuzzy" and joined_by_ocr(text, found.start, found.end)
