@@ -220,6 +220,16 @@ _SYMBOLS = {"%": (PERCENT, "%"), "$": (CURRENCY, "$"), "€": (CURRENCY, "€")}
 _SYMBOLS |= {"£": (CURRENCY, "£"), "¥": (CURRENCY, "¥"), "₹": (CURRENCY, "₹")}
 
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
+# "in" takes the sound of the letter after it: il- before l (illegal), ir-
+# before r (irrevocable), im- before m, p and b (immaterial). Skeletons read
+# i and 1 as l, hence "l" in the il- rule's own letter.
+_ASSIMILATED = {"il": "l", "ir": "r", "im": "mpb"}
+
+
+def _negated_form(prefix: str, word: str) -> bool:
+    """Could `prefix` negate `word`? "lithe" is no "il" + "the"."""
+    letters = _ASSIMILATED.get(prefix)
+    return letters is None or word[:1] in letters
 
 
 class Feature(NamedTuple):
@@ -484,7 +494,9 @@ def paraphrase_difference(quote: str, span: str) -> str | None:
 
 def _negating_prefix(a: str, b: str) -> bool:
     longer, shorter = (a, b) if len(a) > len(b) else (b, a)
-    return len(shorter) >= 3 and any(longer == p + shorter for p in _NEGATING_PREFIXES)
+    return len(shorter) >= 3 and any(
+        longer == p + shorter and _negated_form(p, shorter) for p in _NEGATING_PREFIXES
+    )
 
 
 # One glyph read as two (in OCR_SAME_LENGTH space, where i and 1 are l).
@@ -911,6 +923,8 @@ def _damaged_negating_prefix(a: str, b: str) -> bool:
         if len(longer) <= len(shorter):
             continue  # every prefix adds two letters or more, less one dropped
         for prefix in _NEGATING_PREFIXES:
+            if not _negated_form(prefix, shorter):
+                continue
             negated = ocr_skeleton(prefix + shorter)
             if (
                 abs(len(longer) - len(negated)) <= 1

@@ -74,6 +74,20 @@ CANDIDATES = 12
 WEAK_ANCHORS = 3
 WEAK_CANDIDATES = 64
 JUDGED = 6
+# When no candidate passes, a second round seeds from every key of the quote
+# up to this many hits: in templated text the rarest keys may all come from
+# one sentence that recurs through the document, and only the keys of the
+# sentence beside it tell the true place from the other copies.
+WIDE_HIT_CAP = 24_000
+# A damaged true place then holds fewer anchors than clean copies of the
+# template, but its window is the most similar one: the second round ranks
+# up to WIDE_CANDIDATES windows of WIDE_RANKED_CHARS in all, and judges the
+# best WIDE_JUDGED of those at least WIDE_MIN_WINDOW similar (a passing span
+# is 0.85 similar; a rough window's edges may be off by a little).
+WIDE_CANDIDATES = 128
+WIDE_RANKED_CHARS = 32_000
+WIDE_MIN_WINDOW = 0.8
+WIDE_JUDGED = 3
 # Windows this small are aligned whole when seeding finds nothing (a cited
 # chunk, a short document, the gap of an elided quote).
 DIRECT_WINDOW = 6_000
@@ -394,24 +408,36 @@ def _postings(
     return out
 
 
+def _keys_taken(postings: list[tuple[int, int, Sequence[int]]], wide: bool) -> int:
+    """How many of the rarest keys seed: those within the budget, or, `wide`,
+    every key within WIDE_HIT_CAP; always one at least."""
+    cap = HIT_CAP if postings[0][0] > HIT_BUDGET else 4 * HIT_BUDGET
+    total = 0
+    for used, (count, _, _) in enumerate(postings):
+        total += count
+        if used and (
+            (used >= _KEY_MASK or total > WIDE_HIT_CAP)
+            if wide
+            else (
+                used >= MAX_SEED_PAIRS
+                or (used >= MIN_SEED_PAIRS and total > HIT_BUDGET)
+                or total > cap
+            )
+        ):
+            return used
+    return len(postings)
+
+
 def _codes(
-    postings: list[tuple[int, int, Sequence[int]]],
+    postings: list[tuple[int, int, Sequence[int]]], taken: int
 ) -> tuple[list[int], list[int]]:
-    """Hits of the rarest keys within the budget, each packed as diagonal
-    (document offset minus quote offset) and key number in one int, sorted,
-    so that sorting and bucketing stay in C; and the quote offset of each
-    key number."""
+    """Hits of the `taken` rarest keys, each packed as diagonal (document
+    offset minus quote offset) and key number in one int, sorted, so that
+    sorting and bucketing stay in C; and the quote offset of each key
+    number."""
     codes: list[int] = []
     offsets: list[int] = []
-    cap = HIT_CAP if postings[0][0] > HIT_BUDGET else 4 * HIT_BUDGET
-    for used, (count, offset, hits) in enumerate(postings):
-        total = len(codes) + count
-        if codes and (
-            used >= MAX_SEED_PAIRS
-            or (used >= MIN_SEED_PAIRS and total > HIT_BUDGET)
-            or total > cap
-        ):
-            break
+    for used, (_, offset, hits) in enumerate(postings[:taken]):
         # (t - offset) * _SCALE + used, for every hit t.
         codes.extend(
             map(add, map(mul, hits, repeat(_SCALE)), repeat(used - offset * _SCALE))
@@ -436,13 +462,24 @@ class Seed(NamedTuple):
 
 
 def _seeds(
-    prepared: PreparedText, quote: FoldedQuote, f_region: tuple[int, int] | None
+    prepared: PreparedText,
+    quote: FoldedQuote,
+    f_region: tuple[int, int] | None,
+    wide: bool = False,
 ) -> list[Seed]:
     """Candidate placements (start guess, end guess, anchor count), best first."""
     postings = _postings(prepared, quote, f_region)
     if not postings:
         return []
-    codes, key_offsets = _codes(postings)
+    taken = _keys_taken(postings, wide)
+    if wide:
+        # Worth a second round only when the first left out keys that are
+        # still selective; where every key is common (boilerplate repeated
+        # word for word, low-entropy text) more of them add only noise.
+        first = _keys_taken(postings, False)
+        if first == len(postings) or postings[first][0] > HIT_BUDGET:
+            return []
+    codes, key_offsets = _codes(postings, taken)
     m = len(quote.skeleton)
     band = max(8, m // 10)
     # Dense diagonals: hits per pair of neighbouring band-wide buckets (a
@@ -456,7 +493,12 @@ def _seeds(
     # Where no place holds more than a few anchors (heavy damage, or a
     # template repeated through the document), many places tie; the true one
     # is among them, so more are kept for _rank to order by similarity.
-    wanted = CANDIDATES if pairs[ranked[0]] > WEAK_ANCHORS else WEAK_CANDIDATES
+    if wide:
+        wanted = max(CANDIDATES, min(WIDE_CANDIDATES, WIDE_RANKED_CHARS // m))
+    elif pairs[ranked[0]] > WEAK_ANCHORS:
+        wanted = CANDIDATES
+    else:
+        wanted = WEAK_CANDIDATES
     chosen: list[Seed] = []
     blocked: set[int] = set()  # buckets near a chosen one, as set lookups
     for b in ranked[: wanted * 4]:
@@ -483,6 +525,54 @@ def _seeds(
         chosen.append(Seed(start, end, count, first, last))
         blocked.update(range(b - _NEAR, b + _NEAR + 1))
     return chosen
+
+
+# The NUMBER_TRIES longest numbers of the quote with this many characters or
+# more, each found as a whole token at no more than NUMBER_HITS places (and in
+# no more than twice that many places inside other tokens), seed the second
+# round.
+NUMBER_MIN_CHARS = 3
+NUMBER_TRIES = 6
+NUMBER_HITS = 8
+_NUMBER = re.compile(r"\w*\d\w*")
+
+
+def _number_seeds(skeleton: str, quote: FoldedQuote) -> list[Seed]:
+    """A place for each occurrence of a rare number of the quote (a clause
+    number, an amount) as a whole token. In numbered boilerplate the copies
+    of a clause differ in little else, and OCR damage to the words around the
+    number can break every word pair it is part of. A number found at many
+    places tells none of them apart, and is left out."""
+    m = len(quote.skeleton)
+    # Found in the folded quote: the skeleton reads 1 and 0 as letters.
+    numbers = {
+        quote.skeleton[match.start() : match.end()]: match.start()
+        for match in _NUMBER.finditer(quote.folded)
+        if match.end() - match.start() >= NUMBER_MIN_CHARS
+    }
+    seeds: list[Seed] = []
+    for number in sorted(numbers, key=len, reverse=True)[:NUMBER_TRIES]:
+        places: list[int] = []
+        at = skeleton.find(number)
+        for _ in range(2 * NUMBER_HITS):
+            if at < 0 or len(places) > NUMBER_HITS:
+                break
+            end = at + len(number)
+            if not (
+                (at and skeleton[at - 1].isalnum())
+                or (end < len(skeleton) and skeleton[end].isalnum())
+            ):
+                places.append(at)
+            at = skeleton.find(number, end)
+        else:
+            continue  # inside too many other tokens to be rare
+        if len(places) > NUMBER_HITS:
+            continue
+        offset = numbers[number]
+        seeds.extend(
+            Seed(t - offset, t - offset + m, 1, offset, offset) for t in places
+        )
+    return seeds
 
 
 # How far a boundary may move to reach the edge of the token it cuts.
@@ -598,14 +688,27 @@ def judge_span(
     return Found(*span, "fuzzy", plain, _inside(f_start, f_end, region), similarity)
 
 
-def _rank(skeleton: str, quote: FoldedQuote, seeds: list[Seed]) -> Iterator[Seed]:
+def _rank(
+    skeleton: str, quote: FoldedQuote, seeds: list[Seed], floor: float = 0.0
+) -> Iterator[Seed]:
     """Seeds by how similar their rough window is to the quote (C speed),
-    most similar first, ties in seed order.
+    most similar first, ties in seed order; with a `floor`, only those at
+    least that similar.
 
     The first one is usually judged a match, so it is found with cutoffs:
     under a score_cutoff rapidfuzz stops early and returns 0 for a
     similarity below it, and the exact similarity otherwise. The rest are
     ranked only when asked for."""
+    if floor:
+        q = quote.skeleton
+        similarity = Levenshtein.normalized_similarity
+        scores = [
+            similarity(q, skeleton[max(0, s.start) : s.end], score_cutoff=floor)
+            for s in seeds
+        ]
+        order = sorted(range(len(seeds)), key=lambda i: -scores[i])
+        yield from (seeds[i] for i in order if scores[i] >= floor)
+        return
     if len(seeds) <= 1:
         yield from seeds
         return
@@ -691,9 +794,24 @@ def find_fuzzy(
     scopes: list[tuple[int, int] | None] = [f_region] if f_region is not None else []
     if not region_only:
         scopes.append(None)
-    for scope in scopes:
-        seeds = _seeds(prepared, quote, scope)
-        for seed in islice(_rank(k, quote, seeds), JUDGED):
+    rounds = [(scope, False) for scope in scopes]
+    if not region_only:
+        rounds.append((None, True))
+    judged: list[int] = []  # seed starts judged in the first round
+    for scope, wide in rounds:
+        seeds = _seeds(prepared, quote, scope, wide)
+        if wide:
+            # Only places the first round did not judge, and only windows
+            # that could pass: the second round runs on every quote that
+            # fails, and most of those are simply not in the document.
+            seeds += _number_seeds(k, quote)
+            band = max(8, m // 10)
+            seeds = [s for s in seeds if all(abs(s.start - j) > band for j in judged)]
+        floor = WIDE_MIN_WINDOW if wide else 0.0
+        for seed in islice(
+            _rank(k, quote, seeds, floor), WIDE_JUDGED if wide else JUDGED
+        ):
+            judged.append(seed.start)
             start, end = _place(k, quote, seed)
             if end - start < max(1, m // 2) or (start, end) in tried:
                 continue
@@ -702,7 +820,12 @@ def find_fuzzy(
             if found:
                 return Search(found, None, "")
         lo, hi = scope if scope is not None else (0, len(k))
-        if not seeds and hi - lo <= DIRECT_WINDOW and m <= DIRECT_MAX_PATTERN:
+        if (
+            not wide
+            and not seeds
+            and hi - lo <= DIRECT_WINDOW
+            and m <= DIRECT_MAX_PATTERN
+        ):
             start, end, _ = place_in_window(k, quote.skeleton, lo, hi)
             if end - start >= max(1, m // 2) and (start, end) not in tried:
                 tried.add((start, end))

@@ -469,3 +469,63 @@ def test_a_quote_never_starts_or_ends_at_a_hyphen_slash_or_sign(source, quote):
     verdict = verify_quote(text, quote)
     assert not verdict.verified
     assert "inside" in verdict.reason
+
+
+_TEMPLATES = (
+    "The {a} acknowledges that the {b} is not responsible for the sufficiency of "
+    "the {a}'s own data.",
+    "Neither party will be liable for any failure caused by an event of force "
+    "majeure - including fire, flood or strike.",
+    "The {a} may keep accurate books and records and allow an audit once in any "
+    "{n}-month period.",
+    "The {a} shall inspect the Deliverables within {n} business days and notify "
+    "the {b} of any defect.",
+    "The {a} must pay the {b} a fee of ${n},000 for each calendar month of the Term.",
+    "Either party may terminate this Agreement on {n} days' written notice to the "
+    "other party.",
+    "No waiver of any breach shall be effective unless it is in writing and "
+    "signed by the {a}.",
+    "The {a}'s aggregate liability will not exceed {n}% of the fees paid in the "
+    "12 months before the claim.",
+    "All notices shall be in writing and delivered by hand, by courier or by "
+    "e-mail to the {b}.",
+    "Any dispute shall first be referred to the senior officers of the parties "
+    "for {n} days.",
+)
+
+
+def test_a_damaged_passage_is_found_among_clean_copies_of_its_sentences():
+    # Templated text: every copy of the quote's first sentence holds more
+    # intact word pairs than the damaged true place, and only the sentence
+    # after it, a number and OCR damage tell them apart.
+    import random
+
+    rng = random.Random(5)
+    parties = ("Employee", "Employer", "Licensee", "Licensor", "Buyer", "Supplier")
+    paragraphs = []
+    for number in range(1, 1200):
+        sentences = []
+        for _ in range(rng.randint(2, 4)):
+            a, b = rng.sample(parties, 2)
+            template = rng.choice(_TEMPLATES)
+            sentences.append(template.format(a=a, b=b, n=rng.randint(2, 300)))
+        paragraphs.append(f"{number}. " + " ".join(sentences))
+    damaged = (
+        "The Emplcyee acknowleclges that the Employer is not responsible for "
+        "the sufficieney of the Emplovee's owndata.\n\n1162. Noither party will "
+        "be liahle for any failure caused hy an event ot force majeure - "
+        "incliicling fire, flood or strike."
+    )
+    paragraphs.insert(700, damaged)
+    source = "\n\n".join(paragraphs)
+    quote = (
+        "The Employee acknowledges that the Employer is not responsible for the "
+        "sufficiency of the Employee's own data.\n\n1162. Neither party will be "
+        "liable for any failure caused by an event of force majeure"
+    )
+
+    verdict = verify_quote(source, quote)
+
+    assert verdict.verified, verdict.reason
+    assert verdict.start == source.index(damaged)
+    assert verdict.source_text == damaged[: damaged.index(" - ")]

@@ -253,6 +253,23 @@ def test_damage_that_reads_better_as_the_plain_word_is_no_negating_prefix():
     assert not verdict.verified
 
 
+def test_a_negating_prefix_fits_the_word_it_negates():
+    # il- negates only before l, ir- before r, im- before m, p or b: "llie"
+    # (OCR for "the") is no damaged "il" + "the", however much "lithe" looks
+    # like it; "iIlegal" against "legal" is still a negation.
+    text = "The Buyer must pay a fee for each calendar month of llie Term, in advance."
+    verdict = verify_quote(
+        text, "The Buyer must pay a fee for each calendar month of the Term"
+    )
+    assert verdict.verified, verdict.reason
+    text = "The claim is iIlegal under the laws of England and Wales in every respect."
+    verdict = verify_quote(
+        text, "The claim is legal under the laws of England and Wales in every respect."
+    )
+    assert not verdict.verified
+    assert "negation" in verdict.reason or "differs" in verdict.reason
+
+
 def test_a_capital_c_read_as_g_is_damage_only_at_a_words_start():
     text = "The Gompany shall keep accurate books and records and allow an audit once a year."
     verdict = verify_quote(
