@@ -17,11 +17,12 @@ from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from operator import add
+from operator import add, not_
 
 from citations.cascade.folding import OCR_SAME_LENGTH, Folded, fold, ocr_skeleton
 
 _WORD = re.compile(r"\w+")
+_DIGIT = re.compile(r"[2-9]")
 
 # Bounded by characters, not entries: one 5 MB revision must not pin 50 more.
 CACHE_MAX_CHARS = 24_000_000
@@ -41,6 +42,8 @@ Postings = array
 # (a pair survives OCR damage more often than three words do).
 SELECTIVE = 256
 MAX_KEY_WORDS = 3
+# Numbers this long or longer are also indexed alone (see number_postings).
+NUMBER_MIN_CHARS = 3
 
 
 @dataclass(eq=False)
@@ -54,6 +57,7 @@ class PreparedText:
     _keys: dict[str, Postings] | None = field(default=None, repr=False)
     _words: Counter[str] | None = field(default=None, repr=False)
     _vocabulary: dict[str, int] | None = field(default=None, repr=False)
+    _numbers: dict[str, Postings] | None = field(default=None, repr=False)
     _last_postings: tuple[tuple[object, ...], list[Postings]] | None = field(
         default=None, repr=False
     )
@@ -68,7 +72,7 @@ class PreparedText:
         if index is None:
             with self._lock:
                 if self._keys is None:
-                    self._keys, self._words = _index_words(self.skeleton)
+                    self._keys, self._words, self._numbers = _index_words(self.skeleton)
                 index = self._keys
         return index
 
@@ -134,6 +138,13 @@ class PreparedText:
                 found[k] = longer_hits
         return found
 
+    def number_postings(self, token: str) -> Sequence[int]:
+        """Skeleton offsets where `token`, a whole token of NUMBER_MIN_CHARS
+        or more with a digit (2 to 9: the skeleton reads 0 and 1 as letters),
+        occurs."""
+        self._index()
+        return (self._numbers or {}).get(token, _EMPTY)
+
     @property
     def vocabulary(self) -> dict[str, int]:
         """Full OCR skeleton of each word -> how often the document uses it
@@ -152,11 +163,14 @@ class PreparedText:
 _EMPTY: Postings = array("q")
 
 
-def _index_words(skeleton: str) -> tuple[dict[str, Postings], Counter[str]]:
+def _index_words(
+    skeleton: str,
+) -> tuple[dict[str, Postings], Counter[str], dict[str, Postings]]:
     # Word pairs rather than single words: in boilerplate or low-entropy text
     # every single word is common, pairs stay selective, and at 5% OCR noise
     # about half the pairs of a quote survive intact, which is plenty.
     starts = [m.start() for m in _WORD.finditer(skeleton)]
+    word_starts = starts
     words = _WORD.findall(skeleton)
     # Padding: a key that would run past the last word ends in a space.
     padded = words + [""] * MAX_KEY_WORDS
@@ -185,7 +199,20 @@ def _index_words(skeleton: str) -> tuple[dict[str, Postings], Counter[str]]:
     # query happened to trigger it).
     typecode = "i" if len(skeleton) < 2**31 else "q"
     postings: dict[str, Postings] = {k: array(typecode, v) for k, v in index.items()}
-    return postings, Counter(words)
+    return postings, Counter(words), _numbers(words, word_starts)
+
+
+def _numbers(words: list[str], starts: list[int]) -> dict[str, Postings]:
+    """Where each token of NUMBER_MIN_CHARS or more with a digit starts
+    (stage 2 seeds from rare numbers). Tokens that are not all letters are
+    few in prose: they are picked out in C."""
+    numbers: dict[str, list[int]] = {}
+    not_letters = map(not_, map(str.isalpha, words))
+    for word, at in compress(zip(words, starts, strict=True), not_letters):
+        if len(word) >= NUMBER_MIN_CHARS and _DIGIT.search(word):
+            numbers.setdefault(word, []).append(at)
+    typecode = "i" if not starts or starts[-1] < 2**31 else "q"
+    return {k: array(typecode, v) for k, v in numbers.items()}
 
 
 def _group(keys: Iterable[str], starts: Iterable[int]) -> dict[str, list[int]]:

@@ -33,7 +33,7 @@ from citations.cascade.boundaries import cut_token
 from citations.cascade.context import negation_before
 from citations.cascade.folding import IGNORABLE, OCR_SAME_LENGTH, fold, ocr_skeleton
 from citations.cascade.guards import fuzzy_difference
-from citations.cascade.prepared import PreparedText
+from citations.cascade.prepared import NUMBER_MIN_CHARS, PreparedText
 
 SIMILARITY_THRESHOLD = 0.85
 # Acceptance uses the OCR-aware similarity (rn/m, l/1 cost nothing); the plain
@@ -75,10 +75,9 @@ WEAK_ANCHORS = 3
 WEAK_CANDIDATES = 64
 JUDGED = 6
 # When no candidate passes, a second round seeds from every key of the quote
-# up to this many hits: in templated text the rarest keys may all come from
-# one sentence that recurs through the document, and only the keys of the
+# up to HIT_CAP hits: in templated text the rarest keys may all come from one
+# sentence that recurs through the document, and only the keys of the
 # sentence beside it tell the true place from the other copies.
-WIDE_HIT_CAP = 24_000
 # A damaged true place then holds fewer anchors than clean copies of the
 # template, but its window is the most similar one: the second round ranks
 # up to WIDE_CANDIDATES windows of WIDE_RANKED_CHARS in all, and judges the
@@ -145,6 +144,10 @@ class FoldedQuote:
             return (), ()
         offsets, words = zip(*found, strict=True)
         return offsets, words
+
+    @cached_property
+    def digits(self) -> Counter[str]:
+        return Counter(filter(str.isdigit, self.folded))
 
     @property
     def fuzzy_eligible(self) -> bool:
@@ -410,13 +413,13 @@ def _postings(
 
 def _keys_taken(postings: list[tuple[int, int, Sequence[int]]], wide: bool) -> int:
     """How many of the rarest keys seed: those within the budget, or, `wide`,
-    every key within WIDE_HIT_CAP; always one at least."""
+    every key within HIT_CAP; always one at least."""
     cap = HIT_CAP if postings[0][0] > HIT_BUDGET else 4 * HIT_BUDGET
     total = 0
     for used, (count, _, _) in enumerate(postings):
         total += count
         if used and (
-            (used >= _KEY_MASK or total > WIDE_HIT_CAP)
+            (used >= _KEY_MASK or total > HIT_CAP)
             if wide
             else (
                 used >= MAX_SEED_PAIRS
@@ -527,51 +530,30 @@ def _seeds(
     return chosen
 
 
-# The NUMBER_TRIES longest numbers of the quote with this many characters or
-# more, each found as a whole token at no more than NUMBER_HITS places (and in
-# no more than twice that many places inside other tokens), seed the second
-# round.
-NUMBER_MIN_CHARS = 3
-NUMBER_TRIES = 6
+# Numbers of the quote (NUMBER_MIN_CHARS or more) found at no more than
+# NUMBER_HITS places seed the second round.
 NUMBER_HITS = 8
 _NUMBER = re.compile(r"\w*\d\w*")
 
 
-def _number_seeds(skeleton: str, quote: FoldedQuote) -> list[Seed]:
+def _number_seeds(prepared: PreparedText, quote: FoldedQuote) -> list[Seed]:
     """A place for each occurrence of a rare number of the quote (a clause
     number, an amount) as a whole token. In numbered boilerplate the copies
     of a clause differ in little else, and OCR damage to the words around the
     number can break every word pair it is part of. A number found at many
     places tells none of them apart, and is left out."""
     m = len(quote.skeleton)
-    # Found in the folded quote: the skeleton reads 1 and 0 as letters.
-    numbers = {
-        quote.skeleton[match.start() : match.end()]: match.start()
-        for match in _NUMBER.finditer(quote.folded)
-        if match.end() - match.start() >= NUMBER_MIN_CHARS
-    }
     seeds: list[Seed] = []
-    for number in sorted(numbers, key=len, reverse=True)[:NUMBER_TRIES]:
-        places: list[int] = []
-        at = skeleton.find(number)
-        for _ in range(2 * NUMBER_HITS):
-            if at < 0 or len(places) > NUMBER_HITS:
-                break
-            end = at + len(number)
-            if not (
-                (at and skeleton[at - 1].isalnum())
-                or (end < len(skeleton) and skeleton[end].isalnum())
-            ):
-                places.append(at)
-            at = skeleton.find(number, end)
-        else:
-            continue  # inside too many other tokens to be rare
-        if len(places) > NUMBER_HITS:
+    # Found in the folded quote, where every digit is still a digit.
+    for match in _NUMBER.finditer(quote.folded):
+        if match.end() - match.start() < NUMBER_MIN_CHARS:
             continue
-        offset = numbers[number]
-        seeds.extend(
-            Seed(t - offset, t - offset + m, 1, offset, offset) for t in places
-        )
+        offset = match.start()
+        places = prepared.number_postings(quote.skeleton[offset : match.end()])
+        if len(places) <= NUMBER_HITS:
+            seeds.extend(
+                Seed(t - offset, t - offset + m, 1, offset, offset) for t in places
+            )
     return seeds
 
 
@@ -768,6 +750,18 @@ def _place(skeleton: str, quote: FoldedQuote, seed: Seed) -> tuple[int, int]:
     return placed.start, placed.end
 
 
+def _may_hold_numbers(folded: str, quote: FoldedQuote, seed: Seed) -> bool:
+    """Does the seed's window hold every digit of the quote? The guard fails
+    any number that is not written alike in quote and span, so a window
+    without them is not worth guarding (number-heavy text: tables, amounts)."""
+    needed = quote.digits
+    if not needed:
+        return True
+    slack = _slack(len(quote.skeleton))
+    window = folded[max(0, seed.start - slack) : seed.end + slack]
+    return not needed - Counter(filter(str.isdigit, window))
+
+
 def find_fuzzy(
     prepared: PreparedText,
     quote: FoldedQuote,
@@ -804,13 +798,17 @@ def find_fuzzy(
             # Only places the first round did not judge, and only windows
             # that could pass: the second round runs on every quote that
             # fails, and most of those are simply not in the document.
-            seeds += _number_seeds(k, quote)
+            seeds += _number_seeds(prepared, quote)
             band = max(8, m // 10)
             seeds = [s for s in seeds if all(abs(s.start - j) > band for j in judged)]
         floor = WIDE_MIN_WINDOW if wide else 0.0
-        for seed in islice(
-            _rank(k, quote, seeds, floor), WIDE_JUDGED if wide else JUDGED
-        ):
+        budget = WIDE_JUDGED if wide else JUDGED
+        for seed in _rank(k, quote, seeds, floor):
+            if not budget:
+                break
+            if wide and not _may_hold_numbers(prepared.folded.text, quote, seed):
+                continue
+            budget -= 1
             judged.append(seed.start)
             start, end = _place(k, quote, seed)
             if end - start < max(1, m // 2) or (start, end) in tried:

@@ -70,3 +70,25 @@ def test_a_damaged_passage_of_common_words_is_found():
     assert verdict.verified, verdict.reason
     assert damaged[verdict.start : verdict.end] == verdict.source_text
     assert abs(verdict.start - start) <= 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["12", "123", "1162", "x42", "10", "100", "a", "on", "4,250"]),
+        min_size=1,
+        max_size=200,
+    )
+)
+def test_number_postings_list_every_whole_number_token(words):
+    prepared_module.clear_cache()
+    prepared = prepare(" ".join(words))
+    spans = [(m.start(), m.group()) for m in _WORD.finditer(prepared.skeleton)]
+    for token in {w for _, w in spans}:
+        expected = [at for at, w in spans if w == token]
+        indexed = (
+            len(token) >= prepared_module.NUMBER_MIN_CHARS
+            and re.search("[2-9]", token) is not None
+        )
+        assert list(prepared.number_postings(token)) == (expected if indexed else [])
+    prepared_module.clear_cache()
