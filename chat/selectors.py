@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 from chat.models import ChatSession, Message
 from chat.rendering import CitedItem, answer_segments, answer_with_footnotes
 from citations.models import Status
-from citations.presentation import badge_state, footnote_text
+from citations.presentation import badge_state, differs_from_source, footnote_text
 
 if TYPE_CHECKING:
     from accounts.models import Tenant
@@ -41,10 +41,14 @@ class CitationView:
     page: int | None
     score: float | None
     is_unsourced: bool
+    differs: bool = False
+    found_in: str = ""
 
     @property
     def badge(self):
-        return badge_state(self.status, self.method)
+        return badge_state(
+            self.status, self.method, differs=self.differs, found_in=self.found_in
+        )
 
     @property
     def is_pending(self) -> bool:
@@ -73,6 +77,8 @@ def _citation_views(message: Message) -> list[tuple[CitedItem, CitationView]]:
             page=c.source_page,
             score=c.match_score,
             is_unsourced=False,
+            differs=differs_from_source(c),
+            found_in=c.mis_attributed_to,
         )
         rows.append((CitedItem(c.ref_label, c.answer_start, c.answer_end, view), view))
     for u in message.unsourced_citations.all():
@@ -105,8 +111,7 @@ def message_view(message: Message) -> MessageView:
             title=v.title,
             page=v.page,
             quote=v.quote,
-            status=v.status,
-            method=v.method,
+            badge=v.badge,
         )
 
     return MessageView(

@@ -24,7 +24,7 @@ from chat.services import (
     turn_for,
 )
 from citations.models import MessageCitation, Status, UnsourcedCitation
-from citations.presentation import badge_state
+from citations.presentation import badge_state, citation_badge, match_summary
 from ingest.links import document_span_url
 from ingest.models import DocumentRevision
 
@@ -247,9 +247,8 @@ def citation_panel_context(citation: MessageCitation) -> dict:
         )
     return {
         "c": citation,
-        "badge": badge_state(
-            citation.verification_status, citation.verification_method
-        ),
+        "badge": citation_badge(citation),
+        "match": match_summary(citation),
         "before": before,
         "span": span,
         "after": after,

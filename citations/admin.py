@@ -38,7 +38,7 @@ from citations.models import (
     Status,
     UnsourcedCitation,
 )
-from citations.presentation import badge_state
+from citations.presentation import citation_badge
 from citations.reviews import (
     citation_review_record,
     citation_stat_cards,
@@ -53,14 +53,14 @@ if TYPE_CHECKING:
     from django.http import HttpRequest
 
 
-def _badge_html(status: str, method: str | None) -> str:
-    badge = badge_state(status, method)
+def _badge_html(citation: MessageCitation) -> str:
+    badge = citation_badge(citation)
     return format_html(
         '<span class="dq-badge dq-badge--{}" title="{}">{} {}</span>',
         badge.css,
         badge.label,
         badge.icon,
-        Status(status).label,
+        Status(citation.verification_status).label,
     )
 
 
@@ -215,7 +215,7 @@ class MessageCitationAdmin(TenantScopedAdmin):
     # ------------------------------------------------------------ columns
     @admin.display(description="Status", ordering="verification_status")
     def badge(self, obj: MessageCitation) -> str:
-        return _badge_html(obj.verification_status, obj.verification_method)
+        return _badge_html(obj)
 
     @admin.display(description="Quoted text")
     def quote(self, obj: MessageCitation) -> str:

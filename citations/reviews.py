@@ -27,7 +27,7 @@ from django.db import transaction
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 
 from citations.models import CitationReview, MessageCitation, Status, UnsourcedCitation
-from citations.presentation import BadgeState, badge_state
+from citations.presentation import BadgeState, badge_state, citation_badge
 from citations.selectors import (
     CitationFilters,
     citation_list,
@@ -188,9 +188,7 @@ class ReviewRow:
 def _row(obj: Any) -> ReviewRow:
     if isinstance(obj, UnsourcedCitation):
         return ReviewRow(obj, True, badge_state(Status.OUT_OF_PROVENANCE, None))
-    return ReviewRow(
-        obj, False, badge_state(obj.verification_status, obj.verification_method)
-    )
+    return ReviewRow(obj, False, citation_badge(obj))
 
 
 def _cursor_encode(row: ReviewRow) -> str:

@@ -137,6 +137,10 @@ def test_a_quote_that_leaves_out_the_negation_before_it_shows_as_failed(
     failed.click()
     panel = page.locator("[data-testid=citation-panel]")
     panel.wait_for()
+    badge = panel.locator(".badge").inner_text()
+    assert "the source differs from the quote" in badge
+    assert "not found" not in badge
+    assert "Differs from the source" in panel.locator("dl.meta").inner_text()
     assert "starts just after “not”" in panel.locator(".reason").inner_text()
     # The diff shows the source's "not", which the quote leaves out.
     assert "not" in panel.locator(".diff ins").all_inner_texts()

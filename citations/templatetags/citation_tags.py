@@ -13,7 +13,7 @@ from django import template
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from citations.presentation import badge_state
+from citations.presentation import citation_badge
 from citations.reviews import citation_stat_cards, with_latest_review
 from citations.selectors import CitationFilters, citation_list
 from ingest.links import document_span_url
@@ -49,7 +49,7 @@ def document_citations(context: template.Context, document: Any) -> dict:
         "recent": [
             {
                 "c": c,
-                "badge": badge_state(c.verification_status, c.verification_method),
+                "badge": citation_badge(c),
                 "span_url": document_span_url(
                     document.pk, c.source_offset_start, c.source_offset_end
                 ),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from citations.presentation import BadgeState, badge_state
+from citations.presentation import BadgeState, citation_badge
 
 register = template.Library()
 
@@ -15,4 +15,4 @@ def cell_badge(cell) -> BadgeState | None:
     citation = getattr(cell, "citation", None)
     if citation is None:
         return None
-    return badge_state(citation.verification_status, citation.verification_method)
+    return citation_badge(citation)
