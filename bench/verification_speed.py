@@ -340,7 +340,7 @@ def main() -> None:
                 f"{row['stage2_guard_ms']['median_ms']:>7.3f}"
             )
             clear_cache()
-    edge = boundaries(rng, 60 if args.quick else 150)
+    edge = boundaries(rng, 60 if args.quick else 400)
     print("\nboundaries, 200-char clean quotes in 1 MB prose with 5% OCR damage:")
     for name, row in edge.items():
         print(
