@@ -26,7 +26,6 @@ strings agree, else a reason a reviewer can read.
 from __future__ import annotations
 
 import difflib
-import math
 import re
 from bisect import bisect_right
 from collections import Counter
@@ -968,32 +967,21 @@ _LONGEST_WORD = 24
 _Said = tuple[tuple[str, str], ...]
 
 
-# A re-spacing this many times less likely than the likeliest one, by the
-# words' frequencies, is no reading, unless it differs in a negation:
-# "Distributorshall" is "Distributor shall", not "Distributors hall"
-# (shall is 16 times as common as hall), but "nowill" stays "no will" or
-# "now ill".
-RESPACING_ODDS = 10.0
-
-
 @lru_cache(maxsize=4096)
-def _likeliest_readings(
-    skeleton: str, spaces: frozenset[int]
-) -> frozenset[tuple[_Said, float]]:
+def _likeliest_readings(skeleton: str, spaces: frozenset[int]) -> frozenset[_Said]:
     """The guard features of the likeliest ways to read `skeleton` (letters
     of span words, OCR-folded, run together) as words, where `spaces` are the
-    places the span has a space, each with the log-probability of its likeliest
-    words (their frequencies). A reading costs one for every space OCR would
-    have had to drop or add to make the span from it: "withoutthe" is
+    places the span has a space. A reading costs one for every space OCR
+    would have had to drop or add to make the span from it: "withoutthe" is
     "without the" (one dropped) before "with out the" (one dropped, one
     added); "nowill" is "no will" or "now ill" alike, so two readings come
     back; "with out" is itself a reading, at no cost."""
     n = len(skeleton)
     never = n + 1
     cost = [never] * (n + 1)
-    said: list[dict[_Said, float]] = [{} for _ in range(n + 1)]
+    said: list[set[_Said]] = [set() for _ in range(n + 1)]
     cost[n] = 0
-    said[n][()] = 0.0
+    said[n].add(())
     for i in range(n - 1, -1, -1):
         inside = 0  # span spaces strictly inside the piece, each one dropped
         for j in range(i + 1, min(n, i + _LONGEST_WORD) + 1):
@@ -1006,8 +994,7 @@ def _likeliest_readings(
             # ("minate", "uld") often enough to pass for words of its own. A
             # lone "l" (the skeleton of "I") is a stray stroke far more often
             # than a word: "apr l l" is no reading of "apri l".
-            count = lexicon.frequency(piece)
-            if (len(piece) == 1 and piece != "a") or not count:
+            if (len(piece) == 1 and piece != "a") or not lexicon.frequency(piece):
                 continue
             added = int(j < n and j not in spaces)
             total = inside + added + cost[j]
@@ -1015,17 +1002,10 @@ def _likeliest_readings(
                 continue
             if total < cost[i]:
                 cost[i] = total
-                said[i] = {}
+                said[i] = set()
             own = _WORD_FEATURES.get(piece, ())
-            weight = math.log(count)
-            for rest, logp in said[j].items():
-                key = own + rest
-                said[i][key] = max(said[i].get(key, -math.inf), weight + logp)
-    return frozenset(said[0].items())
-
-
-def _negations(said: _Said) -> list[str]:
-    return sorted(value for kind, value in said if kind == NEGATION)
+            said[i].update(own + rest for rest in said[j])
+    return frozenset(said[0])
 
 
 def _resegmented(q_text: str, s_text: str, before: str) -> bool:
@@ -1033,9 +1013,8 @@ def _resegmented(q_text: str, s_text: str, before: str) -> bool:
     them only in where the spaces fall ("partymust", "effectiveunless",
     "s hould", "m aybe", "witho ut")? Only when the likeliest readings of the
     span's letters as words all carry exactly the quote's guard words
-    (`_likeliest_readings`, less RESPACING_ODDS-times less likely ones that
-    agree on negations): "nowill" may be "now ill"; "notable", "now here" and
-    "with out" are words as they stand, so they are never read as "not
+    (`_likeliest_readings`): "nowill" may be "now ill"; "notable", "now here"
+    and "with out" are words as they stand, so they are never read as "not
     able", "nowhere" or "without". Never after an apostrophe: "Buyer's hall"
     is not "Buyer shall"."""
     if before and before in "'’":
@@ -1051,17 +1030,7 @@ def _resegmented(q_text: str, s_text: str, before: str) -> bool:
     if len(letters) > 4 * _LONGEST_WORD:
         return False
     readings = _likeliest_readings(letters, frozenset(spaces))
-    if not readings:
-        return False
-    best = max(logp for _, logp in readings)
-    unlikely = best - math.log(RESPACING_ODDS)
-    negations = _negations(wanted)
-    kept = {
-        tuple(sorted(said))
-        for said, logp in readings
-        if logp > unlikely or _negations(said) != negations
-    }
-    return kept == {wanted}
+    return {tuple(sorted(said)) for said in readings} == {wanted}
 
 
 def _respaced(letters: str, span_words: list[str]) -> str | None:

@@ -310,10 +310,9 @@ def test_ocr_look_alikes_inside_words_and_guard_words_are_read(ocr_source, quote
             "The Buyer won't pay the fee on the due date",
         ),
         (
-            # "Distributor shall" is far likelier than "Distributors hall",
-            # but the quote's modal is "must".
-            "the Distributorshall comply with all applicable export laws",
-            "the Distributor must comply with all applicable export laws",
+            # "Employees hall" is as likely a reading as "Employee shall".
+            "the Employeeshall comply with all applicable export laws",
+            "the Employee shall comply with all applicable export laws",
         ),
         (
             # Never after an apostrophe: "Buyer's hall" is no modal verb.
@@ -530,18 +529,3 @@ def test_a_damaged_passage_is_found_among_clean_copies_of_its_sentences():
     assert verdict.verified, verdict.reason
     assert verdict.start == source.index(damaged)
     assert verdict.source_text == damaged[: damaged.index(" - ")]
-
-
-@pytest.mark.parametrize(
-    "ocr_source",
-    [
-        # "shall" is 16 times as common a word as "hall": "Employees hall"
-        # is no reading worth weighing against "Employee shall".
-        "the Employeeshall comply with all applicable export laws",
-        "the Distributorshall comply with all applicable export laws",
-    ],
-)
-def test_a_modal_run_into_a_party_reads_by_the_likelier_words(ocr_source):
-    quote = ocr_source.replace("eeshall", "ee shall").replace("orshall", "or shall")
-    text = "Preamble.\n" + ocr_source + ".\nEnd."
-    _assert_span(text, verify_quote(text, quote), ocr_source)
