@@ -14,7 +14,9 @@ and most likely was a negation ("uot", "lnot", "zithout"), pieces OCR split
 ("W ithout", "no,t") or a line break hyphenated ("un-/less"), and in a
 scanned text a real word one misread glyph away ("riot").
 Only the word directly before the span is read, separated by spaces or one
-line break (a stray mark with a space before it is noise): after a comma, a
+line break (a stray mark with a space before it is noise), or run into the
+span's first word by OCR ("Neithcrparty", where a fuzzy match may start at
+the join): after a comma, a
 full stop or a blank line the quote starts a new clause, and quoting a main
 clause without its qualifier is ordinary quoting.
 A quote that opens with an ellipsis or a bracketed insertion ("... shall
@@ -225,17 +227,23 @@ def negation_before(
     noise = _STRAY_MARK.search(text, max(lo, start - 8), start)
     if noise is not None:
         start = noise.start() + 1
-    if not text[start - 1].isspace():
-        return None  # punctuation or a word touches the span
-
     # Only the last few dozen characters can hold the words; a regex anchored
     # at the end still tries every start.
     tail_at = max(lo, start - 40)
-    m = _SPACES_AT_END.search(text, tail_at, start)
-    if m is None or m.start() == tail_at:
-        return None
-    runs = _runs(text[tail_at : m.start()], tail_at)
-    if not runs or runs[-1][-1][1] + len(runs[-1][-1][0]) != m.start():
+    if text[start - 1].isalnum():
+        # OCR ran the word before into the span's first word, and the span
+        # starts at the join ("Neithcr|party", stage 2 on a scan): the part
+        # before the cut is the word before.
+        words_end = start
+    elif not text[start - 1].isspace():
+        return None  # punctuation touches the span
+    else:
+        m = _SPACES_AT_END.search(text, tail_at, start)
+        if m is None or m.start() == tail_at:
+            return None
+        words_end = m.start()
+    runs = _runs(text[tail_at:words_end], tail_at)
+    if not runs or runs[-1][-1][1] + len(runs[-1][-1][0]) != words_end:
         return None
     # The last word, or the last few OCR split apart ("W ithout").
     pieces = runs[-1][-_MOST_PIECES:]

@@ -197,3 +197,43 @@ def test_a_word_ocr_split_before_its_last_letters_negates_nothing():
     # "p rior" is "prior", not "nor"; "Agreemen t" is no "n't".
     text = "without the p rior written consent of the Licensor, which may be withheld."
     assert verify_quote(text, "written consent of the Licensor").verified
+
+
+_SCAN = "Tlie Sel1er and tbe Buyer agrec as fo1lows. Thc parties herehy agree. "
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "In the event of force majeure Neithcrparty sha1l be liab1e for any "
+            "de1ay in performance.",
+            "party shall be liable for any delay in performance.",
+        ),
+        (
+            "The Se1ler sha1l nevcrdeliver goocls to the Buyer at its premises.",
+            "deliver goods to the Buyer at its premises.",
+        ),
+        (
+            "The Se1ler sha1l N everdeliver goocls to the Buyer at its premises.",
+            "deliver goods to the Buyer at its premises.",
+        ),
+    ],
+)
+def test_a_negation_ocr_ran_into_the_quotes_first_word_counts(source, quote):
+    # In a scan a fuzzy match may start where OCR ran two words together;
+    # the word run into the quote's first one is still the word before it.
+    verdict = verify_quote(_SCAN + source, quote)
+    assert not verdict.verified
+    assert "negates it" in verdict.reason
+
+
+def test_a_plain_word_ocr_ran_into_the_quotes_first_word_negates_nothing():
+    source = (
+        "In the event of force majeure thisparty sha1l be liab1e for any "
+        "de1ay in performance."
+    )
+    verdict = verify_quote(
+        _SCAN + source, "party shall be liable for any delay in performance."
+    )
+    assert verdict.verified, verdict.reason
