@@ -10,7 +10,8 @@ the quotation leaves out, where a negation reverses what the quote says.
 A word counts as a negation as the guard counts it (guards.features: not,
 no, never, neither, nor, none, without, unless, except, "n't", cannot). So
 does OCR's damage of one, as the guard would read it: a token that is no word
-and most likely was a negation ("uot", "lnot", "zithout"), pieces OCR split
+and most likely was a negation ("uot", "lnot", "zithout"; of two letters, one
+edit from "not" or "nor" and no glyph from a common word: "nt"), pieces OCR split
 ("W ithout", "no,t") or a line break hyphenated ("un-/less"), and in a
 scanned text a real word one misread glyph away ("riot").
 Only the word directly before the span is read, separated by spaces or one
@@ -30,8 +31,10 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from rapidfuzz.distance import Levenshtein
+
 from citations.cascade import lexicon
-from citations.cascade.folding import fold_text, ocr_skeleton
+from citations.cascade.folding import IGNORABLE, fold_text, ocr_skeleton
 from citations.cascade.guards import NEGATION, features, plausible_ocr
 from citations.cascade.prepared import prepare
 
@@ -90,6 +93,14 @@ def _is_negation(word: str, damaged: bool = True) -> bool:
     skeleton = ocr_skeleton(folded)
     if not damaged or not folded.isalpha() or lexicon.is_word(skeleton):
         return False
+    if len(folded) == 2:
+        # Too short for the reading to weigh: "nt" is a "not" that lost its
+        # o (and the guard will not let a quote drop it either), unless one
+        # glyph makes it a common word ("ot" is "of" before it is "not").
+        return (
+            any(Levenshtein.distance(folded, n) == 1 for n in ("not", "nor"))
+            and lexicon.common_lookalike(skeleton) is None
+        )
     best = lexicon.likeliest_reading(skeleton) if len(folded) >= 3 else None
     if best is not None:
         return best in _NEGATION_SKELETONS
@@ -137,6 +148,15 @@ def _joined_negation(run: tuple[str, ...]) -> bool:
     )
 
 
+def _split_tail(words: tuple[str, ...], i: int) -> bool:
+    """Is words[i], two letters and a negation only as damage ("nt"), the
+    end of the word before it that OCR split ("Agreeme nt")?"""
+    word = words[i]
+    if i == 0 or len(word) > 2 or _is_negation(word, damaged=False):
+        return False
+    return lexicon.is_word(ocr_skeleton(fold_text(words[i - 1] + word)))
+
+
 @lru_cache(maxsize=8192)
 def _negations_in(
     words: tuple[str, ...], ending: bool
@@ -155,7 +175,7 @@ def _negations_in(
             if k > 1:
                 if _joined_negation(run):
                     found.append((i, k, False))
-            elif _is_negation(run[0]):
+            elif _is_negation(run[0]) and not _split_tail(words, i):
                 found.append((i, 1, False))
             elif _lookalike_negation(run[0]):
                 found.append((i, 1, True))
@@ -183,6 +203,13 @@ def _runs(source: str, offset: int) -> list[list[tuple[str, int]]]:
     last_end = None
     for m in _WORD.finditer(source):
         between = source[last_end : m.start()] if last_end is not None else None
+        if between and runs and all(c in IGNORABLE for c in between):
+            # A soft hyphen or zero-width mark inside a word ("Recipie\xadnt")
+            # is no boundary: the pieces are one word.
+            word, at = runs[-1][-1]
+            runs[-1][-1] = (word + between + m.group(), at)
+            last_end = m.end()
+            continue
         # A lone mark between letters is OCR noise ("no,t"), as in
         # guards.features; the words either side may be one word.
         if between is None or not (_SPACES.fullmatch(between) or between in (".", ",")):
@@ -230,7 +257,7 @@ def negation_before(
     # Only the last few dozen characters can hold the words; a regex anchored
     # at the end still tries every start.
     tail_at = max(lo, start - 40)
-    if text[start - 1].isalnum():
+    if text[start - 1].isalnum() and text[start].isalnum():
         # OCR ran the word before into the span's first word, and the span
         # starts at the join ("Neithcr|party", stage 2 on a scan): the part
         # before the cut is the word before.

@@ -171,6 +171,12 @@ def _lookalikes(word: str) -> dict[str, float]:
     return out
 
 
+def common_lookalike(skeleton: str) -> str | None:
+    """A common word one look-alike glyph away ("ot" for "of"), or None."""
+    once = (w for w, cost in _lookalikes(skeleton).items() if cost == LOOKALIKE_COST)
+    return next((w for w in sorted(once) if is_common_word(w)), None)
+
+
 def _channel(skeleton: str) -> dict[str, float]:
     """Every string one arbitrary edit or up to two look-alikes away, with
     the cost of the damage that would have made `skeleton` from it."""

@@ -237,3 +237,59 @@ def test_a_plain_word_ocr_ran_into_the_quotes_first_word_negates_nothing():
         _SCAN + source, "party shall be liable for any delay in performance."
     )
     assert verdict.verified, verdict.reason
+
+
+def test_a_not_that_lost_its_o_still_governs_the_quote():
+    # The guard will not let a quote drop "nt" (no word), nor grant it as
+    # "not"; so a quote leaving it out, by its start or an ellipsis, fails.
+    source = _SCAN + (
+        "The Company's aggregate liability shall nt exceed 15% of the fees paid "
+        "in the 9 months before the claim."
+    )
+    for quote in (
+        "exceed 15% of the fees paid in the 9 months before the claim.",
+        "The Company's aggregate liability shall ... exceed 15% of the fees paid",
+    ):
+        verdict = verify_quote(source, quote)
+        assert not verdict.verified, quote
+        assert "“nt”" in verdict.reason
+    # "nt" that ends a word OCR split ("Agreeme nt") negates nothing.
+    source = _SCAN + "the parties to this Agreeme nt should keep accurate books."
+    verdict = verify_quote(source, "should keep accurate books.")
+    assert verdict.verified, verdict.reason
+    # "ot" is "of" before it is "not".
+    source = _SCAN + "an event ot force majeure - including fire, flood or strike."
+    verdict = verify_quote(source, "force majeure - including fire, flood or strike.")
+    assert verdict.verified, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "The Seller shall no\u200bt assign this Agreement to any third party.",
+            "assign this Agreement to any third party.",
+        ),
+        (
+            "The Seller may assign this Agreement with\u00adout the prior written "
+            "consent of the Buyer.",
+            "the prior written consent of the Buyer.",
+        ),
+        (
+            "The Seller shall n\u2060ot assign this Agreement to any third party.",
+            "assign this Agreement to any third party.",
+        ),
+    ],
+)
+def test_a_negation_with_an_invisible_character_inside_still_counts(source, quote):
+    # Web pages and PDFs carry soft hyphens and zero-width marks inside words.
+    verdict = verify_quote(source, quote)
+    assert not verdict.verified
+    assert "negates it" in verdict.reason
+
+
+def test_a_word_with_a_soft_hyphen_before_a_quote_is_one_word():
+    # "Recipie\xadnt" is "Recipient", not "Recipie" and a damaged "not".
+    source = "12. The Recipie\u00adnt should keep accurate books and records."
+    verdict = verify_quote(source, "should keep accurate books and records.")
+    assert verdict.verified, verdict.reason
