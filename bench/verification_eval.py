@@ -74,6 +74,7 @@ from bench._common import (
     write_results,
 )
 from citations.cascade import SourceText, verify_cited_quote, verify_quote
+from citations.cascade.elision import REVERSING_AT_END
 from citations.cascade.folding import fold_text
 
 WORD = re.compile(r"\S+")
@@ -239,8 +240,11 @@ def run_elisions(
             j = rng.randint(i + 1, min(len(words) - 3, i + 10))
             head = doc[words[0][0] : words[i - 1][1]]
             tail = doc[words[j][0] : words[-1][1]]
-            if NEGATING.search(doc[words[i - 1][1] : words[j][0]]):
-                continue  # an ellipsis over a negation is a trap (run_traps)
+            gap = doc[words[i - 1][1] : words[j][0]]
+            if NEGATING.search(gap) or REVERSING_AT_END.search(gap):
+                # An ellipsis over a negation, or over "fails to" right
+                # before the words it governs, reverses the source: a trap.
+                continue
             if (
                 folded_doc.count(fold_text(head)) != 1
                 or folded_doc.count(fold_text(tail)) != 1

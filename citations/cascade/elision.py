@@ -30,11 +30,14 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from citations.cascade.align import place_in_window
+from citations.cascade.boundaries import cut_token, joined_by_ocr
 from citations.cascade.context import negation_elided
-from citations.cascade.guards import features
+from citations.cascade.folding import fold_text, ocr_skeleton
+from citations.cascade.guards import MODAL, features, party_rival
 from citations.cascade.prepared import PreparedText
 from citations.cascade.tolerant import (
     FoldedQuote,
@@ -71,11 +74,18 @@ class QuoteParts:
     elided: bool  # had an ellipsis or a bracketed insertion
     altered: bool  # had a one-letter bracket or a dropped note
     opens_elided: bool = False  # starts with an ellipsis or an insertion
+    # What stands between part i and part i + 1: an insertion's words, or
+    # None for an ellipsis (len(parts) - 1 of them).
+    between: tuple[str | None, ...] = ()
+    # Insertions before the first part or after the last, which replace
+    # source text the parts do not reach.
+    outer_insertions: tuple[str, ...] = ()
 
 
 def split_quote(quote: str) -> QuoteParts | None:
     """The quote's parts, or None when it has no elision or alteration."""
     pieces: list[str] = []
+    markers: list[str | None] = []  # the marker after each piece
     current: list[str] = []
     elided = altered = opens = False
     position = 0
@@ -95,13 +105,36 @@ def split_quote(quote: str) -> QuoteParts | None:
         elided = True
         opens = opens or not _WORD.search(quote[: m.start()])
         pieces.append("".join(current))
+        markers.append(inner.strip() if inner is not None else None)
         current = []
     if not (elided or altered):
         return None
     current.append(quote[position:])
     pieces.append("".join(current))
-    parts = tuple(p.strip() for p in pieces if _WORD.search(p))
-    return QuoteParts(parts=parts, elided=elided, altered=altered, opens_elided=opens)
+    kept = [i for i, p in enumerate(pieces) if _WORD.search(p)]
+    parts = tuple(pieces[i].strip() for i in kept)
+    between: list[str | None] = []
+    for a, b in itertools.pairwise(kept):
+        # Markers between two kept pieces: insertions joined; an ellipsis
+        # among them makes the gap an ellipsis too, with the words kept.
+        inserted = [x for x in markers[a:b] if x is not None]
+        if len(inserted) == b - a:
+            between.append(" ".join(inserted))
+        else:
+            between.append(" ".join(inserted) or None)
+    outer = [
+        x
+        for i, x in enumerate(markers)
+        if x is not None and (not kept or i < kept[0] or i >= kept[-1])
+    ]
+    return QuoteParts(
+        parts=parts,
+        elided=elided,
+        altered=altered,
+        opens_elided=opens,
+        between=tuple(between),
+        outer_insertions=tuple(outer),
+    )
 
 
 @dataclass(frozen=True)
@@ -122,14 +155,16 @@ class _Hit:
     similarity: float
 
 
-def _at_word_boundaries(folded: str, start: int, end: int) -> bool:
-    left_ok = start == 0 or not (
-        folded[start - 1].isalnum() and folded[start].isalnum()
-    )
-    right_ok = end == len(folded) or not (
-        folded[end].isalnum() and folded[end - 1].isalnum()
-    )
-    return left_ok and right_ok
+def _whole(
+    prepared: PreparedText, f_start: int, f_end: int, fuzzy: bool = False
+) -> bool:
+    """Does the part's place start and end on token edges (never "limited"
+    of "unlimited", "500" of "1,500"), or, for an approximate match of OCR'd
+    text, where OCR ran two words together?"""
+    start, end = prepared.folded.source_span(f_start, f_end)
+    if cut_token(prepared.text, start, end) is None:
+        return True
+    return fuzzy and joined_by_ocr(prepared.text, start, end)
 
 
 def _find_part(
@@ -149,7 +184,7 @@ def _find_part(
         )
         if at < 0:
             break
-        if not part.short or _at_word_boundaries(folded, at, at + len(q)):
+        if _whole(prepared, at, at + len(q)):
             return _Hit(at, at + len(q), False, 1.0)
         if backward:
             search_hi = at + len(q) - 1
@@ -161,7 +196,7 @@ def _find_part(
     if end <= start:
         return None
     judged = judge_span(prepared, part.quote, start, end, None)
-    if isinstance(judged, Found):
+    if isinstance(judged, Found) and _whole(prepared, start, end, fuzzy=True):
         return _Hit(start, end, True, judged.similarity)
     return None
 
@@ -187,14 +222,20 @@ def _anchor_hits(
     for lo, hi in scopes:
         at = folded.find(q, lo, hi)
         while at >= 0 and len(hits) < MAX_ANCHORS:
-            if at not in seen:
+            if at not in seen and _whole(prepared, at, at + len(q)):
                 seen.add(at)
                 hits.append(_Hit(at, at + len(q), False, 1.0))
             at = folded.find(q, at + 1, hi)
     if hits:
         return hits
     search: Search = find_tolerant(prepared, raw, region)
-    if search.found is None:
+    found = search.found
+    if found is None:
+        return []
+    if cut_token(prepared.text, found.start, found.end) is not None and not (
+        found.match_type == "fuzzy"
+        and joined_by_ocr(prepared.text, found.start, found.end)
+    ):
         return []
     # Back to folded offsets: the tolerant search reports source offsets.
     f = prepared.folded
@@ -207,6 +248,9 @@ def find_elided(
     prepared: PreparedText, split: QuoteParts, region: tuple[int, int] | None
 ) -> Elided:
     """Find every part in order (see module docstring)."""
+    unsupported = outer_insertion_difference(split)
+    if unsupported:
+        return Elided(None, unsupported, len(split.parts), 0)
     parts = [_Part(FoldedQuote.of(p), 0) for p in split.parts]
     parts = [_Part(p.quote, p.quote.words) for p in parts if p.quote.folded]
     if not parts:
@@ -282,6 +326,19 @@ def find_elided(
     return Elided(found, "", len(parts), max(gaps, default=0))
 
 
+def outer_insertion_difference(split: QuoteParts) -> str | None:
+    """An insertion before the first part or after the last replaces source
+    text no part reaches: it may not carry a number, negation or modal verb
+    ("[No] Supplier shall deliver", "... to the Buyer [within 5 days]")."""
+    for inserted in split.outer_insertions:
+        if _said(inserted):
+            return (
+                f"the bracketed insertion “[{inserted}]” carries a number, "
+                "negation or modal verb that no source text stands behind"
+            )
+    return None
+
+
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
 
@@ -333,10 +390,71 @@ def _chain(
     ):
         return None, "elided parts are in different paragraphs"
     folded = prepared.folded
-    for a, b in itertools.pairwise(chain):
-        dropped = negation_elided(
-            prepared.text, folded.source_end(a.end), folded.source_start(b.start)
-        )
+    for k, (a, b) in enumerate(itertools.pairwise(chain)):
+        gap_start, gap_end = folded.source_end(a.end), folded.source_start(b.start)
+        dropped = negation_elided(prepared.text, gap_start, gap_end)
         if dropped:
             return None, dropped.reason
+        inserted = split.between[k] if k < len(split.between) else None
+        before = prepared.text[folded.source_start(a.start) : gap_start]
+        wrong = _gap_difference(prepared.text[gap_start:gap_end], inserted, before)
+        if wrong:
+            return None, wrong
     return chain, failure
+
+
+# Words that reverse or narrow what follows them, beyond the guard's
+# negations: an ellipsis over one drops it ("liable ... indirect damages"
+# from "liable for all damages, excluding indirect damages").
+REVERSING_AT_END = re.compile(
+    r"\b(?:exclud\w*|other\s+than|save\s+for|fail(?:s|ed|ing)?\s+to)\W*\Z",
+    re.IGNORECASE,
+)
+
+
+def _names_other_party(inserted: str, gap: str) -> bool:
+    """ "The [Licensor] shall pay" over "Licensee"."""
+    said = [ocr_skeleton(w) for w in _WORD.findall(fold_text(inserted))]
+    there = [ocr_skeleton(w) for w in _WORD.findall(fold_text(gap))]
+    return any(party_rival(w, g, None) for w in said for g in there)
+
+
+def _said(text: str) -> Counter[tuple[str, str]]:
+    return Counter((f.kind, f.value) for f in features(fold_text(text)))
+
+
+_CLAUSE_START = re.compile(r"[.;:!?]\s|\band\b|\bor\b|\bbut\b", re.IGNORECASE)
+
+
+def _has_modal(text: str) -> bool:
+    return any(f.kind == MODAL for f in features(fold_text(text)))
+
+
+def _gap_difference(gap: str, inserted: str | None, before: str) -> str | None:
+    """Why the source text between two parts cannot stand behind what the
+    quote puts there (an ellipsis, or a bracketed insertion), or None.
+
+    An insertion stands for the words it replaces: it must say the same
+    numbers, negations and modal verbs ("shall [not] deliver" over nothing,
+    "within [30] days" over "60", fail). An ellipsis may drop words, but not
+    a modal verb when the clause before it (`before`, the quote's part) has
+    one of its own: the words after belong to another clause ("The Buyer
+    shall ... deliver" over "pay the price. The Supplier shall"); nor a word
+    that reverses what follows it ("liable ... indirect damages" over "for
+    all damages, excluding")."""
+    if inserted is not None:
+        if _said(inserted) != _said(gap) or _names_other_party(inserted, gap):
+            return (
+                f"the bracketed insertion “[{inserted}]” says what the source "
+                f"does not (source: “{' '.join(gap.split()) or '(nothing)'}”)"
+            )
+        return None
+    if _has_modal(gap) and _has_modal(_CLAUSE_START.split(before)[-1]):
+        return (
+            "the elision joins two clauses: it leaves out the modal verb of "
+            f"the second (source: “{' '.join(gap.split())[:80]}”)"
+        )
+    reversing = REVERSING_AT_END.search(gap)
+    if reversing:
+        return f"the elision leaves out “{reversing.group()}”"
+    return None

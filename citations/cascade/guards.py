@@ -617,7 +617,7 @@ def _damage_cost(a: str, b: str) -> float:
     return cost[n][m]
 
 
-def _party_rival(
+def party_rival(
     quote_word: str, span_word: str, vocabulary: Mapping[str, int] | None
 ) -> bool:
     """Is the span word the quote's party's counterpart ("Licensor" for
@@ -673,7 +673,7 @@ def _damage_reads_as(
     if not q or not s or any(c.isdigit() for c in q + s):
         return False
     qk, sk = ocr_skeleton(q), ocr_skeleton(s)
-    if _party_rival(qk, sk, vocabulary) or not plausible_ocr(q, s, arbitrary=1):
+    if party_rival(qk, sk, vocabulary) or not plausible_ocr(q, s, arbitrary=1):
         return False
     if any(
         lexicon.is_word(ocr_skeleton(w), vocabulary, qk)
@@ -854,7 +854,7 @@ def _wording(
             continue
         if _negating_prefix(kq, ks) or _damaged_negating_prefix(kq, ks):
             return f"negation differs: quote has '{q_words}', source has '{s_words}'"
-        if len(group.quote_words) == 1 and _party_rival(kq, ks, vocabulary):
+        if len(group.quote_words) == 1 and party_rival(kq, ks, vocabulary):
             return (
                 f"party differs: quote has '{q_words}', source has '{s_words}' "
                 "(OCR could have made it from the other party)"

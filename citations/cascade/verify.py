@@ -20,7 +20,11 @@ from typing import Any
 
 from citations.cascade.boundaries import cut_token, joined_by_ocr
 from citations.cascade.context import negation_before
-from citations.cascade.elision import find_elided, split_quote
+from citations.cascade.elision import (
+    find_elided,
+    outer_insertion_difference,
+    split_quote,
+)
 from citations.cascade.folding import IGNORABLE, PUNCTUATION_FOLDS
 from citations.cascade.judging import Judge, ensemble_vote, vote
 from citations.cascade.prepared import PreparedText, cached, prepare
@@ -175,6 +179,11 @@ def _match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match
         )
         stages.append(_stage(TOLERANT_MATCH, "verified", started, reason))
         return Match(literal.found, None, reason, tuple(stages))
+    unsupported = outer_insertion_difference(split)
+    if unsupported:
+        reason = f"altered quote: {unsupported}"
+        stages.append(_stage(TOLERANT_MATCH, _outcome(None), started, reason))
+        return Match(None, None, reason, tuple(stages))
     if len(split.parts) == 1:
         search = find_tolerant(prepared, split.parts[0], region)
         what = "elided quote" if split.elided else "quote with a bracketed alteration"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from citations.cascade import verify_quote
 from citations.cascade.elision import split_quote
 
@@ -119,3 +121,86 @@ def test_an_elision_may_not_bridge_paragraphs():
     )
     assert not verdict.verified
     assert "paragraphs" in verdict.reason
+
+
+_LEAD = "This Agreement is made between the parties named below. "
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # An insertion stands for the words it replaces.
+        (
+            "The Supplier shall deliver the goods to the Buyer.",
+            "The Supplier shall [not] deliver the goods to the Buyer",
+        ),
+        (
+            "The fee is payable within 60 days of the invoice date.",
+            "The fee is payable within [30] days of the invoice date",
+        ),
+        (
+            "The Licensee may pay the fee to the Licensor.",
+            "The Licensee [must] pay the fee to the Licensor",
+        ),
+        (
+            "The Licensee shall pay the fee to the Licensor.",
+            "The [Licensor] shall pay the fee to the Licensor",
+        ),
+        # Before the first part or after the last, it replaces nothing found.
+        (
+            "The Supplier shall deliver the goods to the Buyer on time.",
+            "[No] Supplier shall deliver the goods to the Buyer on time",
+        ),
+        (
+            "The Supplier shall deliver the goods to the Buyer on time.",
+            "... to the Buyer [within 5 days]",
+        ),
+        # An ellipsis may not join two clauses, nor drop "excluding".
+        (
+            "The Buyer shall pay the price. The Supplier shall deliver the goods.",
+            "The Buyer shall ... deliver the goods",
+        ),
+        (
+            "The Supplier shall be liable for all damages, excluding indirect damages.",
+            "The Supplier shall be liable ... indirect damages",
+        ),
+        # Every part starts and ends on a token's edge.
+        (
+            "The Licensor grants an irrevocable license to use the Software.",
+            "The Licensor grants an ... revocable license to use the Software",
+        ),
+        (
+            "The Licensee shall pay 1,500 dollars to the Licensor upon signing.",
+            "The Licensee shall pay ... 500 dollars to the Licensor upon signing",
+        ),
+    ],
+)
+def test_elisions_and_insertions_never_change_what_the_source_says(source, quote):
+    verdict = verify_quote(_LEAD + source, quote)
+    assert not verdict.verified, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "It shall deliver the goods to the Buyer within 30 days of the order.",
+            "[The Supplier] shall deliver the goods to the Buyer within 30 days",
+        ),
+        (
+            "The Supplier shall within 30 days deliver the goods to the Buyer.",
+            "The Supplier shall [within 30 days] deliver the goods to the Buyer",
+        ),
+        (
+            "The Supplier shall deliver the goods to it within 30 days.",
+            "The Supplier shall deliver the goods to [the Buyer] within 30 days",
+        ),
+        (
+            "The Licensee shall promptly pay 1,500 dollars to the Licensor.",
+            "The Licensee shall ... pay 1,500 dollars to the Licensor",
+        ),
+    ],
+)
+def test_insertions_that_say_what_the_source_says_verify(source, quote):
+    verdict = verify_quote(_LEAD + source, quote)
+    assert verdict.verified, verdict.reason
