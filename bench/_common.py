@@ -333,15 +333,18 @@ def write_results(name: str, payload: dict) -> Path:
     return path
 
 
-# A word that negates what follows it. A span starting just after one, or an
+# A word that negates what follows it. A span starting up to three words
+# after one in its sentence (citations.cascade.context.NEGATION_REACH), or an
 # ellipsis over one, says the opposite of the source: those are traps, never
 # positives.
 NEGATING = re.compile(
     r"\b(?:not|no|never|neither|nor|none|nothing|without|unless|except|cannot|\w+n't)\b",
     re.IGNORECASE,
 )
-_NEGATED_START = re.compile(NEGATING.pattern + r"[^\S\n]*\n?[^\S\n]*\Z", re.IGNORECASE)
+_NEGATED_START = re.compile(
+    NEGATING.pattern + r"(?:[^\w.;:!?]+[\w'\u2019]+){0,2}[^\w.;:!?]*\Z", re.IGNORECASE
+)
 
 
 def negated_start(doc: str, start: int) -> bool:
-    return bool(_NEGATED_START.search(doc[max(0, start - 40) : start]))
+    return bool(_NEGATED_START.search(doc[max(0, start - 80) : start]))

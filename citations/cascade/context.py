@@ -45,8 +45,6 @@ _CLAUSE_END = re.compile(r"[.;:!?,()\[\]\u2014]|\n[^\S\n]*\n")
 _WORD = re.compile(r"[\w'\u2019]+")
 _HYPHENATED = re.compile(r"([\w'\u2019]+)[-\u00ad\u2010\u2011][^\S\n]*\n[^\S\n]*\Z")
 _SPACES = re.compile(r"[^\S\n]*\n?[^\S\n]*")
-_STRAY_MARK = re.compile(r"\s[,.;:'`]\s*\Z")
-_SPACES_AT_END = re.compile(r"[^\S\n]*\n?[^\S\n]*\Z")
 
 
 class Dropped(NamedTuple):
@@ -249,43 +247,96 @@ def negation_before(
             f"(source: “{_words_around(text, where, start, reach=0)}”)",
             where,
         )
-    # A mark with a space before it is OCR noise, not punctuation
-    # ("Ncither , party", "Ncither ,party").
-    noise = _STRAY_MARK.search(text, max(lo, start - 8), start)
-    if noise is not None:
-        start = noise.start() + 1
     # Only the last few dozen characters can hold the words; a regex anchored
     # at the end still tries every start.
-    tail_at = max(lo, start - 40)
-    if text[start - 1].isalnum() and text[start].isalnum():
-        # OCR ran the word before into the span's first word, and the span
-        # starts at the join ("Neithcr|party", stage 2 on a scan): the part
-        # before the cut is the word before.
-        words_end = start
-    elif not text[start - 1].isspace():
-        return None  # punctuation touches the span
-    else:
-        m = _SPACES_AT_END.search(text, tail_at, start)
-        if m is None or m.start() == tail_at:
-            return None
-        words_end = m.start()
-    runs = _runs(text[tail_at:words_end], tail_at)
-    if not runs or runs[-1][-1][1] + len(runs[-1][-1][0]) != words_end:
+    # A word run into the span's first word by OCR ("Neithcr|party", where
+    # stage 2 may start a match at the join) is the word before, too, and
+    # so is one a mark touches ("not,be"); a quote that itself starts with
+    # a mark ("(b) ...", ": ...") starts something new.
+    if not (text[start].isalnum() or text[start - 1].isspace()):
         return None
-    # The last word, or the last few OCR split apart ("W ithout").
-    pieces = runs[-1][-_MOST_PIECES:]
-    last_word, last_at = pieces[-1]
+    tail_at = max(lo, start - 100)
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, tail_at, start)]
+    clause_at = ends[-1] if ends else tail_at
+    words = _words(text, clause_at, start)
+    if not words:
+        return _straddled(text, start, [])
+    last_word, last_at = words[-1]
     split = _HYPHENATED.search(text, max(0, last_at - 40), last_at)
-    if split is not None:  # "un-\nless": the word is "unless"
-        pieces = [(split.group(1) + last_word, split.start(1))]
-    found = _negation_among(pieces, text, ending=True)
-    if found is None:
+    if split is not None and last_at + len(last_word) == len(text[:start].rstrip()):
+        # "un-\nless": the word is "unless"
+        words[-1] = (split.group(1) + last_word, split.start(1))
+    # The last NEGATION_REACH words, and pieces OCR split one of them into.
+    near = words[-(NEGATION_REACH + _MOST_PIECES - 1) :]
+    first_near = len(near) - NEGATION_REACH
+    pieces = tuple(w for w, _ in near)
+    # The shortest reading nearest the span: "doesn't", not "The Buyer
+    # doesn't" spelled as one word.
+    found = sorted(_negations_in(pieces, False), key=lambda f: (f[1], -f[0]))
+    for i, k, needs_scan in found:
+        if _split_head(pieces, i, k):
+            continue
+        if i + k > first_near and (not needs_scan or _scanned(text)):
+            word = " ".join(pieces[i : i + k])
+            where = near[i][1]
+            back = len(near) - (i + k)
+            said = "just after" if back == 0 else f"{back + 1} words after"
+            return Dropped(
+                f"the quote starts {said} “{word}”, which negates it "
+                f"(source: “{_words_around(text, where, start, reach=0)}”)",
+                where,
+            )
+    return _straddled(text, start, words)
+
+
+# A negation governs a quote that starts up to this many words after it, in
+# its sentence: "shall not be required to deliver" (quote "required to
+# deliver"), "In no event shall the Supplier be liable", "Neither the Buyer
+# nor the Supplier shall".
+NEGATION_REACH = 3
+# Punctuation that ends a sentence or clause, with a space after it and none
+# before ("shall not. The Buyer"); a mark between spaces or between letters
+# is OCR noise ("not . be", "not.be").
+_SENTENCE_END = re.compile(r"(?<=\w)[.;:!?]+(?=\s)")
+
+
+def _words(text: str, lo: int, hi: int) -> list[tuple[str, int]]:
+    """The words of text[lo:hi], with a word that an invisible character
+    splits ("no\u200bt") kept whole."""
+    return [w for run in _runs(text[lo:hi], lo) for w in run]
+
+
+def _split_head(pieces: tuple[str, ...], i: int, k: int) -> bool:
+    """Is the negation pieces[i:i + k] the head of a word OCR split, whose
+    short tail follows it ("not e" is "note")?"""
+    after = i + k
+    if after >= len(pieces) or len(pieces[after]) > 2:
+        return False
+    whole = "".join(pieces[i : after + 1])
+    return lexicon.is_word(ocr_skeleton(fold_text(whole)))
+
+
+def _straddled(text: str, start: int, words: list[tuple[str, int]]) -> Dropped | None:
+    """A negation whose first letters OCR split off before the span ("N
+    either party": the span starts at "either")."""
+    first = _WORD.match(text, start)
+    if not words or first is None:
         return None
-    word, where = found
+    piece, at = words[-1]
+    if (
+        len(piece) > 2
+        or not piece.isalpha()
+        or not text[at + len(piece) : start].isspace()
+        or _is_negation(first.group(), damaged=False)
+    ):
+        return None
+    joined = piece + first.group()
+    if not _is_negation(joined, damaged=False):
+        return None
     return Dropped(
-        f"the quote starts just after “{word}”, which negates it "
-        f"(source: “{_words_around(text, where, start, reach=0)}”)",
-        where,
+        f"the quote starts inside “{piece} {first.group()}”, which negates it "
+        f"(source: “{_words_around(text, at, start, reach=0)}”)",
+        at,
     )
 
 

@@ -479,7 +479,8 @@ def test_a_quote_never_starts_or_ends_at_a_hyphen_slash_or_sign(source, quote):
     text = RED_TEAM_PREAMBLE + source + " The remaining terms apply."
     verdict = verify_quote(text, quote)
     assert not verdict.verified
-    assert "inside" in verdict.reason
+    # "non-" is a negation the quote leaves out as well as a cut token.
+    assert "inside" in verdict.reason or "“non”" in verdict.reason
 
 
 _TEMPLATES = (
