@@ -274,7 +274,7 @@ def negation_before(
     # doesn't" spelled as one word.
     found = sorted(_negations_in(pieces, False), key=lambda f: (f[1], -f[0]))
     for i, k, needs_scan in found:
-        if _split_head(pieces, i, k):
+        if _split_piece(pieces, i, k):
             continue
         if i + k > first_near and (not needs_scan or _scanned(text)):
             word = " ".join(pieces[i : i + k])
@@ -306,14 +306,18 @@ def _words(text: str, lo: int, hi: int) -> list[tuple[str, int]]:
     return [w for run in _runs(text[lo:hi], lo) for w in run]
 
 
-def _split_head(pieces: tuple[str, ...], i: int, k: int) -> bool:
-    """Is the negation pieces[i:i + k] the head of a word OCR split, whose
-    short tail follows it ("not e" is "note")?"""
+def _split_piece(pieces: tuple[str, ...], i: int, k: int) -> bool:
+    """Is the negation pieces[i:i + k] part of a word OCR split, with a short
+    piece after it ("not e" is "note") or before it ("p rior" is "prior")?"""
     after = i + k
-    if after >= len(pieces) or len(pieces[after]) > 2:
-        return False
-    whole = "".join(pieces[i : after + 1])
-    return lexicon.is_word(ocr_skeleton(fold_text(whole)))
+    if after < len(pieces) and len(pieces[after]) <= 2:
+        whole = "".join(pieces[i : after + 1])
+        if lexicon.is_word(ocr_skeleton(fold_text(whole))):
+            return True
+    if i > 0 and len(pieces[i - 1]) <= 2 and pieces[i - 1].isalpha():
+        whole = "".join(pieces[i - 1 : after])
+        return lexicon.is_word(ocr_skeleton(fold_text(whole)))
+    return False
 
 
 def _straddled(text: str, start: int, words: list[tuple[str, int]]) -> Dropped | None:

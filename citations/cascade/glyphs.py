@@ -21,3 +21,8 @@ THIN = frozenset("ljtf")
 # folded text: "Company" read as "Gompany" (while "force" and "forge" stay
 # two words).
 INITIAL_CONFUSABLE = frozenset({frozenset("cg")})
+# One glyph read as two (in OCR_SAME_LENGTH space, where i and 1 are l).
+SPLIT_GLYPHS = frozenset(
+    {("rn", "m"), ("nn", "m"), ("ln", "m"), ("cl", "d"), ("vv", "w"), ("rl", "n")}
+    | {("ll", "h"), ("ll", "u"), ("ll", "d")}
+)

@@ -37,7 +37,12 @@ from rapidfuzz.distance import Levenshtein
 
 from citations.cascade import lexicon
 from citations.cascade.folding import OCR_SAME_LENGTH, ocr_skeleton
-from citations.cascade.glyphs import CONFUSABLE, INITIAL_CONFUSABLE, THIN
+from citations.cascade.glyphs import (
+    CONFUSABLE,
+    INITIAL_CONFUSABLE,
+    SPLIT_GLYPHS,
+    THIN,
+)
 
 # A number stands alone ("30", "1,000.50"); digits glued to letters ("30days",
 # "0rder") are read as a word and sorted out in `features`.
@@ -216,6 +221,27 @@ def _nt_stem(word: str) -> bool:
     return any(plausible_ocr(stem, word) for stem in _NT_STEMS)
 
 
+_DAMAGED_NT = re.compile(r"(\w+)'([tlf1i]?)")
+
+
+def _damaged_nt(word: str, folded: str, end: int) -> str | None:
+    """The "n't" stem of a token OCR damaged around its apostrophe ("isri't",
+    "cau't", "doesn'l", "can'" before a space), or None: the letters before
+    the apostrophe could be a stem and its n, and at most a thin glyph
+    follows it."""
+    m = _DAMAGED_NT.fullmatch(word)
+    if m is None:
+        # "can' assign": the t lost after a final apostrophe.
+        if folded[end : end + 1] != "'" or folded[end + 1 : end + 2].isalnum():
+            return None
+        letters = word
+    else:
+        letters = m.group(1)
+    if letters.endswith("n") and letters[:-1] in _NT_STEMS and m is not None:
+        return None if m.group(2) == "t" else letters[:-1]
+    return next((s for s in sorted(_NT_STEMS) if plausible_ocr(s + "n", letters)), None)
+
+
 _SYMBOLS = {"%": (PERCENT, "%"), "$": (CURRENCY, "$"), "€": (CURRENCY, "€")}
 _SYMBOLS |= {"£": (CURRENCY, "£"), "¥": (CURRENCY, "¥"), "₹": (CURRENCY, "₹")}
 
@@ -368,10 +394,12 @@ def features(folded: str) -> list[Feature]:
             found.extend(features(_PUNCTUATION.sub(" ", raw)))
             previous_word = word
             continue
-        if word.endswith("n't"):
+        damaged_nt = _damaged_nt(word, folded, end)
+        if word.endswith("n't") or damaged_nt is not None:
             context = _context(folded, start, end)
             found.append(Feature(NEGATION, "not", raw, context))
-            modal = _CONTRACTED_MODALS.get(word[:-3])
+            stem = word[:-3] if damaged_nt is None else damaged_nt
+            modal = _CONTRACTED_MODALS.get(stem)
             if modal:
                 found.append(Feature(MODAL, modal, raw, context))
         elif _is_label(word, previous_word, folded, start, end):
@@ -497,13 +525,6 @@ def _negating_prefix(a: str, b: str) -> bool:
     return len(shorter) >= 3 and any(
         longer == p + shorter and _negated_form(p, shorter) for p in _NEGATING_PREFIXES
     )
-
-
-# One glyph read as two (in OCR_SAME_LENGTH space, where i and 1 are l).
-SPLIT_GLYPHS = frozenset(
-    {("rn", "m"), ("nn", "m"), ("ln", "m"), ("cl", "d"), ("vv", "w"), ("rl", "n")}
-    | {("ll", "h"), ("ll", "u"), ("ll", "d")}
-)
 
 
 def plausible_ocr(a: str, b: str, arbitrary: int = 0) -> bool:

@@ -27,7 +27,7 @@ from collections.abc import Collection, Mapping
 from functools import lru_cache
 
 from citations.cascade.folding import ocr_skeleton
-from citations.cascade.glyphs import CONFUSABLE
+from citations.cascade.glyphs import CONFUSABLE, SPLIT_GLYPHS
 
 # Real one- and two-letter English words; the frequency list also holds
 # letters, initials and fragments ("th", "cl", "o") that OCR leaves behind.
@@ -177,11 +177,32 @@ def common_lookalike(skeleton: str) -> str | None:
     return next((w for w in sorted(once) if is_common_word(w)), None)
 
 
+def _merged_glyphs(word: str) -> dict[str, float]:
+    """Words with one glyph OCR read as two put back ("eitlier" -> "either",
+    "rlow" -> "now", in skeleton space where i is l), and with one look-alike
+    more, with their cost."""
+    out: dict[str, float] = {}
+    for two, one in SPLIT_GLYPHS:
+        at = word.find(two)
+        while at >= 0:
+            merged = word[:at] + one + word[at + 2 :]
+            out[merged] = LOOKALIKE_COST
+            for other, cost in _lookalikes(merged).items():
+                if cost == LOOKALIKE_COST:
+                    out.setdefault(other, 2 * LOOKALIKE_COST)
+            at = word.find(two, at + 1)
+    return out
+
+
 def _channel(skeleton: str) -> dict[str, float]:
-    """Every string one arbitrary edit or up to two look-alikes away, with
-    the cost of the damage that would have made `skeleton` from it."""
+    """Every string one arbitrary edit, up to two look-alikes or one glyph
+    read as two away, with the cost of the damage that would have made
+    `skeleton` from it."""
     costs = dict.fromkeys(_edits1(skeleton), ARBITRARY_COST)
     costs.update(_lookalikes(skeleton))
+    for word, cost in _merged_glyphs(skeleton).items():
+        if cost < costs.get(word, ARBITRARY_COST + 1):
+            costs[word] = cost
     return costs
 
 

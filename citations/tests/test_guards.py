@@ -283,3 +283,70 @@ def test_a_capital_c_read_as_g_is_damage_only_at_a_words_start():
         text, "Neither party is liable for any failure caused by an event of force"
     )
     assert not verdict.verified
+
+
+_SCANNED = "Tlie Sel1er and tbe Buyer agrec as fo1lows. Thc parties herehy agree. "
+
+
+@pytest.mark.parametrize("prefix", ["", _SCANNED])
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # One glyph read as two is read back before the quote's word wins
+        # on frequency: "Eitlier" is Either (li for h), not Neither.
+        (
+            "Eitlier party may terminate this Agreement upon thirty days notice.",
+            "Neither party may terminate this Agreement upon thirty days notice.",
+        ),
+        (
+            "The Supplier sliould use reasonable efforts to deliver on time.",
+            "The Supplier could use reasonable efforts to deliver on time.",
+        ),
+        (
+            "The Licensee may riow assign this Agreement to an affiliate.",
+            "The Licensee may not assign this Agreement to an affiliate.",
+        ),
+        (
+            "The total liability shall not exceed eiglity dollars in any year.",
+            "The total liability shall not exceed eight dollars in any year.",
+        ),
+        # An "n't" OCR damaged around its apostrophe is still a negation.
+        (
+            "The warranty isri't transferable to any third party at all.",
+            "The warranty is transferable to any third party at all.",
+        ),
+        (
+            "The Licensee cau't assign this Agreement to any third party.",
+            "The Licensee can assign this Agreement to any third party.",
+        ),
+        (
+            "The Company doesn'l guarantee delivery dates for any order.",
+            "The Company does guarantee delivery dates for any order.",
+        ),
+        (
+            "The Licensee can' assign this Agreement to any third party.",
+            "The Licensee can assign this Agreement to any third party.",
+        ),
+    ],
+)
+def test_damage_never_reads_as_a_different_guard_word(prefix, source, quote):
+    verdict = verify_quote(prefix + source, quote)
+    assert not verdict.verified, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "Eitlier party may terminate this Agreement upon thirty days notice.",
+            "Either party may terminate this Agreement upon thirty days notice.",
+        ),
+        (
+            "The Supplier sliould use reasonable efforts to deliver on time.",
+            "The Supplier should use reasonable efforts to deliver on time.",
+        ),
+    ],
+)
+def test_a_glyph_read_as_two_reads_as_the_quotes_word(source, quote):
+    verdict = verify_quote(_SCANNED + source, quote)
+    assert verdict.verified, verdict.reason
