@@ -10,6 +10,8 @@ to check; numbers are checked in every script.
 
 from __future__ import annotations
 
+import re
+
 _SPACELESS_FROM = 0x2E80  # CJK radicals onwards: no spaces between words
 
 
@@ -37,16 +39,40 @@ def cut_token(text: str, start: int, end: int) -> str | None:
 _JOINERS = frozenset("-/\u2010\u2011\u2212")
 
 
+# Signs of a number, as typeset: hyphen, minus, figure dash, en dash.
+_SIGNS = frozenset("-\u2212\u2012\u2013")
+# Marks between digit groups besides "," and ".": "1\u00a0000\u00a0000",
+# "1'000'000" (never a plain space: "clause 1 100 units" is two numbers).
+_GROUP_MARKS = frozenset("\u00a0\u202f\u2009'\u2019")
+
+
 def _joined_part(text: str, mark: int) -> bool:
     """Is text[mark] a hyphen, slash or minus tying a word or number to the
-    quote's edge ("non-|exclusive", "1/|2", a sign: "by -|5%")?"""
-    if not 0 <= mark < len(text) or text[mark] not in _JOINERS:
+    quote's edge ("non-|exclusive", "1/|2", a sign: "by -|5%", "by \u2013|5%")?"""
+    if not 0 <= mark < len(text):
         return False
     left = text[mark - 1] if mark > 0 else " "
     right = text[mark + 1] if mark + 1 < len(text) else " "
-    if _wordish(left) and _wordish(right):
+    if text[mark] in _SIGNS and right.isdigit() and not left.isalnum():
         return True
-    return text[mark] in "-\u2212" and right.isdigit()
+    if text[mark] not in _JOINERS:
+        return False
+    return _wordish(left) and _wordish(right)
+
+
+def _digit_group(text: str, left: int, right: int) -> bool:
+    """Do digits at `left` and `right` stand either side of one mark that
+    groups a number's digits ("1,|000", "1\u00a0|000", ".|5" after no digit)?"""
+    if not (0 <= left < right < len(text)) or right - left != 2:
+        return False
+    mark = text[left + 1]
+    if mark in ",." and text[left].isdigit() and text[right].isdigit():
+        return True
+    return (
+        mark in _GROUP_MARKS
+        and text[left].isdigit()
+        and re.match(r"\d{3}(?!\d)", text[right : right + 4]) is not None
+    )
 
 
 def _cut_at_start(text: str, start: int) -> str | None:
@@ -57,7 +83,11 @@ def _cut_at_start(text: str, start: int) -> str | None:
     before, first = text[start - 1], text[start]
     if (_wordish(before) and _wordish(first)) or _number_joint(text, start - 1, start):
         return f"starts inside “{_token_at(text, start)}”"
-    if before in ",." and first.isdigit() and _number_joint(text, start - 2, start):
+    if first.isdigit() and (
+        _digit_group(text, start - 2, start)
+        # A decimal point that opens a number: ".5%".
+        or (before == "." and not (start >= 2 and text[start - 2].isalnum()))
+    ):
         return f"starts inside the number “{_token_at(text, start)}”"
     return None
 
@@ -70,7 +100,7 @@ def _cut_at_end(text: str, end: int) -> str | None:
     last, after = text[end - 1], text[end]
     if (_wordish(last) and _wordish(after)) or _number_joint(text, end - 1, end):
         return f"ends inside “{_token_at(text, end - 1)}”"
-    if after in ",." and last.isdigit() and _number_joint(text, end - 1, end + 1):
+    if last.isdigit() and _digit_group(text, end - 1, end + 1):
         return f"ends inside the number “{_token_at(text, end - 1)}”"
     return None
 

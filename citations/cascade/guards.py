@@ -221,6 +221,7 @@ def _nt_stem(word: str) -> bool:
     return any(plausible_ocr(stem, word) for stem in _NT_STEMS)
 
 
+_SIGN_MARKS = frozenset("-\u2212\u2012\u2013")
 _DAMAGED_NT = re.compile(r"(\w+)'([tlf1i]?)")
 
 
@@ -376,9 +377,16 @@ def features(folded: str) -> list[Feature]:
         kind = m.lastgroup
         start, end = m.span()
         if kind == "num":
-            found.append(
-                Feature(NUMBER, _number_value(raw), raw, _context(folded, start, end))
-            )
+            value = _number_value(raw)
+            # A sign touching the number, after a space or an opening
+            # bracket: "by -5%" is no "by 5%" ("10-15" is a range).
+            if (
+                start
+                and folded[start - 1] in _SIGN_MARKS
+                and (start == 1 or not folded[start - 2].isalnum())
+            ):
+                value = "-" + value
+            found.append(Feature(NUMBER, value, raw, _context(folded, start, end)))
             continue
         if kind == "sym":
             feature_kind, value = _SYMBOLS[raw]

@@ -541,3 +541,39 @@ def test_a_damaged_passage_is_found_among_clean_copies_of_its_sentences():
     assert verdict.verified, verdict.reason
     assert verdict.start == source.index(damaged)
     assert verdict.source_text == damaged[: damaged.index(" - ")]
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # A decimal point or a sign that opens a number is part of it.
+        (
+            "Interest shall accrue at .5% per month on overdue amounts.",
+            "5% per month on overdue amounts.",
+        ),
+        (
+            "Operating margin changed by \u20135% in 2023 compared with 2022.",
+            "5% in 2023 compared with 2022",
+        ),
+        (
+            "Operating margin changed by \u20135% in 2023 compared with 2022.",
+            "Operating margin changed by 5% in 2023 compared with 2022",
+        ),
+        (
+            "The price shall be adjusted by -5% each year thereafter.",
+            "The price shall be adjusted by 5% each year thereafter.",
+        ),
+        # Digits grouped by a non-breaking or thin space, or an apostrophe.
+        (
+            "The annual fee is EUR 1\u00a0000\u00a0000 payable in advance.",
+            "The annual fee is EUR 1",
+        ),
+        (
+            "The annual fee is CHF 1'000'000 payable in advance.",
+            "The annual fee is CHF 1",
+        ),
+    ],
+)
+def test_a_number_keeps_its_sign_decimal_point_and_digit_groups(source, quote):
+    verdict = verify_quote(source, quote)
+    assert not verdict.verified, verdict.reason
