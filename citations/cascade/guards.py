@@ -1154,9 +1154,10 @@ def _repair_guard_words(
         if _guard_words(s_text) or _LOST_APOSTROPHE_T.match(span, s_end):
             continue  # the span's own guard word ("nor", "mustnt", "couldn t")
         if len(group.quote_words) == 1:
-            if plausible_ocr(q_bare, s_bare) or _damage_reads_as(
-                q_text, s_text, vocabulary
-            ):
+            if (
+                plausible_ocr(q_bare, s_bare)
+                or _damage_reads_as(q_text, s_text, vocabulary)
+            ) and not _rival_guard_word(q_word, ocr_skeleton(s_bare.lower())):
                 repairs.append((s_start, s_end, q_text))
             continue
         # Damaged and spaced differently ("msybe" for "may be"): the quote's
@@ -1171,6 +1172,33 @@ def _repair_guard_words(
     for start, end, text in sorted(repairs, reverse=True):
         span = span[:start] + text + span[end:]
     return span
+
+
+def _sense(skeleton: str) -> frozenset[tuple[str, str]]:
+    # Negations are alike whichever word says them ("no" and "not"); a modal
+    # or a number is its value.
+    return frozenset(
+        (kind, "" if kind == NEGATION else value)
+        for kind, value in _WORD_FEATURES.get(skeleton, ())
+    )
+
+
+def _rival_guard_word(quote_word: str, span_word: str) -> str | None:
+    """Another guard word OCR could have damaged into the span's token about
+    as cheaply as the quote's ("shoul": "should" less a d, before "shall"
+    with two look-alikes), or None. Both are OCR skeletons."""
+    own = _damage_cost(quote_word, span_word)
+    return next(
+        (
+            rival
+            for rival in sorted(_GUARD_SKELETONS)
+            if rival != quote_word
+            and abs(len(rival) - len(span_word)) <= 2
+            and _sense(rival) != _sense(quote_word)
+            and _damage_cost(rival, span_word) < own + lexicon.LOOKALIKE_COST
+        ),
+        None,
+    )
 
 
 def fuzzy_difference(

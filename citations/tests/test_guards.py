@@ -310,6 +310,15 @@ _SCANNED = "Tlie Sel1er and tbe Buyer agrec as fo1lows. Thc parties herehy agree
             "The total liability shall not exceed eiglity dollars in any year.",
             "The total liability shall not exceed eight dollars in any year.",
         ),
+        # A damaged token another guard word explains about as well.
+        (
+            "The Licensee shoul assign this Agreement to an affiliate.",
+            "The Licensee shall assign this Agreement to an affiliate.",
+        ),
+        (
+            "The total liability shall not exceed five miliion dollars.",
+            "The total liability shall not exceed five billion dollars.",
+        ),
         # An "n't" OCR damaged around its apostrophe is still a negation.
         (
             "The warranty isri't transferable to any third party at all.",
