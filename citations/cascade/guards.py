@@ -687,6 +687,7 @@ def party_rival(
 
 
 _GUARD_SKELETONS = frozenset(_WORD_FEATURES)
+_SORTED_GUARD_SKELETONS = tuple(sorted(_GUARD_SKELETONS))
 
 
 def _damage_reads_as(
@@ -1188,12 +1189,17 @@ def _rival_guard_word(quote_word: str, span_word: str) -> str | None:
     as cheaply as the quote's ("shoul": "should" less a d, before "shall"
     with two look-alikes), or None. Both are OCR skeletons."""
     own = _damage_cost(quote_word, span_word)
+    # Three edits at most, found in C, before the weighted cost in Python.
+    near = (
+        rival
+        for rival in _SORTED_GUARD_SKELETONS
+        if Levenshtein.distance(rival, span_word, score_cutoff=3) <= 3
+    )
     return next(
         (
             rival
-            for rival in sorted(_GUARD_SKELETONS)
+            for rival in near
             if rival != quote_word
-            and abs(len(rival) - len(span_word)) <= 2
             and _sense(rival) != _sense(quote_word)
             and _damage_cost(rival, span_word) < own + lexicon.LOOKALIKE_COST
         ),
