@@ -342,7 +342,11 @@ NEGATING = re.compile(
     re.IGNORECASE,
 )
 _NEGATED_START = re.compile(
-    NEGATING.pattern + r"(?:[^\w.;:!?]+[\w'\u2019]+){0,2}[^\w.;:!?]*\Z", re.IGNORECASE
+    r"\b(?:not|no|never|neither|nor|none|nothing|cannot|\w+n't)\b"
+    r"(?:[^\w.;:!?]+[\w'\u2019]+){0,2}[^\w.;:!?]*\Z"
+    # A condition ("without the prior consent") only just before.
+    r"|\b(?:without|unless|except)[^\w.;:!?]*\Z",
+    re.IGNORECASE,
 )
 
 

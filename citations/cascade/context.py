@@ -43,7 +43,7 @@ from citations.cascade.prepared import prepare
 CLAUSE_REACH = 120
 _CLAUSE_END = re.compile(r"[.;:!?,()\[\]\u2014]|\n[^\S\n]*\n")
 _WORD = re.compile(r"[\w'\u2019]+")
-_HYPHENATED = re.compile(r"([\w'\u2019]+)[-\u00ad\u2010\u2011][^\S\n]*\n[^\S\n]*\Z")
+_LINE_HYPHEN = re.compile(r"[-\u00ad\u2010\u2011][^\S\n]*\n[^\S\n]*")
 _SPACES = re.compile(r"[^\S\n]*\n?[^\S\n]*")
 
 
@@ -201,9 +201,16 @@ def _runs(source: str, offset: int) -> list[list[tuple[str, int]]]:
     last_end = None
     for m in _WORD.finditer(source):
         between = source[last_end : m.start()] if last_end is not None else None
-        if between and runs and all(c in IGNORABLE for c in between):
-            # A soft hyphen or zero-width mark inside a word ("Recipie\xadnt")
-            # is no boundary: the pieces are one word.
+        if (
+            between
+            and runs
+            and (
+                all(c in IGNORABLE for c in between) or _LINE_HYPHEN.fullmatch(between)
+            )
+        ):
+            # A soft hyphen or zero-width mark inside a word ("Recipie\xadnt"),
+            # or a hyphen at a line's end ("not-\nify"), is no boundary: the
+            # pieces are one word.
             word, at = runs[-1][-1]
             runs[-1][-1] = (word + between + m.group(), at)
             last_end = m.end()
@@ -261,11 +268,6 @@ def negation_before(
     words = _words(text, clause_at, start)
     if not words:
         return _straddled(text, start, [])
-    last_word, last_at = words[-1]
-    split = _HYPHENATED.search(text, max(0, last_at - 40), last_at)
-    if split is not None and last_at + len(last_word) == len(text[:start].rstrip()):
-        # "un-\nless": the word is "unless"
-        words[-1] = (split.group(1) + last_word, split.start(1))
     # The last NEGATION_REACH words, and pieces OCR split one of them into.
     near = words[-(NEGATION_REACH + _MOST_PIECES - 1) :]
     first_near = len(near) - NEGATION_REACH
@@ -276,10 +278,12 @@ def negation_before(
     for i, k, needs_scan in found:
         if _split_piece(pieces, i, k):
             continue
+        back = len(near) - (i + k)
+        if back and _introduces_a_condition("".join(pieces[i : i + k])):
+            continue
         if i + k > first_near and (not needs_scan or _scanned(text)):
-            word = " ".join(pieces[i : i + k])
+            word = _LINE_HYPHEN.sub("", " ".join(pieces[i : i + k]))
             where = near[i][1]
-            back = len(near) - (i + k)
             said = "just after" if back == 0 else f"{back + 1} words after"
             return Dropped(
                 f"the quote starts {said} “{word}”, which negates it "
@@ -292,7 +296,7 @@ def negation_before(
 # A negation governs a quote that starts up to this many words after it, in
 # its sentence: "shall not be required to deliver" (quote "required to
 # deliver"), "In no event shall the Supplier be liable", "Neither the Buyer
-# nor the Supplier shall".
+# nor the Supplier shall" (but see _CONDITIONS).
 NEGATION_REACH = 3
 # Punctuation that ends a sentence or clause, with a space after it and none
 # before ("shall not. The Buyer"); a mark between spaces or between letters
@@ -306,6 +310,20 @@ def _words(text: str, lo: int, hi: int) -> list[tuple[str, int]]:
     return [w for run in _runs(text[lo:hi], lo) for w in run]
 
 
+# Negations that open a condition rather than negate a clause: a quote that
+# starts a few words after one quotes a phrase of the condition ("the prior
+# written consent of the other Party" after "without the"), and only one
+# that starts just after it leaves it out.
+_CONDITIONS = frozenset(ocr_skeleton(w) for w in ("without", "unless", "except"))
+
+
+def _introduces_a_condition(word: str) -> bool:
+    skeleton = ocr_skeleton(fold_text(word))
+    if skeleton in _CONDITIONS:
+        return True
+    return lexicon.likeliest_reading(skeleton) in _CONDITIONS
+
+
 def _split_piece(pieces: tuple[str, ...], i: int, k: int) -> bool:
     """Is the negation pieces[i:i + k] part of a word OCR split, with a short
     piece after it ("not e" is "note") or before it ("p rior" is "prior")?"""
@@ -316,6 +334,11 @@ def _split_piece(pieces: tuple[str, ...], i: int, k: int) -> bool:
             return True
     if i > 0 and len(pieces[i - 1]) <= 2 and pieces[i - 1].isalpha():
         whole = "".join(pieces[i - 1 : after])
+        if lexicon.is_word(ocr_skeleton(fold_text(whole))):
+            return True
+    # Its first piece ends the word before ("retur n or": return or).
+    if i > 0 and len(pieces[i]) <= 2 and k > 1:
+        whole = pieces[i - 1] + pieces[i]
         return lexicon.is_word(ocr_skeleton(fold_text(whole)))
     return False
 

@@ -348,6 +348,16 @@ def test_a_negation_a_few_words_before_the_quote_governs_it(source, quote):
     assert "negates it" in verdict.reason
 
 
+def test_a_phrase_of_a_condition_a_few_words_after_without_verifies():
+    # "without" opens a condition: only a quote starting just after it
+    # leaves it out.
+    text = "Neither party may assign this Agreement without the prior written consent of the other Party."
+    assert verify_quote(text, "prior written consent of the other Party").verified
+    verdict = verify_quote(text, "the prior written consent of the other Party")
+    assert not verdict.verified
+    assert "“without”" in verdict.reason
+
+
 def test_a_negation_before_the_sentence_governs_nothing():
     text = (
         "The Supplier shall not deliver on Sundays. The Buyer shall pay the "
