@@ -279,7 +279,9 @@ def negation_before(
         if _split_piece(pieces, i, k):
             continue
         back = len(near) - (i + k)
-        if back and _introduces_a_condition("".join(pieces[i : i + k])):
+        if back and (
+            _introduces_a_condition("".join(pieces[i : i + k])) or _idiom(pieces, i, k)
+        ):
             continue
         if i + k > first_near and (not needs_scan or _scanned(text)):
             word = _LINE_HYPHEN.sub("", " ".join(pieces[i : i + k]))
@@ -315,6 +317,22 @@ def _words(text: str, lo: int, hi: int) -> list[tuple[str, int]]:
 # written consent of the other Party" after "without the"), and only one
 # that starts just after it leaves it out.
 _CONDITIONS = frozenset(ocr_skeleton(w) for w in ("without", "unless", "except"))
+
+
+# Words after a negation that make it an idiom negating nothing the quote
+# says: "including, but not limited to, securities laws", "not only ... but
+# also", "without limitation"; and "non" is a prefix ("Non-Breaching Party").
+_IDIOM_AFTER = frozenset(ocr_skeleton(w) for w in ("limited", "limitation", "only"))
+_PREFIX = ocr_skeleton("non")
+
+
+def _idiom(pieces: tuple[str, ...], i: int, k: int) -> bool:
+    if k == 1 and ocr_skeleton(fold_text(pieces[i])) == _PREFIX:
+        return True
+    after = i + k
+    return (
+        after < len(pieces) and ocr_skeleton(fold_text(pieces[after])) in _IDIOM_AFTER
+    )
 
 
 def _introduces_a_condition(word: str) -> bool:

@@ -366,3 +366,43 @@ def test_a_negation_before_the_sentence_governs_nothing():
     assert verify_quote(text, "The Buyer shall pay the price in full").verified
     text = "The Supplier shall not deliver on Sundays, and the Buyer shall pay."
     assert verify_quote(text, "the Buyer shall pay").verified
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # From CUAD's contracts: each verified before the reach was three words.
+        (
+            "The relationship will be that of independent contractor and nothing in "
+            "this Agreement gives either Party the power or authority to bind the other.",
+            "Agreement gives either Party the power or authority to bind the other.",
+        ),
+        (
+            "Nothing herein shall prevent the Licensor from assigning the monetary "
+            "rights hereunder.",
+            "shall prevent the Licensor from assigning the monetary rights",
+        ),
+    ],
+)
+def test_real_clauses_a_quote_reverses_by_starting_after_the_negation(source, quote):
+    verdict = verify_quote(source, quote)
+    assert not verdict.verified
+    assert "negates it" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "including, but not limited to, securities laws and regulations of any state.",
+            "securities laws and regulations of any state.",
+        ),
+        (
+            'Any Party (the "Non-Breaching Party") may terminate this Agreement at once.',
+            "may terminate this Agreement at once.",
+        ),
+    ],
+)
+def test_idioms_with_a_negation_negate_nothing_after_them(source, quote):
+    verdict = verify_quote(source, quote)
+    assert verdict.verified, verdict.reason
