@@ -57,7 +57,7 @@ class PreparedText:
     _keys: dict[str, Postings] | None = field(default=None, repr=False)
     _words: Counter[str] | None = field(default=None, repr=False)
     _vocabulary: dict[str, int] | None = field(default=None, repr=False)
-    _numbers: dict[str, Postings] | None = field(default=None, repr=False)
+    _numbers: dict[str, tuple[int, ...]] | None = field(default=None, repr=False)
     _last_postings: tuple[tuple[object, ...], list[Postings]] | None = field(
         default=None, repr=False
     )
@@ -143,7 +143,7 @@ class PreparedText:
         or more with a digit (2 to 9: the skeleton reads 0 and 1 as letters),
         occurs."""
         self._index()
-        return (self._numbers or {}).get(token, _EMPTY)
+        return (self._numbers or {}).get(token, ())
 
     @property
     def vocabulary(self) -> dict[str, int]:
@@ -165,7 +165,7 @@ _EMPTY: Postings = array("q")
 
 def _index_words(
     skeleton: str,
-) -> tuple[dict[str, Postings], Counter[str], dict[str, Postings]]:
+) -> tuple[dict[str, Postings], Counter[str], dict[str, tuple[int, ...]]]:
     # Word pairs rather than single words: in boilerplate or low-entropy text
     # every single word is common, pairs stay selective, and at 5% OCR noise
     # about half the pairs of a quote survive intact, which is plenty.
@@ -202,7 +202,7 @@ def _index_words(
     return postings, Counter(words), _numbers(words, word_starts)
 
 
-def _numbers(words: list[str], starts: list[int]) -> dict[str, Postings]:
+def _numbers(words: list[str], starts: list[int]) -> dict[str, tuple[int, ...]]:
     """Where each token of NUMBER_MIN_CHARS or more with a digit starts
     (stage 2 seeds from rare numbers). Tokens that are not all letters are
     few in prose: they are picked out in C."""
@@ -211,8 +211,10 @@ def _numbers(words: list[str], starts: list[int]) -> dict[str, Postings]:
     for word, at in compress(zip(words, starts, strict=True), not_letters):
         if len(word) >= NUMBER_MIN_CHARS and _DIGIT.search(word):
             numbers.setdefault(word, []).append(at)
-    typecode = "i" if not starts or starts[-1] < 2**31 else "q"
-    return {k: array(typecode, v) for k, v in numbers.items()}
+    # Tuples of ints, not arrays: the collector stops tracking them (and then
+    # this dict) after one pass, where tens of thousands of arrays would be
+    # walked on every full collection.
+    return {k: tuple(v) for k, v in numbers.items()}
 
 
 def _group(keys: Iterable[str], starts: Iterable[int]) -> dict[str, list[int]]:
