@@ -35,7 +35,7 @@ from rapidfuzz.distance import Levenshtein
 
 from citations.cascade import lexicon
 from citations.cascade.folding import IGNORABLE, fold_text, ocr_skeleton
-from citations.cascade.guards import NEGATION, features, plausible_ocr
+from citations.cascade.guards import NEGATION, damage_cost, features, plausible_ocr
 from citations.cascade.prepared import prepare
 
 # How far back a quote opening with an ellipsis or insertion is read: the
@@ -119,10 +119,13 @@ def _lookalike_negation(word: str) -> bool:
     return folded.isalpha() and any(
         folded != negation
         and plausible_ocr(negation, folded)
-        # One glyph misread, not two: "home" and "more" are no "none".
+        # One glyph misread, not two: "home" and "more" are no "none", nor
+        # "into" (a glyph added and two moved) "not"; "riot" is (ri for n).
         and (
-            len(folded) != len(negation)
-            or sum(a != b for a, b in zip(folded, negation, strict=True)) == 1
+            damage_cost(ocr_skeleton(negation), ocr_skeleton(folded))
+            <= lexicon.LOOKALIKE_COST
+            if len(folded) != len(negation)
+            else sum(a != b for a, b in zip(folded, negation, strict=True)) == 1
         )
         for negation in _NEGATION_WORDS
     )
@@ -143,6 +146,19 @@ def _joined_negation(run: tuple[str, ...]) -> bool:
     # run together from several words would find negations everywhere.
     return _is_negation("".join(run), damaged=False) and not all(
         lexicon.is_word(ocr_skeleton(fold_text(w))) for w in run
+    )
+
+
+@lru_cache(maxsize=4096)
+def _cheaply_negation(word: str) -> bool:
+    """A negation as spelled, or within two look-alike glyphs or thin strokes
+    of one ("uot", "lnot", "n0t")."""
+    if _is_negation(word, damaged=False):
+        return True
+    skeleton = ocr_skeleton(fold_text(re.sub(r"['.,]", "", word)))
+    return any(
+        damage_cost(negation, skeleton) <= 2 * lexicon.LOOKALIKE_COST
+        for negation in _NEGATION_SKELETONS
     )
 
 
@@ -174,7 +190,12 @@ def _negations_in(
                 if _joined_negation(run):
                     found.append((i, k, False))
             elif _is_negation(run[0]) and not _split_tail(words, i):
-                found.append((i, 1, False))
+                # A capitalized token damaged beyond look-alike glyphs and
+                # thin strokes is read as a negation only in a scanned text:
+                # "NBT" of a web page is a name, not a misread "not"; "lnot",
+                # "uot" and "zithout" are misreadings anywhere.
+                plain = run[0].islower() or _cheaply_negation(run[0])
+                found.append((i, 1, not plain))
             elif _lookalike_negation(run[0]):
                 found.append((i, 1, True))
     if not ending:
@@ -205,7 +226,14 @@ def _runs(source: str, offset: int) -> list[list[tuple[str, int]]]:
             between
             and runs
             and (
-                all(c in IGNORABLE for c in between) or _LINE_HYPHEN.fullmatch(between)
+                all(c in IGNORABLE for c in between)
+                or _LINE_HYPHEN.fullmatch(between)
+                # "1,000" and "12.50" are one number.
+                or (
+                    between in (",", ".")
+                    and runs[-1][-1][0][-1:].isdigit()
+                    and m.group()[:1].isdigit()
+                )
             )
         ):
             # A soft hyphen or zero-width mark inside a word ("Recipie\xadnt"),
@@ -301,9 +329,12 @@ def negation_before(
 # nor the Supplier shall" (but see _CONDITIONS).
 NEGATION_REACH = 3
 # Punctuation that ends a sentence or clause, with a space after it and none
-# before ("shall not. The Buyer"); a mark between spaces or between letters
-# is OCR noise ("not . be", "not.be").
-_SENTENCE_END = re.compile(r"(?<=\w)[.;:!?]+(?=\s)")
+# before ("shall not. The Buyer"), closing quotes allowed; a mark between
+# spaces or between letters is OCR noise ("not . be", "not.be"). Not a colon:
+# "shall not: (a) disclose" goes on.
+_SENTENCE_END = re.compile(
+    r"(?<=\w)[.;!?]+[\"'\u201d\u2019)\]]*(?=\s)|\n[^\S\n]*[.;!?][^\S\n]*\n"
+)
 
 
 def _words(text: str, lo: int, hi: int) -> list[tuple[str, int]]:

@@ -423,7 +423,7 @@ def _said(text: str) -> Counter[tuple[str, str]]:
     return Counter((f.kind, f.value) for f in features(fold_text(text)))
 
 
-_CLAUSE_START = re.compile(r"[.;:!?]\s|\band\b|\bor\b|\bbut\b", re.IGNORECASE)
+_CLAUSE_START = re.compile(r"[.;:!?]\s")
 
 
 def _has_modal(text: str) -> bool:

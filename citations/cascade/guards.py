@@ -614,7 +614,7 @@ _GIVER_SUFFIXES = ("or", "er", "ant")
 
 
 @lru_cache(maxsize=4096)
-def _damage_cost(a: str, b: str) -> float:
+def damage_cost(a: str, b: str) -> float:
     """The noisy channel's cost (lexicon.py) of OCR making skeleton `b` from
     skeleton `a`: look-alike glyphs, thin strokes and one glyph read as two
     (or two as one) are cheap, any other edit dear. A weighted edit distance."""
@@ -671,7 +671,7 @@ def party_rival(
     # confusions outnumber its arbitrary errors.
     if span_word != quote_word and any(
         (vocabulary is None or vocabulary.get(r, 0))
-        and _damage_cost(r, span_word) - _damage_cost(quote_word, span_word)
+        and damage_cost(r, span_word) - damage_cost(quote_word, span_word)
         < lexicon.LOOKALIKE_COST
         for r in real
     ):
@@ -965,7 +965,7 @@ def _damaged_negating_prefix(a: str, b: str) -> bool:
                 # before it is "immaterial".
                 and (
                     not span_is_longer
-                    or _damage_cost(negated, longer) <= _damage_cost(shorter, longer)
+                    or damage_cost(negated, longer) <= damage_cost(shorter, longer)
                 )
             ):
                 return True
@@ -1188,7 +1188,7 @@ def _rival_guard_word(quote_word: str, span_word: str) -> str | None:
     """Another guard word OCR could have damaged into the span's token about
     as cheaply as the quote's ("shoul": "should" less a d, before "shall"
     with two look-alikes), or None. Both are OCR skeletons."""
-    own = _damage_cost(quote_word, span_word)
+    own = damage_cost(quote_word, span_word)
     # Three edits at most, found in C, before the weighted cost in Python.
     near = (
         rival
@@ -1201,7 +1201,7 @@ def _rival_guard_word(quote_word: str, span_word: str) -> str | None:
             for rival in near
             if rival != quote_word
             and _sense(rival) != _sense(quote_word)
-            and _damage_cost(rival, span_word) < own + lexicon.LOOKALIKE_COST
+            and damage_cost(rival, span_word) < own + lexicon.LOOKALIKE_COST
         ),
         None,
     )

@@ -128,9 +128,10 @@ def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
     # token is cut (tolerant.find_exact).
     if found is not None and found.match_type != "exact":
         split = split_quote(quote.strip())
-        negated = negation_before(
-            text, found.start, opens_elided=split is not None and split.opens_elided
-        )
+        # A bracket the source itself holds ("[**] or an order", a redaction)
+        # opens no elision.
+        opens = split is not None and split.opens_elided and text[found.start] != "["
+        negated = negation_before(text, found.start, opens_elided=opens)
         if negated:
             near = Near(negated.start, found.end, found.similarity, negated.reason)
             return Match(None, near, negated.reason, match.stages)

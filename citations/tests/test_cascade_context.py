@@ -406,3 +406,45 @@ def test_real_clauses_a_quote_reverses_by_starting_after_the_negation(source, qu
 def test_idioms_with_a_negation_negate_nothing_after_them(source, quote):
     verdict = verify_quote(source, quote)
     assert verdict.verified, verdict.reason
+
+
+def test_quotes_of_real_web_email_and_scanned_text_that_negate_nothing_verify():
+    cases = [
+        # A capitalized name is no damaged "not" in a web page.
+        (
+            "coupled with the NBT format's nesting allows us to craft a packet.",
+            "format's nesting allows us to craft a packet.",
+        ),
+        # A closing quote after the question mark ends the sentence.
+        (
+            "\u201cI just said that aloud, didn\u2019t I?\u201d\n\nOf the responses "
+            "Izuku had expected, this was one.",
+            "Of the responses Izuku had expected",
+        ),
+        # The source's own bracket (a redaction) opens no elision.
+        (
+            "such proceeding shall not be dismissed within\n[**] or an order for "
+            "relief by a court of competent jurisdiction shall be entered.",
+            "[**] or an order for relief by a court of competent jurisdiction",
+        ),
+        # "into" is no misread "not", even in a scan.
+        (
+            _SCAN + "and thatthe Priour came into thekitchin and tooke the rope.",
+            "thekitchin and tooke the rope.",
+        ),
+    ]
+    for source, quote in cases:
+        verdict = verify_quote(source, quote)
+        assert verdict.verified, (quote, verdict.reason)
+
+
+def test_a_colon_after_a_negation_does_not_end_its_reach():
+    source = (
+        "Each party agrees that it will not: (a) disclose Confidential "
+        "Information to any third party; or (b) use it for any other purpose."
+    )
+    verdict = verify_quote(
+        source, "disclose Confidential Information to any third party"
+    )
+    assert not verdict.verified
+    assert "negates it" in verdict.reason

@@ -204,3 +204,14 @@ def test_elisions_and_insertions_never_change_what_the_source_says(source, quote
 def test_insertions_that_say_what_the_source_says_verify(source, quote):
     verdict = verify_quote(_LEAD + source, quote)
     assert verdict.verified, verdict.reason
+
+
+def test_an_ellipsis_after_and_may_not_drop_the_next_clauses_subject():
+    source = (
+        _LEAD + "The Buyer shall pay the price and the Seller shall deliver the goods."
+    )
+    verdict = verify_quote(
+        source, "The Buyer shall pay the price and ... deliver the goods"
+    )
+    assert not verdict.verified
+    assert "joins two clauses" in verdict.reason
