@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 from citations.cascade.align import place_in_window
 from citations.cascade.boundaries import cut_token, joined_by_ocr
-from citations.cascade.context import negation_elided
+from citations.cascade.context import Dropped, negation_elided
 from citations.cascade.folding import fold_text, ocr_skeleton
-from citations.cascade.guards import MODAL, features, party_rival
+from citations.cascade.guards import MODAL, counterpart, features
 from citations.cascade.prepared import PreparedText
 from citations.cascade.tolerant import (
     FoldedQuote,
@@ -412,11 +412,30 @@ REVERSING_AT_END = re.compile(
 )
 
 
+def outer_party_difference(
+    text: str, start: int, end: int, split: QuoteParts
+) -> Dropped | None:
+    """An insertion before the first part or after the last names the other
+    party than the words it replaces, just before or after the span, do
+    ("[Licensor] shall bear" over "Licensee shall bear")."""
+    for inserted in split.outer_insertions:
+        before = text[max(0, start - 40) : start].split()[-3:]
+        after = text[end : end + 40].split()[:3]
+        for nearby, where in ((before, start), (after, end)):
+            if _names_other_party(inserted, " ".join(nearby)):
+                return Dropped(
+                    f"the bracketed insertion “[{inserted}]” names another party "
+                    f"than the source (source: “{' '.join(nearby)}”)",
+                    where,
+                )
+    return None
+
+
 def _names_other_party(inserted: str, gap: str) -> bool:
     """ "The [Licensor] shall pay" over "Licensee"."""
     said = [ocr_skeleton(w) for w in _WORD.findall(fold_text(inserted))]
     there = [ocr_skeleton(w) for w in _WORD.findall(fold_text(gap))]
-    return any(party_rival(w, g, None) for w in said for g in there)
+    return any(counterpart(w, g) for w in said for g in there)
 
 
 def _said(text: str) -> Counter[tuple[str, str]]:

@@ -646,6 +646,39 @@ def damage_cost(a: str, b: str) -> float:
     return cost[n][m]
 
 
+# Parties named other than by -or/-ee: each is the other's counterpart.
+_COUNTERPARTS = frozenset(
+    frozenset(map(ocr_skeleton, pair))
+    for pair in (
+        ("buyer", "seller"),
+        ("purchaser", "seller"),
+        ("purchaser", "vendor"),
+        ("buyer", "vendor"),
+        ("landlord", "tenant"),
+        ("lender", "borrower"),
+        ("customer", "supplier"),
+        ("customer", "vendor"),
+        ("company", "consultant"),
+        ("client", "contractor"),
+    )
+)
+
+
+def counterpart(a: str, b: str) -> bool:
+    """Are skeletons `a` and `b` two parties of one pair, exactly as spelled
+    ("Licensor"/"Licensee", "Buyer"/"Seller")?"""
+    if a == b:
+        return False
+    if frozenset((a, b)) in _COUNTERPARTS:
+        return True
+    return any(
+        x.endswith("ee")
+        and len(x) > 4
+        and any(y == x[:-2] + suffix for suffix in _GIVER_SUFFIXES)
+        for x, y in ((a, b), (b, a))
+    )
+
+
 def party_rival(
     quote_word: str, span_word: str, vocabulary: Mapping[str, int] | None
 ) -> bool:
@@ -653,6 +686,8 @@ def party_rival(
     "Licensee"), or could OCR have made it from one that is a word
     ("Licensar" from "Licensor", "Employot" from "Employer")? Both are OCR
     skeletons."""
+    if frozenset((quote_word, span_word)) in _COUNTERPARTS:
+        return True
     if quote_word.endswith("ee"):
         stem = quote_word[:-2]
         rivals = [stem + suffix for suffix in _GIVER_SUFFIXES]

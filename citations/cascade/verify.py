@@ -23,6 +23,7 @@ from citations.cascade.context import negation_before
 from citations.cascade.elision import (
     find_elided,
     outer_insertion_difference,
+    outer_party_difference,
     split_quote,
 )
 from citations.cascade.folding import IGNORABLE, PUNCTUATION_FOLDS
@@ -132,6 +133,8 @@ def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
         # opens no elision.
         opens = split is not None and split.opens_elided and text[found.start] != "["
         negated = negation_before(text, found.start, opens_elided=opens)
+        if negated is None and split is not None:
+            negated = outer_party_difference(text, found.start, found.end, split)
         if negated:
             near = Near(negated.start, found.end, found.similarity, negated.reason)
             return Match(None, near, negated.reason, match.stages)

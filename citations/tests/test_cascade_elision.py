@@ -215,3 +215,25 @@ def test_an_ellipsis_after_and_may_not_drop_the_next_clauses_subject():
     )
     assert not verdict.verified
     assert "joins two clauses" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "Licensee shall bear all costs of enforcement.",
+            "[Licensor] shall bear all costs of enforcement.",
+        ),
+        (
+            "The Seller shall pay all amounts owed to the Consultant.",
+            "The Seller shall pay all amounts owed to [the Company].",
+        ),
+        (
+            "The Seller shall deliver the goods within 30 days after the order.",
+            "The [Buyer] shall deliver the goods within 30 days after the order.",
+        ),
+    ],
+)
+def test_an_insertion_never_names_the_other_party(source, quote):
+    verdict = verify_quote(_LEAD + source, quote)
+    assert not verdict.verified, verdict.reason
