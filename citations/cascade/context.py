@@ -291,7 +291,11 @@ def negation_before(
     if not (text[start].isalnum() or text[start - 1].isspace()):
         return None
     tail_at = max(lo, start - 100)
-    ends = [m.end() for m in _SENTENCE_END.finditer(text, tail_at, start)]
+    ends = [
+        m.end()
+        for m in _SENTENCE_END.finditer(text, tail_at, start)
+        if not _abbreviation(text, m.start())
+    ]
     clause_at = ends[-1] if ends else tail_at
     words = _words(text, clause_at, start)
     if not words:
@@ -311,6 +315,9 @@ def negation_before(
             _introduces_a_condition("".join(pieces[i : i + k])) or _idiom(pieces, i, k)
         ):
             continue
+        word_end = near[i + k - 1][1] + len(pieces[i + k - 1])
+        if pieces[i + k - 1].lower() == "no" and text[word_end : word_end + 1] == ".":
+            continue  # "No. 5": a number's abbreviation
         if i + k > first_near and (not needs_scan or _scanned(text)):
             word = _LINE_HYPHEN.sub("", " ".join(pieces[i : i + k]))
             where = near[i][1]
@@ -335,6 +342,51 @@ NEGATION_REACH = 3
 _SENTENCE_END = re.compile(
     r"(?<=\w)[.;!?]+[\"'\u201d\u2019)\]]*(?=\s)|\n[^\S\n]*[.;!?][^\S\n]*\n"
 )
+
+
+_ABBREVIATIONS = frozenset(
+    [
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "llc",
+        "plc",
+        "no",
+        "nos",
+        "sec",
+        "art",
+        "para",
+        "cl",
+        "etc",
+        "vs",
+        "mr",
+        "ms",
+        "mrs",
+        "dr",
+        "st",
+        "jr",
+        "sr",
+        "approx",
+        "dept",
+        "est",
+        "fig",
+        "ibid",
+    ]
+)
+
+
+def _abbreviation(text: str, mark: int) -> bool:
+    """Is the full stop at text[mark] an abbreviation's ("U.S.", "e.g.",
+    "No.", "Inc."), which ends no sentence?"""
+    if text[mark] != ".":
+        return False
+    lo = mark
+    while lo > 0 and (text[lo - 1].isalpha() or text[lo - 1] == "."):
+        lo -= 1
+    word = text[lo:mark].lower()
+    last = word.rsplit(".", 1)[-1]
+    return len(last) == 1 or word in _ABBREVIATIONS or "." in word
 
 
 def _words(text: str, lo: int, hi: int) -> list[tuple[str, int]]:

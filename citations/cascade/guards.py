@@ -390,6 +390,14 @@ def features(folded: str) -> list[Feature]:
             continue
         if kind == "sym":
             feature_kind, value = _SYMBOLS[raw]
+            # "-$500": the sign before the currency belongs to the amount.
+            if (
+                feature_kind == CURRENCY
+                and start
+                and folded[start - 1] in _SIGN_MARKS
+                and (start == 1 or not folded[start - 2].isalnum())
+            ):
+                value = "-" + value
             found.append(
                 Feature(feature_kind, value, raw, _context(folded, start, end))
             )

@@ -448,3 +448,10 @@ def test_a_colon_after_a_negation_does_not_end_its_reach():
     )
     assert not verdict.verified
     assert "negates it" in verdict.reason
+
+
+def test_an_abbreviations_full_stop_does_not_end_the_reach():
+    source = "The Company shall pay no U.S. federal income tax on such amounts."
+    verdict = verify_quote(source, "federal income tax on such amounts")
+    assert not verdict.verified
+    assert "negates it" in verdict.reason

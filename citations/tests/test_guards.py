@@ -359,3 +359,9 @@ def test_damage_never_reads_as_a_different_guard_word(prefix, source, quote):
 def test_a_glyph_read_as_two_reads_as_the_quotes_word(source, quote):
     verdict = verify_quote(_SCANNED + source, quote)
     assert verdict.verified, verdict.reason
+
+
+def test_a_sign_before_a_currency_belongs_to_the_amount():
+    source = _SCANNED + "The Seller shall pay -$500 to the Buyer on demand."
+    verdict = verify_quote(source, "The Seller shall pay $500 to the Buyer on demand.")
+    assert not verdict.verified
