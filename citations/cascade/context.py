@@ -327,7 +327,31 @@ def negation_before(
                 f"(source: “{_words_around(text, where, start, reach=0)}”)",
                 where,
             )
-    return _straddled(text, start, words)
+    return _straddled(text, start, words) or _across_an_aside(text, start)
+
+
+# A negation, an aside set off right after it by commas, brackets or dashes,
+# and at most two words before the span: "shall not, directly or
+# indirectly, | sublicense", "shall not (and will not allow any third party
+# to) | reverse engineer".
+_ASIDE = re.compile(
+    r"\b(not|no|never|neither|nor|none|nothing|cannot|\w+n't|\w+n\u2019t)"
+    r"\s*(?:,[^,.;!?]{1,100},|\([^()]{1,100}\)|[\u2014\u2013-][^\u2014\u2013.;!?]{1,100}"
+    r"[\u2014\u2013-])\s*(?:[\w'\u2019]+\s+){0,2}\Z",
+    re.IGNORECASE,
+)
+
+
+def _across_an_aside(text: str, start: int) -> Dropped | None:
+    lo = max(0, start - 160)
+    m = _ASIDE.search(text, lo, start)
+    if m is None:
+        return None
+    return Dropped(
+        f"the quote starts after “{m.group(1)}” and an aside, which negates it "
+        f"(source: “{_words_around(text, m.start(1), start, reach=0)}”)",
+        m.start(1),
+    )
 
 
 # A negation governs a quote that starts up to this many words after it, in

@@ -455,3 +455,33 @@ def test_an_abbreviations_full_stop_does_not_end_the_reach():
     verdict = verify_quote(source, "federal income tax on such amounts")
     assert not verdict.verified
     assert "negates it" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "Licensee shall not, directly or indirectly, sublicense the Software.",
+            "sublicense the Software",
+        ),
+        (
+            "Licensee shall not, without the prior written consent of Licensor, "
+            "assign this Agreement.",
+            "assign this Agreement",
+        ),
+        (
+            "Licensee will not (and will not allow any third party to) reverse "
+            "engineer the Software.",
+            "reverse engineer the Software",
+        ),
+    ],
+)
+def test_a_negation_governs_across_an_aside(source, quote):
+    verdict = verify_quote(source, quote)
+    assert not verdict.verified
+    assert "negates it" in verdict.reason
+
+
+def test_an_aside_after_a_plain_word_governs_nothing():
+    text = "The parties agree, on the date hereof, that the Buyer shall pay."
+    assert verify_quote(text, "that the Buyer shall pay").verified
