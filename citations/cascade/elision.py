@@ -403,11 +403,15 @@ def _chain(
     return chain, failure
 
 
-# Words that reverse or narrow what follows them, beyond the guard's
+# Words that reverse, bound or narrow what follows them, beyond the guard's
 # negations: an ellipsis over one drops it ("liable ... indirect damages"
-# from "liable for all damages, excluding indirect damages").
+# from "liable for all damages, excluding indirect damages"; "purchase ...
+# 1,000 units" from "purchase at least 1,000 units").
 REVERSING_AT_END = re.compile(
-    r"\b(?:exclud\w*|other\s+than|save\s+for|fail(?:s|ed|ing)?\s+to)\W*\Z",
+    r"\b(?:exclud\w*|other\s+than|save\s+for|apart\s+from"
+    r"|(?:fail|refuse|neglect|omit|cease)(?:s|d|ed|ing)?\s+to|unable\s+to"
+    r"|at\s+(?:least|most)|up\s+to|(?:maximum|minimum)(?:\s+of)?|prior\s+to"
+    r"|only|solely)\W*\Z",
     re.IGNORECASE,
 )
 
@@ -475,5 +479,5 @@ def _gap_difference(gap: str, inserted: str | None, before: str) -> str | None:
         )
     reversing = REVERSING_AT_END.search(gap)
     if reversing:
-        return f"the elision leaves out “{reversing.group()}”"
+        return f"the elision leaves out “{reversing.group().strip()}”"
     return None

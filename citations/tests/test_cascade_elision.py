@@ -237,3 +237,26 @@ def test_an_ellipsis_after_and_may_not_drop_the_next_clauses_subject():
 def test_an_insertion_never_names_the_other_party(source, quote):
     verdict = verify_quote(_LEAD + source, quote)
     assert not verdict.verified, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "The Buyer shall purchase at least 1,000 units in each year of the Term.",
+            "The Buyer shall purchase ... 1,000 units in each year of the Term",
+        ),
+        (
+            "Liability is limited to a maximum of $1,000,000 in aggregate for all claims.",
+            "Liability is limited to ... $1,000,000 in aggregate for all claims",
+        ),
+        (
+            "The Supplier shall notify the Buyer prior to any change in the specifications.",
+            "The Supplier shall notify the Buyer ... any change in the specifications",
+        ),
+    ],
+)
+def test_an_ellipsis_may_not_drop_a_bound_right_before_what_it_bounds(source, quote):
+    verdict = verify_quote(_LEAD + source, quote)
+    assert not verdict.verified
+    assert "leaves out" in verdict.reason
