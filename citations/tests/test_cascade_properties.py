@@ -136,6 +136,8 @@ def test_any_whole_token_substring_verifies_exactly(text, data):
     quote = text[start:end]
     assume(quote.strip())
     assume(cut_token(text, start, end) is None)
+    # A quote that a negation just before it governs says the opposite.
+    assume(negation_before(text, start) is None)
     verdict = verify_quote(text, quote)
     assert verdict.verified and verdict.method == "exact_match"
     assert text[verdict.start : verdict.end] == verdict.source_text == quote
