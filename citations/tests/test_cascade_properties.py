@@ -304,11 +304,11 @@ def test_a_window_of_words_with_whitespace_and_case_damage_verifies(words, data)
     verdict = verify_quote(text, quote)
     assert_invariants(text, quote, verdict)
     # Each place the words occur, and whether "not" stands within the three
-    # words before it: a quote that leaves out the "not" governing it says
-    # the opposite.
+    # words before it (a "%" is no word): a quote that leaves out the "not"
+    # governing it says the opposite.
     k = end - start
     places = [
-        "not" in words[max(0, i - 3) : i]
+        "not" in _counted(words[:i])[-3:]
         for i in range(len(words) - k + 1)
         if words[i : i + k] == words[start:end]
     ]
@@ -318,7 +318,12 @@ def test_a_window_of_words_with_whitespace_and_case_damage_verifies(words, data)
         return
     assert verdict.verified, verdict.reason
     assert _words(verdict.source_text) == _words(quote)
-    assert "not" not in text[: verdict.start].split()[-3:]
+    assert "not" not in _counted(text[: verdict.start].split())[-3:]
+
+
+def _counted(tokens: list[str]) -> list[str]:
+    """The tokens a negation's reach counts: those with a letter or digit."""
+    return [t for t in tokens if any(c.isalnum() for c in t)]
 
 
 def _words(s: str) -> list[str]:
