@@ -40,7 +40,7 @@ _JOINERS = frozenset("-/\u2010\u2011\u2212")
 
 
 # Signs of a number, as typeset: hyphen, minus, figure dash, en dash.
-_SIGNS = frozenset("-\u2212\u2012\u2013")
+SIGNS = frozenset("-\u2212\u2012\u2013")
 # Marks between digit groups besides "," and ".": "1\u00a0000\u00a0000",
 # "1'000'000" (never a plain space: "clause 1 100 units" is two numbers).
 _GROUP_MARKS = frozenset("\u00a0\u202f\u2009'\u2019")
@@ -53,7 +53,7 @@ def _joined_part(text: str, mark: int) -> bool:
         return False
     left = text[mark - 1] if mark > 0 else " "
     right = text[mark + 1] if mark + 1 < len(text) else " "
-    if text[mark] in _SIGNS and right.isdigit() and not left.isalnum():
+    if text[mark] in SIGNS and right.isdigit() and not left.isalnum():
         return True
     if text[mark] not in _JOINERS:
         return False
@@ -215,3 +215,12 @@ def joined_by_ocr(text: str, start: int, end: int) -> bool:
     if _cut_at_start(text, start) and not _ocr_join(text, start, outside_is_left=True):
         return False
     return not _cut_at_end(text, end) or _ocr_join(text, end, outside_is_left=False)
+
+
+def disallowed_cut(text: str, start: int, end: int, *, fuzzy: bool) -> str | None:
+    """How text[start:end] cuts a token (`cut_token`), unless it is a fuzzy
+    match of OCR'd text cut only where OCR ran two words together."""
+    cut = cut_token(text, start, end)
+    if cut is None or (fuzzy and joined_by_ocr(text, start, end)):
+        return None
+    return cut

@@ -14,12 +14,15 @@ and most likely was a negation ("uot", "lnot", "zithout"; of two letters, one
 edit from "not" or "nor" and no glyph from a common word: "nt"), pieces OCR split
 ("W ithout", "no,t") or a line break hyphenated ("un-/less"), and in a
 scanned text a real word one misread glyph away ("riot").
-Only the word directly before the span is read, separated by spaces or one
-line break (a stray mark with a space before it is noise), or run into the
-span's first word by OCR ("Neithcrparty", where a fuzzy match may start at
-the join): after a comma, a
-full stop or a blank line the quote starts a new clause, and quoting a main
-clause without its qualifier is ordinary quoting.
+A negation governs a span that starts up to NEGATION_REACH words after it in
+its sentence ("In no event shall the | Supplier be liable"), across page
+breaks, commas, colons, abbreviations' full stops, invisible characters and
+an aside set off right after it ("shall not, directly or indirectly, |
+sublicense"); "without", "unless" and "except", which open a condition, only
+just before it; idioms ("not limited to") govern nothing. A word OCR ran into
+the span's first word ("Neithcrparty") or split off it ("N either") counts.
+After a sentence's end the quote starts something new: quoting a main clause
+without its qualifier is ordinary quoting.
 A quote that opens with an ellipsis or a bracketed insertion ("... shall
 deliver", "[It] shall deliver") has replaced the start of its clause, so the
 words back to the clause's start are read instead.
@@ -172,19 +175,14 @@ def _split_tail(words: tuple[str, ...], i: int) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def _negations_in(
-    words: tuple[str, ...], ending: bool
-) -> tuple[tuple[int, int, bool], ...]:
+def _negations_in(words: tuple[str, ...]) -> tuple[tuple[int, int, bool], ...]:
     """The negations among consecutive words that only spaces separate, as
     (first word, number of words, whether it takes a scanned text: a real
-    word read as a negation); with `ending`, only those ending at the last
-    word, shortest first. Cached: the same words recur at every quote."""
+    word, or a capitalized token damaged past look-alikes, read as a
+    negation), in order. Cached: the same words recur at every quote."""
     found = []
     for k in range(1, _MOST_PIECES + 1):
-        firsts = [len(words) - k] if ending else range(len(words) - k + 1)
-        for i in firsts:
-            if i < 0:
-                continue
+        for i in range(len(words) - k + 1):
             run = words[i : i + k]
             if k > 1:
                 if _joined_negation(run):
@@ -198,18 +196,15 @@ def _negations_in(
                 found.append((i, 1, not plain))
             elif _lookalike_negation(run[0]):
                 found.append((i, 1, True))
-    if not ending:
-        found.sort()
+    found.sort()
     return tuple(found)
 
 
-def _negation_among(
-    pieces: list[tuple[str, int]], text: str, ending: bool = False
-) -> tuple[str, int] | None:
+def _negation_among(pieces: list[tuple[str, int]], text: str) -> tuple[str, int] | None:
     """The first negation among consecutive words (text, offset) that only
     spaces separate (see `_negations_in`), as its words and offset."""
     words = tuple(w for w, _ in pieces)
-    for i, k, needs_scan in _negations_in(words, ending):
+    for i, k, needs_scan in _negations_in(words):
         if not needs_scan or _scanned(text):
             return " ".join(words[i : i + k]), pieces[i][1]
     return None
@@ -306,7 +301,7 @@ def negation_before(
     pieces = tuple(w for w, _ in near)
     # The shortest reading nearest the span: "doesn't", not "The Buyer
     # doesn't" spelled as one word.
-    found = sorted(_negations_in(pieces, False), key=lambda f: (f[1], -f[0]))
+    found = sorted(_negations_in(pieces), key=lambda f: (f[1], -f[0]))
     for i, k, needs_scan in found:
         if _split_piece(pieces, i, k):
             continue

@@ -34,7 +34,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from citations.cascade.align import place_in_window
-from citations.cascade.boundaries import cut_token, joined_by_ocr
+from citations.cascade.boundaries import disallowed_cut
 from citations.cascade.context import Dropped, negation_elided
 from citations.cascade.folding import fold_text, ocr_skeleton
 from citations.cascade.guards import MODAL, counterpart, features
@@ -115,13 +115,10 @@ def split_quote(quote: str) -> QuoteParts | None:
     parts = tuple(pieces[i].strip() for i in kept)
     between: list[str | None] = []
     for a, b in itertools.pairwise(kept):
-        # Markers between two kept pieces: insertions joined; an ellipsis
-        # among them makes the gap an ellipsis too, with the words kept.
+        # Markers between two kept pieces: their insertions' words, joined;
+        # None where there are only ellipses.
         inserted = [x for x in markers[a:b] if x is not None]
-        if len(inserted) == b - a:
-            between.append(" ".join(inserted))
-        else:
-            between.append(" ".join(inserted) or None)
+        between.append(" ".join(inserted) or None)
     outer = [
         x
         for i, x in enumerate(markers)
@@ -162,9 +159,7 @@ def _whole(
     of "unlimited", "500" of "1,500"), or, for an approximate match of OCR'd
     text, where OCR ran two words together?"""
     start, end = prepared.folded.source_span(f_start, f_end)
-    if cut_token(prepared.text, start, end) is None:
-        return True
-    return fuzzy and joined_by_ocr(prepared.text, start, end)
+    return disallowed_cut(prepared.text, start, end, fuzzy=fuzzy) is None
 
 
 def _find_part(
@@ -232,10 +227,8 @@ def _anchor_hits(
     found = search.found
     if found is None:
         return []
-    if cut_token(prepared.text, found.start, found.end) is not None and not (
-        found.match_type == "fuzzy"
-        and joined_by_ocr(prepared.text, found.start, found.end)
-    ):
+    fuzzy = found.match_type == "fuzzy"
+    if disallowed_cut(prepared.text, found.start, found.end, fuzzy=fuzzy):
         return []
     # Back to folded offsets: the tolerant search reports source offsets.
     f = prepared.folded
@@ -247,10 +240,8 @@ def _anchor_hits(
 def find_elided(
     prepared: PreparedText, split: QuoteParts, region: tuple[int, int] | None
 ) -> Elided:
-    """Find every part in order (see module docstring)."""
-    unsupported = outer_insertion_difference(split)
-    if unsupported:
-        return Elided(None, unsupported, len(split.parts), 0)
+    """Find every part in order (see module docstring). Insertions outside
+    the parts are the caller's to check (`outer_insertion_difference`)."""
     parts = [_Part(FoldedQuote.of(p), 0) for p in split.parts]
     parts = [_Part(p.quote, p.quote.words) for p in parts if p.quote.folded]
     if not parts:

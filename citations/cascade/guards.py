@@ -36,6 +36,7 @@ from typing import NamedTuple
 from rapidfuzz.distance import Levenshtein
 
 from citations.cascade import lexicon
+from citations.cascade.boundaries import SIGNS
 from citations.cascade.folding import OCR_SAME_LENGTH, ocr_skeleton
 from citations.cascade.glyphs import (
     CONFUSABLE,
@@ -221,7 +222,16 @@ def _nt_stem(word: str) -> bool:
     return any(plausible_ocr(stem, word) for stem in _NT_STEMS)
 
 
-_SIGN_MARKS = frozenset("-\u2212\u2012\u2013")
+def _signed(folded: str, start: int) -> bool:
+    """Does a sign touch the token at `start`, after a space or an opening
+    bracket? "by -5%" is no "by 5%" ("10-15" is a range)."""
+    return (
+        start > 0
+        and folded[start - 1] in SIGNS
+        and (start == 1 or not folded[start - 2].isalnum())
+    )
+
+
 _DAMAGED_NT = re.compile(r"(\w+)'([tlf1i]?)")
 
 
@@ -378,25 +388,14 @@ def features(folded: str) -> list[Feature]:
         start, end = m.span()
         if kind == "num":
             value = _number_value(raw)
-            # A sign touching the number, after a space or an opening
-            # bracket: "by -5%" is no "by 5%" ("10-15" is a range).
-            if (
-                start
-                and folded[start - 1] in _SIGN_MARKS
-                and (start == 1 or not folded[start - 2].isalnum())
-            ):
+            if _signed(folded, start):
                 value = "-" + value
             found.append(Feature(NUMBER, value, raw, _context(folded, start, end)))
             continue
         if kind == "sym":
             feature_kind, value = _SYMBOLS[raw]
             # "-$500": the sign before the currency belongs to the amount.
-            if (
-                feature_kind == CURRENCY
-                and start
-                and folded[start - 1] in _SIGN_MARKS
-                and (start == 1 or not folded[start - 2].isalnum())
-            ):
+            if feature_kind == CURRENCY and _signed(folded, start):
                 value = "-" + value
             found.append(
                 Feature(feature_kind, value, raw, _context(folded, start, end))
@@ -694,7 +693,7 @@ def party_rival(
     "Licensee"), or could OCR have made it from one that is a word
     ("Licensar" from "Licensor", "Employot" from "Employer")? Both are OCR
     skeletons."""
-    if frozenset((quote_word, span_word)) in _COUNTERPARTS:
+    if counterpart(quote_word, span_word):
         return True
     if quote_word.endswith("ee"):
         stem = quote_word[:-2]

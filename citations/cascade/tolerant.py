@@ -464,6 +464,11 @@ class Seed(NamedTuple):
     last: int
 
 
+def _band(m: int) -> int:
+    """Width of a diagonal bucket for a quote skeleton of `m` characters."""
+    return max(8, m // 10)
+
+
 def _seeds(
     prepared: PreparedText,
     quote: FoldedQuote,
@@ -484,7 +489,7 @@ def _seeds(
             return []
     codes, key_offsets = _codes(postings, taken)
     m = len(quote.skeleton)
-    band = max(8, m // 10)
+    band = _band(m)
     # Dense diagonals: hits per pair of neighbouring band-wide buckets (a
     # cluster may straddle two); code // width is the diagonal's bucket.
     width = band * _SCALE
@@ -799,7 +804,7 @@ def find_fuzzy(
             # that could pass: the second round runs on every quote that
             # fails, and most of those are simply not in the document.
             seeds += _number_seeds(prepared, quote)
-            band = max(8, m // 10)
+            band = _band(m)
             seeds = [s for s in seeds if all(abs(s.start - j) > band for j in judged)]
         floor = WIDE_MIN_WINDOW if wide else 0.0
         budget = WIDE_JUDGED if wide else JUDGED

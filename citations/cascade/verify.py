@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from citations.cascade.boundaries import cut_token, joined_by_ocr
+from citations.cascade.boundaries import disallowed_cut
 from citations.cascade.context import negation_before
 from citations.cascade.elision import (
     find_elided,
@@ -138,10 +138,10 @@ def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
         if negated:
             near = Near(negated.start, found.end, found.similarity, negated.reason)
             return Match(None, near, negated.reason, match.stages)
-        cut = cut_token(text, found.start, found.end)
-        if cut is not None and not (
-            found.match_type == "fuzzy" and joined_by_ocr(text, found.start, found.end)
-        ):
+        cut = disallowed_cut(
+            text, found.start, found.end, fuzzy=found.match_type == "fuzzy"
+        )
+        if cut is not None:
             return Match(
                 None,
                 None,
