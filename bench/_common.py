@@ -343,7 +343,8 @@ NEGATING = re.compile(
 )
 _NEGATED_START = re.compile(
     r"\b(?:not|no|never|neither|nor|none|nothing|cannot|\w+n't)\b"
-    r"(?:[^\w.;:!?]+[\w'\u2019]+){0,2}[^\w.;:!?]*\Z"
+    # A number such as "7.5" or "1,000" is one word, as in the product.
+    r"(?:[^\w.;:!?]+[\w'\u2019]+(?:(?<=\d)[.,](?=\d)[\w'\u2019]+)*){0,2}[^\w.;:!?]*\Z"
     # A condition ("without the prior consent") only just before.
     r"|\b(?:without|unless|except)[^\w.;:!?]*\Z",
     re.IGNORECASE,

@@ -288,11 +288,14 @@ def _number_value(raw: str) -> str:
 
 
 def _ocr_letters(word: str) -> bool:
-    """ "supp1ier", "0rder": a lone 0 or 1 among three or more letters is a
-    misread letter, not a number (the wording check still compares it)."""
-    letters = sum(c.isalpha() for c in word)
+    """ "supp1ier", "0rder", "n0t": a lone 0 or 1 among three or more
+    letters, or between two letters, is a misread letter, not a number (the
+    wording check still compares it). "n0" and "1a" stay numbers."""
     runs = _DIGITS.findall(word)
-    return letters >= 3 and all(len(r) == 1 and r in "01" for r in runs)
+    if not all(len(r) == 1 and r in "01" for r in runs):
+        return False
+    letters = sum(c.isalpha() for c in word)
+    return letters >= 3 or (letters == 2 and word[0].isalpha() and word[-1].isalpha())
 
 
 _PUNCTUATION = re.compile(r"[.,]")
@@ -783,8 +786,19 @@ def _align_words(quote: str, span: str) -> list[_Group]:
     s_words = [sk[a:b] for a, b in s_tokens]
     groups: list[_Group] = []
     region: list[int] | None = None  # [i1, i2, j1, j2] of unequal words
-    for tag, i1, i2, j1, j2 in Levenshtein.opcodes(q_words, s_words):
-        if tag != "equal":
+    opcodes = Levenshtein.opcodes(q_words, s_words)
+    for k, (tag, i1, i2, j1, j2) in enumerate(opcodes):
+        # One equal word between two unequal stretches may be a tie the
+        # token alignment broke the wrong way ("by hand, by courier" against
+        # "byhand, by eou rjer" pairs the first "by" with the second): the
+        # characters decide.
+        lone = (
+            tag == "equal"
+            and i2 - i1 == 1
+            and region is not None
+            and k + 1 < len(opcodes)
+        )
+        if tag != "equal" or lone:
             region = [region[0] if region else i1, i2, region[2] if region else j1, j2]
             continue
         if region:
@@ -1107,7 +1121,10 @@ def _resegmented(q_text: str, s_text: str, before: str) -> bool:
 
 def _respaced(letters: str, span_words: list[str]) -> str | None:
     """`letters` cut where the span's words are cut, when the span has as
-    many letters (glyph-for-glyph damage): "maybe" spaced as "msybe"."""
+    many letters (glyph-for-glyph damage): "maybe" spaced as "msybe"; or
+    uncut, when the span is one word ("shall be" as "sliallbe")."""
+    if len(span_words) == 1:
+        return letters
     lengths = [len(re.sub(r"\W", "", w)) for w in span_words]
     if sum(lengths) != len(letters):
         return None
@@ -1178,7 +1195,13 @@ def _repair_guard_words(
             continue
         q_bare = re.sub(r"\W", "", q_text)
         s_bare = re.sub(r"\W", "", s_text)
-        if ocr_skeleton(q_bare) == ocr_skeleton(s_bare):
+        # Glyph for glyph too, for words that say nothing the guard weighs:
+        # the skeleton reads "ii" as "u" ("unt ii" is "untu"), where it may
+        # be "ll" ("until"). Guard words take the checks further down.
+        if ocr_skeleton(q_bare) == ocr_skeleton(s_bare) or (
+            q_bare.translate(OCR_SAME_LENGTH) == s_bare.translate(OCR_SAME_LENGTH)
+            and not _may_hold_guard_words(q_text)
+        ):
             guards_differ = _may_hold_guard_words(q_text + " " + s_text) and Counter(
                 _guard_words(q_text)
             ) != Counter(_guard_words(s_text))

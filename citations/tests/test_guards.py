@@ -361,6 +361,78 @@ def test_a_glyph_read_as_two_reads_as_the_quotes_word(source, quote):
     assert verdict.verified, verdict.reason
 
 
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # A 0 between two letters is a letter: "r0t" is "not".
+        (
+            "The Employee shall r0t discloae the terms of this Agreement to anyone.",
+            "The Employee shall not disclose the terms of this Agreement to anyone.",
+        ),
+        # Glyph for glyph, where the skeleton would read "ii" as "u".
+        (
+            "Interest accrues from the due date unt ii payment in full.",
+            "Interest accrues from the due date until payment in full.",
+        ),
+        (
+            "Neither party must be ii able for any failure caused by strike.",
+            "Neither party must be liable for any failure caused by strike.",
+        ),
+        # Two quote words run together and damaged in one span word.
+        (
+            "Neither party sliallbe liable for any failure caused by strike.",
+            "Neither party shall be liable for any failure caused by strike.",
+        ),
+        (
+            "The Provider acknowledges that the Recipient isriot responsible.",
+            "The Provider acknowledges that the Recipient is not responsible.",
+        ),
+        # The token alignment pairs the first "by" with the second; the
+        # characters pair it with "byhand".
+        (
+            "Notices are delivered byhand, by eou rjer or hy e-mail to the office.",
+            "Notices are delivered by hand, by courier or by e-mail to the office.",
+        ),
+    ],
+)
+def test_damage_that_spacing_hides_reads_as_the_quotes_words(source, quote):
+    verdict = verify_quote(_SCANNED + source, quote)
+    assert verdict.verified, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # The same damage never lends the quote a guard word it lacks.
+        (
+            "The Employee shall r0t discloae the terms of this Agreement to anyone.",
+            "The Employee shall now disclose the terms of this Agreement to anyone.",
+        ),
+        (
+            "The Employee shall r0t discloae the terms of this Agreement to anyone.",
+            "The Employee shall disclose the terms of this Agreement to anyone.",
+        ),
+        (
+            "Neither party sliallbe liable for any failure caused by strike.",
+            "Neither party may be liable for any failure caused by strike.",
+        ),
+        (
+            "The Provider acknowledges that the Recipient isriot responsible.",
+            "The Provider acknowledges that the Recipient is responsible.",
+        ),
+        # A 0 between two letters in a clean source is no damage of "not".
+        (
+            "The Employee shall r0t disclose the terms of this Agreement.",
+            "The Employee shall not disclose the terms of this Agreement.",
+        ),
+    ],
+)
+def test_damage_that_spacing_hides_grants_no_other_guard_word(source, quote):
+    prefix = _SCANNED if "discloae" in source or "liable" in source else ""
+    verdict = verify_quote(prefix + source, quote)
+    assert not verdict.verified, verdict.reason
+
+
 def test_a_sign_before_a_currency_belongs_to_the_amount():
     source = _SCANNED + "The Seller shall pay -$500 to the Buyer on demand."
     verdict = verify_quote(source, "The Seller shall pay $500 to the Buyer on demand.")
