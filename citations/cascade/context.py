@@ -297,7 +297,6 @@ def negation_before(
         return _straddled(text, start, [])
     # The last NEGATION_REACH words, and pieces OCR split one of them into.
     near = words[-(NEGATION_REACH + _MOST_PIECES - 1) :]
-    first_near = len(near) - NEGATION_REACH
     pieces = tuple(w for w, _ in near)
     # The shortest reading nearest the span: "doesn't", not "The Buyer
     # doesn't" spelled as one word.
@@ -313,10 +312,11 @@ def negation_before(
         word_end = near[i + k - 1][1] + len(pieces[i + k - 1])
         if pieces[i + k - 1].lower() == "no" and text[word_end : word_end + 1] == ".":
             continue  # "No. 5": a number's abbreviation
-        if i + k > first_near and (not needs_scan or _scanned(text)):
+        after = sum(_count(w) for w in pieces[i + k :])
+        if after < NEGATION_REACH and (not needs_scan or _scanned(text)):
             word = _LINE_HYPHEN.sub("", " ".join(pieces[i : i + k]))
             where = near[i][1]
-            said = "just after" if back == 0 else f"{back + 1} words after"
+            said = "just after" if back == 0 else f"{after + 1} words after"
             return Dropped(
                 f"the quote starts {said} “{word}”, which negates it "
                 f"(source: “{_words_around(text, where, start, reach=0)}”)",
@@ -412,6 +412,38 @@ def _words(text: str, lo: int, hi: int) -> list[tuple[str, int]]:
     """The words of text[lo:hi], with a word that an invisible character
     splits ("no\u200bt") kept whole."""
     return [w for run in _runs(text[lo:hi], lo) for w in run]
+
+
+# Letters OCR ran into a number: "exceed5" of "shall not exceed5% of".
+# Digits that may all be letters ("wi11", "sha1l") stay part of the word.
+_RUN_INTO_NUMBER = re.compile(r"([^\W\d_]{2,})(\d(?:[\d.,]*\d)?)")
+_LETTER_DIGITS = frozenset("01.,")
+
+
+def _count(word: str) -> int:
+    """How many words `word` counts for in the reach: two OCR ran together
+    count as the two they were ("exceed5", "partymay": no word, but two
+    common ones), so the reach ends where it ends in the clean text.
+    Counting one word fewer would refuse quotes the clean text allows."""
+    number = _RUN_INTO_NUMBER.fullmatch(word)
+    if number and set(number.group(2)) - _LETTER_DIGITS:
+        return 2
+    if len(word) >= 5 and word.isalpha():
+        return 1 + _two_common_words(ocr_skeleton(fold_text(word)))
+    return 1
+
+
+@lru_cache(maxsize=4096)
+def _two_common_words(skeleton: str) -> bool:
+    # Only a token that is no word itself, and only one way to cut it.
+    if lexicon.frequency(skeleton):
+        return False
+    cuts = [
+        i
+        for i in range(2, len(skeleton) - 1)
+        if lexicon.is_common_word(skeleton[:i]) and lexicon.is_common_word(skeleton[i:])
+    ]
+    return len(cuts) == 1
 
 
 # Negations that open a condition rather than negate a clause: a quote that

@@ -394,6 +394,8 @@ def features(folded: str) -> list[Feature]:
             if _signed(folded, start):
                 value = "-" + value
             found.append(Feature(NUMBER, value, raw, _context(folded, start, end)))
+            # "clause 2, t be": a letter after the number names no part.
+            previous_word = raw
             continue
         if kind == "sym":
             feature_kind, value = _SYMBOLS[raw]

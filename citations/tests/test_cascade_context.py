@@ -485,3 +485,42 @@ def test_a_negation_governs_across_an_aside(source, quote):
 def test_an_aside_after_a_plain_word_governs_nothing():
     text = "The parties agree, on the date hereof, that the Buyer shall pay."
     assert verify_quote(text, "that the Buyer shall pay").verified
+
+
+@pytest.mark.parametrize(
+    ("source", "quote", "verified"),
+    [
+        # Words OCR ran together count as the words they were: the clean
+        # text's quote four words after the negation verifies...
+        (
+            "The liability shall not exceed5% of the fees paid in the year.",
+            "the fees paid in the year.",
+            True,
+        ),
+        (
+            "Neither partymay be liable for any failure caused by strike.",
+            "liable for any failure caused by strike.",
+            True,
+        ),
+        # ... and one three words after still fails.
+        (
+            "The liability shall not exceed5% of the fees paid in the year.",
+            "of the fees paid in the year.",
+            False,
+        ),
+        (
+            "Neither partymay be liable for any failure caused by strike.",
+            "be liable for any failure caused by strike.",
+            False,
+        ),
+        # Digits that may be letters stay in their word: "wi11" is "will".
+        (
+            "Neither party wi11 be liable for any failure caused by strike.",
+            "be liable for any failure caused by strike.",
+            False,
+        ),
+    ],
+)
+def test_words_ocr_ran_together_count_as_the_words_they_were(source, quote, verified):
+    verdict = verify_quote(_SCAN + source, quote)
+    assert verdict.verified is verified, verdict.reason
