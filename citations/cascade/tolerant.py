@@ -29,9 +29,10 @@ from typing import NamedTuple
 from rapidfuzz.distance import Levenshtein
 
 from citations.cascade.align import EDGE, place, place_in_window
-from citations.cascade.boundaries import cut_token
+from citations.cascade.boundaries import cut_token, disallowed_cut
 from citations.cascade.context import negation_before
 from citations.cascade.folding import IGNORABLE, OCR_SAME_LENGTH, fold, ocr_skeleton
+from citations.cascade.glyphs import SPLIT_GLYPHS
 from citations.cascade.guards import fuzzy_difference
 from citations.cascade.prepared import NUMBER_MIN_CHARS, PreparedText
 
@@ -474,8 +475,10 @@ def _seeds(
     quote: FoldedQuote,
     f_region: tuple[int, int] | None,
     wide: bool = False,
+    wanted: int | None = None,
 ) -> list[Seed]:
-    """Candidate placements (start guess, end guess, anchor count), best first."""
+    """Candidate placements (start guess, end guess, anchor count), best first;
+    `wanted` overrides how many are kept."""
     postings = _postings(prepared, quote, f_region)
     if not postings:
         return []
@@ -501,12 +504,13 @@ def _seeds(
     # Where no place holds more than a few anchors (heavy damage, or a
     # template repeated through the document), many places tie; the true one
     # is among them, so more are kept for _rank to order by similarity.
-    if wide:
-        wanted = max(CANDIDATES, min(WIDE_CANDIDATES, WIDE_RANKED_CHARS // m))
-    elif pairs[ranked[0]] > WEAK_ANCHORS:
-        wanted = CANDIDATES
-    else:
-        wanted = WEAK_CANDIDATES
+    if wanted is None:
+        if wide:
+            wanted = max(CANDIDATES, min(WIDE_CANDIDATES, WIDE_RANKED_CHARS // m))
+        elif pairs[ranked[0]] > WEAK_ANCHORS:
+            wanted = CANDIDATES
+        else:
+            wanted = WEAK_CANDIDATES
     chosen: list[Seed] = []
     blocked: set[int] = set()  # buckets near a chosen one, as set lookups
     for b in ranked[: wanted * 4]:
@@ -570,9 +574,22 @@ _LAST_WORD = re.compile(r"\w+$")
 
 def _closer(quote_word: str, whole: str, part: str) -> bool:
     q = ocr_skeleton(quote_word)
-    return Levenshtein.distance(q, ocr_skeleton(whole)) < Levenshtein.distance(
-        q, ocr_skeleton(part)
-    )
+    return _distance(q, whole) < _distance(q, part)
+
+
+def _distance(q: str, token: str) -> int:
+    """Edit distance from a quote word's skeleton to a token's, the token
+    read with one glyph OCR made into two put back ("nnust" is "must",
+    "withiri" is "within"), if that reads closer."""
+    skeleton = ocr_skeleton(token)
+    best = Levenshtein.distance(q, skeleton)
+    for two, one in SPLIT_GLYPHS:
+        at = skeleton.find(two)
+        while at >= 0 and best:
+            merged = skeleton[:at] + one + skeleton[at + 2 :]
+            best = min(best, Levenshtein.distance(q, merged))
+            at = skeleton.find(two, at + 1)
+    return best
 
 
 def _snap_to_tokens(
@@ -650,13 +667,54 @@ def _inside_token(folded: str, i: int) -> bool:
     return folded[i - 1].isalnum() and folded[i].isalnum()
 
 
+def _whole_tokens(folded: str, f_start: int, f_end: int) -> tuple[int, int] | None:
+    """The span widened to the edges of the tokens it cuts (SNAP_REACH at
+    most); None when it cuts none, or a token reaches further."""
+    lo, hi = f_start, f_end
+    while lo > 0 and folded[lo - 1].isalnum() and folded[lo].isalnum():
+        lo -= 1
+        if f_start - lo > SNAP_REACH:
+            return None
+    while hi < len(folded) and folded[hi - 1].isalnum() and folded[hi].isalnum():
+        hi += 1
+        if hi - f_end > SNAP_REACH:
+            return None
+    return (lo, hi) if (lo, hi) != (f_start, f_end) else None
+
+
 def judge_span(
     prepared: PreparedText, quote: FoldedQuote, f_start: int, f_end: int, region
 ) -> Found | Near | None:
+    """The span's edges snapped to tokens (`_snap_to_tokens`), judged; when
+    that span fails, or cuts a token OCR did not run into its neighbour, the
+    span of the whole tokens it cuts is judged instead: the guard reads
+    their damage ("ffhe" for "the", "expotl" for "export"), and a span of
+    whole tokens cuts nothing."""
     folded = prepared.folded.text
     if not 0 <= f_start < f_end <= len(folded):
         return None
     f_start, f_end = _snap_to_tokens(folded, quote.folded, f_start, f_end)
+    result = _judge_snapped(prepared, quote, f_start, f_end, region)
+    if isinstance(result, Found) and not disallowed_cut(
+        prepared.text, result.start, result.end, fuzzy=True
+    ):
+        return result
+    wider = _whole_tokens(folded, f_start, f_end)
+    if wider is None:
+        return result
+    other = _judge_snapped(prepared, quote, *wider, region)
+    if (
+        isinstance(other, Found)
+        and cut_token(prepared.text, other.start, other.end) is None
+    ):
+        return other
+    return result
+
+
+def _judge_snapped(
+    prepared: PreparedText, quote: FoldedQuote, f_start: int, f_end: int, region
+) -> Found | Near | None:
+    folded = prepared.folded.text
     while f_start < f_end and folded[f_start] == " ":
         f_start += 1
     while f_end > f_start and folded[f_end - 1] == " ":
@@ -755,6 +813,17 @@ def _place(skeleton: str, quote: FoldedQuote, seed: Seed) -> tuple[int, int]:
     return placed.start, placed.end
 
 
+def _apart(extra: list[Seed], seeds: list[Seed], band: int) -> list[Seed]:
+    """The seeds of `extra` more than a band from every one of `seeds`."""
+    starts = sorted(s.start for s in seeds)
+    out = []
+    for seed in extra:
+        i = bisect_left(starts, seed.start - band)
+        if i == len(starts) or starts[i] > seed.start + band:
+            out.append(seed)
+    return out
+
+
 def _may_hold_numbers(folded: str, quote: FoldedQuote, seed: Seed) -> bool:
     """Does the seed's window hold every digit of the quote? The guard fails
     any number that is not written alike in quote and span, so a window
@@ -803,8 +872,16 @@ def find_fuzzy(
             # Only places the first round did not judge, and only windows
             # that could pass: the second round runs on every quote that
             # fails, and most of those are simply not in the document.
-            seeds += _number_seeds(prepared, quote)
             band = _band(m)
+            # The rarest keys' places beyond the first round's few: a damaged
+            # true place keeps two or three of the keys where the sentences
+            # of a template meet, while clean copies of either sentence hold
+            # more of every other key and crowd it out of the wide seeds.
+            # Half the wide round's characters at most: long quotes rank
+            # long windows.
+            rarest = max(CANDIDATES, min(WEAK_CANDIDATES, WIDE_RANKED_CHARS // (2 * m)))
+            seeds += _apart(_seeds(prepared, quote, scope, wanted=rarest), seeds, band)
+            seeds += _number_seeds(prepared, quote)
             seeds = [s for s in seeds if all(abs(s.start - j) > band for j in judged)]
         floor = WIDE_MIN_WINDOW if wide else 0.0
         budget = WIDE_JUDGED if wide else JUDGED

@@ -577,3 +577,70 @@ def test_a_damaged_passage_is_found_among_clean_copies_of_its_sentences():
 def test_a_number_keeps_its_sign_decimal_point_and_digit_groups(source, quote):
     verdict = verify_quote(source, quote)
     assert not verdict.verified, verdict.reason
+
+
+_SCANNED = "Tlie Sel1er and tbe Buyer agrec as fo1lows. Thc parties herehy agree. "
+
+
+@pytest.mark.parametrize(
+    ("source", "quote", "span"),
+    [
+        # An edge inside a token OCR damaged at the quote's first or last
+        # word moves to the token's edge: one glyph OCR made into two is put
+        # back ("nn" for "m", "ri" for "n") when comparing the two cuts...
+        (
+            "required hy law. nnust nct disclose the te rms of tnis Agreement.",
+            "must not disclose the terms of this Agreement.",
+            "nnust nct disclose the te rms of tnis Agreement.",
+        ),
+        (
+            "The Lessor may retunn or destroy all copies withiri 106 days.",
+            "The Lessor may return or destroy all copies within",
+            "The Lessor may retunn or destroy all copies withiri",
+        ),
+        # ... and where the cut still reads closer, the whole tokens are
+        # judged instead: a span that cuts a token is no quotation.
+        (
+            "Upon termination ffhe Lessee will comply with all applicable laws.",
+            "the Lessee will comply with all applicable laws.",
+            "ffhe Lessee will comply with all applicable laws.",
+        ),
+        (
+            "The Lessee will comply with all applicable expotl eontrol laws.",
+            "The Lessee will comply with all applicable export",
+            "The Lessee will comply with all applicable expotl",
+        ),
+    ],
+)
+def test_a_span_edge_in_a_damaged_token_takes_the_whole_token(source, quote, span):
+    verdict = verify_quote(_SCANNED + source + " The remaining terms apply.", quote)
+    assert verdict.verified, verdict.reason
+    assert verdict.source_text == span
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # The whole token says something else: the guard reads it whole.
+        (
+            "Upon termination the Lessee is unable to assign any licence.",
+            "able to assign any licence.",
+        ),
+        (
+            "The Licensor grants an irrevocable licence to the Licensee.",
+            "revocable licence to the Licensee.",
+        ),
+        (
+            "The Buyer shall purchase 1500 units in each calendar year.",
+            "500 units in each calendar year.",
+        ),
+        (
+            "The Buyer shall pay the Seller the sum of $150 on demand.",
+            "The Buyer shall pay the Seller the sum of $15",
+        ),
+    ],
+)
+def test_the_whole_token_at_a_span_edge_never_lends_its_meaning(source, quote):
+    for prefix in ("", _SCANNED):
+        verdict = verify_quote(prefix + source, quote)
+        assert not verdict.verified, (prefix, verdict.reason)
