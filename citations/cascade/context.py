@@ -76,6 +76,7 @@ _NEGATION_WORDS = (
 
 
 _NEGATION_SKELETONS = frozenset(ocr_skeleton(w) for w in _NEGATION_WORDS)
+_RUN_INTO = tuple(ocr_skeleton(w) for w in ("not", "never"))
 
 
 @lru_cache(maxsize=4096)
@@ -92,7 +93,16 @@ def _is_negation(word: str, damaged: bool = True) -> bool:
     if any(f.kind == NEGATION for f in features(folded)):
         return True
     skeleton = ocr_skeleton(folded)
-    if not damaged or not folded.isalpha() or lexicon.is_word(skeleton):
+    if not folded.isalpha() or lexicon.is_word(skeleton):
+        return False
+    # A common word OCR ran into the negation after it ("isnot",
+    # "shouldnot"; "cannot" and "knot" are words of their own).
+    if any(
+        skeleton.endswith(tail) and lexicon.is_common_word(skeleton[: -len(tail)])
+        for tail in _RUN_INTO
+    ):
+        return True
+    if not damaged:
         return False
     if len(folded) == 2:
         # Too short for the reading to weigh: "nt" is a "not" that lost its
@@ -322,7 +332,11 @@ def negation_before(
                 f"(source: “{_words_around(text, where, start, reach=0)}”)",
                 where,
             )
-    return _straddled(text, start, words) or _across_an_aside(text, start)
+    return (
+        _straddled(text, start, words)
+        or _across_an_aside(text, start)
+        or _across_a_list(text, start)
+    )
 
 
 # A negation, an aside set off right after it by commas, brackets or dashes,
@@ -344,6 +358,30 @@ def _across_an_aside(text: str, start: int) -> Dropped | None:
         return None
     return Dropped(
         f"the quote starts after “{m.group(1)}” and an aside, which negates it "
+        f"(source: “{_words_around(text, m.start(1), start, reach=0)}”)",
+        m.start(1),
+    )
+
+
+# A negation, at most two words, then a list of single words the quote's
+# first word ends: "shall not sell, lease or | sublicense", "No Party may
+# assign, transfer, or | pledge". Every item is negated, the last too. Not
+# "whether or not", nor an idiom ("not limited to").
+_LIST = re.compile(
+    r"(?<!whether or )\b(not|no|never|neither|nor|cannot|\w+n't|\w+n\u2019t)\s+"
+    r"(?!limit|only\b)(?:[\w'\u2019]+\s+){0,2}"
+    r"(?:[\w'\u2019-]+\s*,\s*)+[\w'\u2019-]+\s*,?\s+(?:or|and|nor)\s+(?:otherwise\s+)?\Z",
+    re.IGNORECASE,
+)
+
+
+def _across_a_list(text: str, start: int) -> Dropped | None:
+    lo = max(0, start - 160)
+    m = _LIST.search(text, lo, start)
+    if m is None:
+        return None
+    return Dropped(
+        f"the quote starts in a list after “{m.group(1)}”, which negates it "
         f"(source: “{_words_around(text, m.start(1), start, reach=0)}”)",
         m.start(1),
     )

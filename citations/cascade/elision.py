@@ -398,11 +398,14 @@ def _chain(
 # negations: an ellipsis over one drops it ("liable ... indirect damages"
 # from "liable for all damages, excluding indirect damages"; "purchase ...
 # 1,000 units" from "purchase at least 1,000 units").
-REVERSING_AT_END = re.compile(
+REVERSING_NEAR_END = re.compile(
     r"\b(?:exclud\w*|other\s+than|save\s+for|apart\s+from"
     r"|(?:fail|refuse|neglect|omit|cease)(?:s|d|ed|ing)?\s+to|unable\s+to"
     r"|at\s+(?:least|most)|up\s+to|(?:maximum|minimum)(?:\s+of)?|prior\s+to"
-    r"|only|solely)\W*\Z",
+    r"|only|solely)"
+    # Up to three words of its own may follow it in the gap, in its clause:
+    # "excluding in all cases | any indirect damages".
+    r"(?:[^\w.;:!?]+[\w'\u2019-]+){0,3}[^\w.;:!?]*\Z",
     re.IGNORECASE,
 )
 
@@ -468,7 +471,7 @@ def _gap_difference(gap: str, inserted: str | None, before: str) -> str | None:
             "the elision joins two clauses: it leaves out the modal verb of "
             f"the second (source: “{' '.join(gap.split())[:80]}”)"
         )
-    reversing = REVERSING_AT_END.search(gap)
+    reversing = REVERSING_NEAR_END.search(gap)
     if reversing:
         return f"the elision leaves out “{reversing.group().strip()}”"
     return None

@@ -524,3 +524,76 @@ def test_an_aside_after_a_plain_word_governs_nothing():
 def test_words_ocr_ran_together_count_as_the_words_they_were(source, quote, verified):
     verdict = verify_quote(_SCAN + source, quote)
     assert verdict.verified is verified, verdict.reason
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "The Licensee shall not sell, lease or sublicense the Software to anyone.",
+        "The Licensee shall not rent, lease, lend, or sublicense the Software to anyone.",
+        "The Licensee may not copy, modify or otherwise sublicense the Software to anyone.",
+    ],
+)
+def test_a_quote_starting_in_a_list_a_negation_governs_fails(source):
+    verdict = verify_quote(source, "sublicense the Software to anyone.")
+    assert not verdict.verified
+    assert "in a list after" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # "whether or not" and "not limited to" negate nothing after them.
+        (
+            "Deliver all work product, whether or not complete, prepared by or "
+            "on behalf of the Provider.",
+            "on behalf of the Provider.",
+        ),
+        (
+            "including, but not limited to, securities laws and regulations of "
+            "the United States.",
+            "regulations of the United States.",
+        ),
+        # Items of more than one word are no such list ("at all, owned or").
+        (
+            "A Party that has no ownership interest at all, owned or co-owned "
+            "information being exempt.",
+            "co-owned information being exempt.",
+        ),
+        # A list with no negation before it.
+        (
+            "The Licensee may sell, lease or sublicense the Software to anyone.",
+            "sublicense the Software to anyone.",
+        ),
+    ],
+)
+def test_a_list_no_negation_governs_verifies(source, quote):
+    verdict = verify_quote(source, quote)
+    assert verdict.verified, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote", "verified"),
+    [
+        # A common word OCR ran into the negation after it still negates.
+        (
+            "The Buyer acknowledges that the Supplier isnot responsible for it.",
+            "responsible for it.",
+            False,
+        ),
+        (
+            "The aggregate liability shouldnot exceed 5% of the fees paid.",
+            "exceed 5% of the fees paid.",
+            False,
+        ),
+        # A word that ends in "not" negates nothing.
+        (
+            "The knot responsible for the data is tied.",
+            "responsible for the data is tied.",
+            True,
+        ),
+    ],
+)
+def test_a_word_ocr_ran_into_a_negation_still_negates(source, quote, verified):
+    verdict = verify_quote(source, quote)
+    assert verdict.verified is verified, verdict.reason

@@ -254,6 +254,15 @@ def test_an_insertion_never_names_the_other_party(source, quote):
             "The Supplier shall notify the Buyer prior to any change in the specifications.",
             "The Supplier shall notify the Buyer ... any change in the specifications",
         ),
+        # A few words of its own may follow the bound in the gap.
+        (
+            "The Buyer shall pay all costs, excluding in all cases any indirect taxes.",
+            "The Buyer shall pay all costs ... any indirect taxes",
+        ),
+        (
+            "The Buyer shall purchase at least the agreed 1,000 units in each year.",
+            "The Buyer shall purchase ... 1,000 units in each year",
+        ),
     ],
 )
 def test_an_ellipsis_may_not_drop_a_bound_right_before_what_it_bounds(source, quote):
