@@ -332,11 +332,7 @@ def negation_before(
                 f"(source: “{_words_around(text, where, start, reach=0)}”)",
                 where,
             )
-    return (
-        _straddled(text, start, words)
-        or _across_an_aside(text, start)
-        or _across_a_list(text, start)
-    )
+    return _straddled(text, start, words) or _at_a_distance(text, start)
 
 
 # A negation, an aside set off right after it by commas, brackets or dashes,
@@ -351,18 +347,6 @@ _ASIDE = re.compile(
 )
 
 
-def _across_an_aside(text: str, start: int) -> Dropped | None:
-    lo = max(0, start - 160)
-    m = _ASIDE.search(text, lo, start)
-    if m is None:
-        return None
-    return Dropped(
-        f"the quote starts after “{m.group(1)}” and an aside, which negates it "
-        f"(source: “{_words_around(text, m.start(1), start, reach=0)}”)",
-        m.start(1),
-    )
-
-
 # A negation, at most two words, then a list of single words the quote's
 # first word ends: "shall not sell, lease or | sublicense", "No Party may
 # assign, transfer, or | pledge". Every item is negated, the last too. Not
@@ -375,16 +359,25 @@ _LIST = re.compile(
 )
 
 
-def _across_a_list(text: str, start: int) -> Dropped | None:
+# Negations that govern a quote further back than NEGATION_REACH, and how
+# the reason says so.
+_AT_A_DISTANCE = (
+    (_ASIDE, "the quote starts after “{}” and an aside, which negates it"),
+    (_LIST, "the quote starts in a list after “{}”, which negates it"),
+)
+
+
+def _at_a_distance(text: str, start: int) -> Dropped | None:
     lo = max(0, start - 160)
-    m = _LIST.search(text, lo, start)
-    if m is None:
-        return None
-    return Dropped(
-        f"the quote starts in a list after “{m.group(1)}”, which negates it "
-        f"(source: “{_words_around(text, m.start(1), start, reach=0)}”)",
-        m.start(1),
-    )
+    for pattern, said in _AT_A_DISTANCE:
+        m = pattern.search(text, lo, start)
+        if m is not None:
+            return Dropped(
+                f"{said.format(m.group(1))} "
+                f"(source: “{_words_around(text, m.start(1), start, reach=0)}”)",
+                m.start(1),
+            )
+    return None
 
 
 # A negation governs a quote that starts up to this many words after it, in
