@@ -38,7 +38,13 @@ from rapidfuzz.distance import Levenshtein
 
 from citations.cascade import lexicon
 from citations.cascade.folding import IGNORABLE, fold_text, ocr_skeleton
-from citations.cascade.guards import NEGATION, damage_cost, features, plausible_ocr
+from citations.cascade.guards import (
+    NEGATION,
+    damage_cost,
+    features,
+    ocr_letters,
+    plausible_ocr,
+)
 from citations.cascade.prepared import prepare
 
 # How far back a quote opening with an ellipsis or insertion is read: the
@@ -79,13 +85,21 @@ _NEGATION_SKELETONS = frozenset(ocr_skeleton(w) for w in _NEGATION_WORDS)
 _RUN_INTO = tuple(ocr_skeleton(w) for w in ("not", "never"))
 
 
+_DIGIT_LETTERS = str.maketrans("01", "ol")
+
+
+def _as_letters(folded: str) -> str:
+    # "n0t", "r0t": a 0 or 1 among letters is a letter, as the guard reads it.
+    return folded.translate(_DIGIT_LETTERS) if ocr_letters(folded) else folded
+
+
 @lru_cache(maxsize=4096)
 def _is_negation(word: str, damaged: bool = True) -> bool:
     """Is `word` a negation as the guard reads one? With `damaged`, also a
     token that is no word and most likely was a negation before OCR damaged
     it ("uot", "lnot", "Neithcr", "zithout"; lexicon.likeliest_reading): the
     guard would accept it as a quote's negation, so it must count here too."""
-    folded = fold_text(word)
+    folded = _as_letters(fold_text(word))
     if any(f.kind == NEGATION for f in features(folded)):
         return True
     # OCR strews apostrophes and marks ("N'either", "no,t").
@@ -93,17 +107,23 @@ def _is_negation(word: str, damaged: bool = True) -> bool:
     if any(f.kind == NEGATION for f in features(folded)):
         return True
     skeleton = ocr_skeleton(folded)
-    if not folded.isalpha() or lexicon.is_word(skeleton):
+    if not damaged or not folded.isalpha() or lexicon.is_word(skeleton):
         return False
-    # A common word OCR ran into the negation after it ("isnot",
-    # "shouldnot"; "cannot" and "knot" are words of their own).
-    if any(
-        skeleton.endswith(tail) and lexicon.is_common_word(skeleton[: -len(tail)])
-        for tail in _RUN_INTO
+    # A negation OCR ran into a common word before or after it ("isnot",
+    # "shouldnot", "notbe"; "cannot" and "knot" are words, and "notiee" is
+    # "notice" with one look-alike glyph, not "not lee").
+    if (
+        any(
+            (skeleton.endswith(tail) and lexicon.is_common_word(skeleton[: -len(tail)]))
+            or (
+                skeleton.startswith(tail)
+                and lexicon.is_common_word(skeleton[len(tail) :])
+            )
+            for tail in _RUN_INTO
+        )
+        and lexicon.common_lookalike(skeleton) is None
     ):
         return True
-    if not damaged:
-        return False
     if len(folded) == 2:
         # Too short for the reading to weigh: "nt" is a "not" that lost its
         # o (and the guard will not let a quote drop it either), unless one
@@ -127,8 +147,8 @@ _MOST_PIECES = 3
 @lru_cache(maxsize=4096)
 def _lookalike_negation(word: str) -> bool:
     """A real word that OCR could have made from a negation by one misread
-    glyph ("riot" for "not": ri is n; "nol" for "not")."""
-    folded = fold_text(word)
+    glyph ("riot" for "not": ri is n; "nol" for "not"; "r0t")."""
+    folded = _as_letters(fold_text(word))
     return folded.isalpha() and any(
         folded != negation
         and plausible_ocr(negation, folded)
@@ -322,7 +342,9 @@ def negation_before(
         word_end = near[i + k - 1][1] + len(pieces[i + k - 1])
         if pieces[i + k - 1].lower() == "no" and text[word_end : word_end + 1] == ".":
             continue  # "No. 5": a number's abbreviation
-        after = sum(_count(w) for w in pieces[i + k :])
+        after = sum(
+            _count(w, text[at + len(w) : at + len(w) + 1]) for w, at in near[i + k :]
+        )
         if after < NEGATION_REACH and (not needs_scan or _scanned(text)):
             word = _LINE_HYPHEN.sub("", " ".join(pieces[i : i + k]))
             where = near[i][1]
@@ -451,14 +473,17 @@ _RUN_INTO_NUMBER = re.compile(r"([^\W\d_]{2,})(\d(?:[\d.,]*\d)?)")
 _LETTER_DIGITS = frozenset("01.,")
 
 
-def _count(word: str) -> int:
+def _count(word: str, next_char: str) -> int:
     """How many words `word` counts for in the reach: two OCR ran together
-    count as the two they were ("exceed5", "partymay": no word, but two
-    common ones), so the reach ends where it ends in the clean text.
-    Counting one word fewer would refuse quotes the clean text allows."""
+    count as the two they were ("exceed5%", "partymay": no word, nor a
+    damaged one, but two common ones), so the reach ends where it ends in
+    the clean text. Counting one word fewer would refuse quotes the clean
+    text allows; counting one more would verify quotes it refuses, so a
+    damaged word ("hecome", "fee5") counts once."""
     number = _RUN_INTO_NUMBER.fullmatch(word)
     if number and set(number.group(2)) - _LETTER_DIGITS:
-        return 2
+        # "fee5" may be "fees": only a percentage or several digits.
+        return 2 if next_char == "%" or len(number.group(2)) > 1 else 1
     if len(word) >= 5 and word.isalpha():
         return 1 + _two_common_words(ocr_skeleton(fold_text(word)))
     return 1
@@ -466,8 +491,9 @@ def _count(word: str) -> int:
 
 @lru_cache(maxsize=4096)
 def _two_common_words(skeleton: str) -> bool:
-    # Only a token that is no word itself, and only one way to cut it.
-    if lexicon.frequency(skeleton):
+    # Only a token that is no word itself, nor a damaged one, and only one
+    # way to cut it.
+    if lexicon.frequency(skeleton) or lexicon.likeliest_reading(skeleton):
         return False
     cuts = [
         i

@@ -54,6 +54,9 @@ _WORD = re.compile(r"\w+")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _DIGITS = re.compile(r"\d+")
 _NUMBER_OR_LETTERS = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
+_NUMBER_ONLY = re.compile(r"\d+(?:[.,]\d+)*")
+# Glyphs of a folded token that OCR makes of digits.
+_DIGIT_LOOKALIKES = str.maketrans("lio", "110")
 
 NUMBER = "number"
 PERCENT = "percentage"
@@ -287,7 +290,7 @@ def _number_value(raw: str) -> str:
     return raw.replace(",", "") if _THOUSANDS.fullmatch(raw) else raw
 
 
-def _ocr_letters(word: str) -> bool:
+def ocr_letters(word: str) -> bool:
     """ "supp1ier", "0rder", "n0t": a lone 0 or 1 among three or more
     letters, or between two letters, is a misread letter, not a number (the
     wording check still compares it). "n0" and "1a" stay numbers."""
@@ -394,8 +397,6 @@ def features(folded: str) -> list[Feature]:
             if _signed(folded, start):
                 value = "-" + value
             found.append(Feature(NUMBER, value, raw, _context(folded, start, end)))
-            # "clause 2, t be": a letter after the number names no part.
-            previous_word = raw
             continue
         if kind == "sym":
             feature_kind, value = _SYMBOLS[raw]
@@ -460,17 +461,36 @@ def features(folded: str) -> list[Feature]:
             elif (
                 not word.isalpha()
                 and any(c.isdigit() for c in word)
-                and not _ocr_letters(word)
+                and not ocr_letters(word)
             ):
                 # Digits inside a word ("12b", "175,250for") still count as
                 # numbers, and the words glued to them ("April2024",
                 # "usd100") still count as words.
                 context = _context(folded, start, end)
-                for piece in _NUMBER_OR_LETTERS.finditer(raw):
+                as_digits = raw.translate(_DIGIT_LOOKALIKES)
+                if _NUMBER_ONLY.fullmatch(as_digits):
+                    # "l5", "I50", "5O": a glyph that looks like a digit
+                    # beside digits is one ("$l5" is never "$5").
+                    value = _number_value(as_digits)
+                    found.append(Feature(NUMBER, value, raw, context))
+                    previous_word = word
+                    continue
+                pieces = list(_NUMBER_OR_LETTERS.finditer(raw))
+                for n, piece in enumerate(pieces):
                     part = piece.group()
                     if part[0].isdigit():
                         value = _number_value(part)
                         found.append(Feature(NUMBER, value, part, context))
+                    elif (
+                        len(part) == 1
+                        and n == len(pieces) - 1
+                        and n
+                        and ocr_skeleton(previous_word) in _LABELLED
+                    ):
+                        # "Section 8b": the letter after a number names a
+                        # part (not in "the 16t h day").
+                        value = part.translate(OCR_SAME_LENGTH)
+                        found.append(Feature(LABEL, value, part, context))
                     else:
                         known = _WORD_FEATURES.get(ocr_skeleton(part), ())
                         found.extend(Feature(k, v, part, context) for k, v in known)
@@ -1041,10 +1061,13 @@ def _may_hold_guard_words(text: str) -> bool:
 
 
 def _guard_words(text: str) -> list[tuple[str, str]]:
-    """Guard features of the purely alphabetic words of `text` (OCR'd digits
-    inside words, "1n" for "in", are left out)."""
+    """Guard features of the alphabetic words of `text`, and of words whose
+    0 or 1 is a letter ("n0t"); other words with digits ("1n" for "in") are
+    left out."""
     # Split on spaces only: "won't" keeps its negation ("wont" has none).
-    words = " ".join(w for w in text.split() if not any(c.isdigit() for c in w))
+    words = " ".join(
+        w for w in text.split() if not any(c.isdigit() for c in w) or ocr_letters(w)
+    )
     return [(f.kind, f.value) for f in features(words)]
 
 
@@ -1125,7 +1148,12 @@ def _respaced(letters: str, span_words: list[str]) -> str | None:
     """`letters` cut where the span's words are cut, when the span has as
     many letters (glyph-for-glyph damage): "maybe" spaced as "msybe"; or
     uncut, when the span is one word ("shall be" as "sliallbe")."""
-    if len(span_words) == 1:
+    bare = re.sub(r"\W", "", span_words[0]) if len(span_words) == 1 else ""
+    if bare and len(bare) != len(letters):
+        # Not a damaged single word ("nohe" is "none", not "in one").
+        token = ocr_skeleton(bare.lower())
+        if lexicon.frequency(token) or lexicon.likeliest_reading(token):
+            return None
         return letters
     lengths = [len(re.sub(r"\W", "", w)) for w in span_words]
     if sum(lengths) != len(letters):
@@ -1213,11 +1241,15 @@ def _repair_guard_words(
             continue
         q_word = ocr_skeleton(q_bare.lower())
         if len(group.quote_words) == 1 and q_word not in _WORD_FEATURES:
-            if len(group.span_words) == 1 and _lookalike_digits(q_bare, s_bare):
+            if (
+                len(group.span_words) == 1
+                and _lookalike_digits(q_bare, s_bare)
+                and not _guard_words(s_text)  # "n0t" is no "net"
+            ):
                 repairs.append((s_start, s_end, q_text))
             continue
         span_words = [span[a:b] for a, b in group.span_words]
-        if any(any(c.isdigit() for c in w) and not _ocr_letters(w) for w in span_words):
+        if any(any(c.isdigit() for c in w) and not ocr_letters(w) for w in span_words):
             continue
         if _guard_words(s_text) or _LOST_APOSTROPHE_T.match(span, s_end):
             continue  # the span's own guard word ("nor", "mustnt", "couldn t")

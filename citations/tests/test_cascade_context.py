@@ -597,3 +597,36 @@ def test_a_list_no_negation_governs_verifies(source, quote):
 def test_a_word_ocr_ran_into_a_negation_still_negates(source, quote, verified):
     verdict = verify_quote(source, quote)
     assert verdict.verified is verified, verdict.reason
+
+
+@pytest.mark.parametrize("prefix", ["", _SCAN])
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # A damaged word counts once: "hecome" is "become", not "he come";
+        # "fee5" may be "fees" (red team).
+        (
+            "The Supplier shall not hecome liable for any loss suffered by the Customer.",
+            "for any loss suffered by the Customer",
+        ),
+        (
+            "The Buyer shall not pay fee5 to the Seller for the goods.",
+            "to the Seller for the goods",
+        ),
+        # A negation run into the word after it.
+        (
+            "The Licensee shall notbe liable to pay any damages at all.",
+            "to pay any damages at all.",
+        ),
+    ],
+)
+def test_damage_never_moves_a_quote_out_of_a_negations_reach(prefix, source, quote):
+    verdict = verify_quote(prefix + source, quote)
+    assert not verdict.verified, verdict.reason
+
+
+def test_a_negation_with_a_0_for_its_o_governs_in_a_scan():
+    source = _SCAN + "The Licensee shall r0t be required to pay any damages at all."
+    verdict = verify_quote(source, "be required to pay any damages at all.")
+    assert not verdict.verified
+    assert "r0t" in verdict.reason

@@ -383,10 +383,6 @@ def test_a_glyph_read_as_two_reads_as_the_quotes_word(source, quote):
             "Neither party sliallbe liable for any failure caused by strike.",
             "Neither party shall be liable for any failure caused by strike.",
         ),
-        (
-            "The Provider acknowledges that the Recipient isriot responsible.",
-            "The Provider acknowledges that the Recipient is not responsible.",
-        ),
         # The token alignment pairs the first "by" with the second; the
         # characters pair it with "byhand".
         (
@@ -416,6 +412,21 @@ def test_damage_that_spacing_hides_reads_as_the_quotes_words(source, quote):
             "Neither party sliallbe liable for any failure caused by strike.",
             "Neither party may be liable for any failure caused by strike.",
         ),
+        # One damaged word is not two run together: "nohe" is "none".
+        (
+            "The Seller shall deliver nohe of the goods to the Buyer at all.",
+            "The Seller shall deliver in one of the goods to the Buyer at all.",
+        ),
+        # A 0 that is a letter still says its guard word: "n0t" is no "nor",
+        # nor "net".
+        (
+            "The Licensee shall n0t be liable for any indirect damages at all.",
+            "The Licensee shall nor be liable for any indirect damages at all.",
+        ),
+        (
+            "The Licensee shall n0t be liable for any indirect damages at all.",
+            "The Licensee shall net be liable for any indirect damages at all.",
+        ),
         (
             "The Provider acknowledges that the Recipient isriot responsible.",
             "The Provider acknowledges that the Recipient is responsible.",
@@ -428,12 +439,45 @@ def test_damage_that_spacing_hides_reads_as_the_quotes_words(source, quote):
     ],
 )
 def test_damage_that_spacing_hides_grants_no_other_guard_word(source, quote):
-    prefix = _SCANNED if "discloae" in source or "liable" in source else ""
-    verdict = verify_quote(prefix + source, quote)
-    assert not verdict.verified, verdict.reason
+    for prefix in ("", _SCANNED) if "r0t disclose" not in source else ("",):
+        verdict = verify_quote(prefix + source, quote)
+        assert not verdict.verified, verdict.reason
 
 
 def test_a_sign_before_a_currency_belongs_to_the_amount():
     source = _SCANNED + "The Seller shall pay -$500 to the Buyer on demand."
     verdict = verify_quote(source, "The Seller shall pay $500 to the Buyer on demand.")
     assert not verdict.verified
+
+
+@pytest.mark.parametrize("prefix", ["", _SCANNED])
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # A letter naming a part after a number, spaced or not (red team).
+        (
+            "as provided in Section 8 b of this Agreement, the Buyer shall pay.",
+            "as provided in Section 8 h of this Agreement",
+        ),
+        (
+            "as provided in Section 8b of this Agreement, the Buyer shall pay.",
+            "as provided in Section 8h of this Agreement",
+        ),
+        # A glyph that looks like a digit beside digits is one.
+        (
+            "The Buyer shall pay a fee of $l5 for each month of the Term.",
+            "The Buyer shall pay a fee of $5 for each month of the Term.",
+        ),
+        (
+            "The Buyer shall deliver within l0 days of the order date.",
+            "The Buyer shall deliver within 0 days of the order date.",
+        ),
+        (
+            "The Buyer shall pay I50 dollars for each month of the Term.",
+            "The Buyer shall pay 50 dollars for each month of the Term.",
+        ),
+    ],
+)
+def test_letters_beside_numbers_keep_their_meaning(prefix, source, quote):
+    verdict = verify_quote(prefix + source, quote)
+    assert not verdict.verified, verdict.reason
