@@ -85,6 +85,18 @@ _NEGATION_SKELETONS = frozenset(ocr_skeleton(w) for w in _NEGATION_WORDS)
 _RUN_INTO = tuple(ocr_skeleton(w) for w in ("not", "never"))
 
 
+def _run_into(skeleton: str) -> bool:
+    """A negation OCR ran into a common word before or after it ("isnot",
+    "shouldnot", "notbe", "donot"; "cannot", "knot" and "notice" are words
+    and never get here). Counted even where a look-alike word is as near
+    ("donot" may be "donor"): reading a negation only ever refuses."""
+    return any(
+        (skeleton.endswith(tail) and lexicon.is_common_word(skeleton[: -len(tail)]))
+        or (skeleton.startswith(tail) and lexicon.is_common_word(skeleton[len(tail) :]))
+        for tail in _RUN_INTO
+    )
+
+
 _DIGIT_LETTERS = str.maketrans("01", "ol")
 
 
@@ -109,20 +121,7 @@ def _is_negation(word: str, damaged: bool = True) -> bool:
     skeleton = ocr_skeleton(folded)
     if not damaged or not folded.isalpha() or lexicon.is_word(skeleton):
         return False
-    # A negation OCR ran into a common word before or after it ("isnot",
-    # "shouldnot", "notbe"; "cannot" and "knot" are words, and "notiee" is
-    # "notice" with one look-alike glyph, not "not lee").
-    if (
-        any(
-            (skeleton.endswith(tail) and lexicon.is_common_word(skeleton[: -len(tail)]))
-            or (
-                skeleton.startswith(tail)
-                and lexicon.is_common_word(skeleton[len(tail) :])
-            )
-            for tail in _RUN_INTO
-        )
-        and lexicon.common_lookalike(skeleton) is None
-    ):
+    if _run_into(skeleton):
         return True
     if len(folded) == 2:
         # Too short for the reading to weigh: "nt" is a "not" that lost its
@@ -185,10 +184,12 @@ def _joined_negation(run: tuple[str, ...]) -> bool:
 @lru_cache(maxsize=4096)
 def _cheaply_negation(word: str) -> bool:
     """A negation as spelled, or within two look-alike glyphs or thin strokes
-    of one ("uot", "lnot", "n0t")."""
+    of one ("uot", "lnot", "n0t"), or run into a common word ("SHALLNOT")."""
     if _is_negation(word, damaged=False):
         return True
     skeleton = ocr_skeleton(fold_text(re.sub(r"['.,]", "", word)))
+    if skeleton.isalpha() and not lexicon.is_word(skeleton) and _run_into(skeleton):
+        return True
     return any(
         damage_cost(negation, skeleton) <= 2 * lexicon.LOOKALIKE_COST
         for negation in _NEGATION_SKELETONS
@@ -370,13 +371,18 @@ _ASIDE = re.compile(
 
 
 # A negation, at most two words, then a list of single words the quote's
-# first word ends: "shall not sell, lease or | sublicense", "No Party may
-# assign, transfer, or | pledge". Every item is negated, the last too. Not
-# "whether or not", nor an idiom ("not limited to").
+# first word is in: "shall not sell, lease or | sublicense", "No Party may
+# assign, transfer, or | pledge", "shall not: (i) sell; (ii) lease; or (iii)
+# | sublicense", "shall not sell, rent, lease, | assign". Every item is
+# negated. Not "whether or not", nor an idiom ("not limited to").
+_LABEL = r"(?:\(\w{1,4}\)\s*)?"
+_ITEM = _LABEL + r"[\w'\u2019/-]+"
+_SEP = r"\s*[,;]\s*"
 _LIST = re.compile(
-    r"(?<!whether or )\b(not|no|never|neither|nor|cannot|\w+n't|\w+n\u2019t)\s+"
-    r"(?!limit|only\b)(?:[\w'\u2019]+\s+){0,2}"
-    r"(?:[\w'\u2019-]+\s*,\s*)+[\w'\u2019-]+\s*,?\s+(?:or|and|nor)\s+(?:otherwise\s+)?\Z",
+    r"(?<!whether or )\b(not|no|never|neither|nor|none|nothing|cannot|\w+n't|\w+n\u2019t)"
+    r"\s*:?\s+(?!limit|only\b)(?:[\w'\u2019]+\s+){0,2}"
+    rf"(?:(?:{_ITEM}{_SEP})+{_ITEM}\s*[,;]?\s+(?:and/or|or|and|nor)\s+(?:otherwise\s+)?"
+    rf"|(?:{_ITEM}{_SEP}){{3,}}){_LABEL}\Z",
     re.IGNORECASE,
 )
 
@@ -474,33 +480,16 @@ _LETTER_DIGITS = frozenset("01.,")
 
 
 def _count(word: str, next_char: str) -> int:
-    """How many words `word` counts for in the reach: two OCR ran together
-    count as the two they were ("exceed5%", "partymay": no word, nor a
-    damaged one, but two common ones), so the reach ends where it ends in
-    the clean text. Counting one word fewer would refuse quotes the clean
-    text allows; counting one more would verify quotes it refuses, so a
-    damaged word ("hecome", "fee5") counts once."""
+    """How many words `word` counts for in the reach: letters OCR ran into a
+    percentage or a number of several digits count as the two words they
+    were ("exceed5%"), so the reach ends where it ends in the clean text.
+    Nothing else is split: counting one word more would verify quotes the
+    clean text refuses ("fee5" may be "fees"; "sublicense" is no "sub
+    license"), and a word fewer only refuses."""
     number = _RUN_INTO_NUMBER.fullmatch(word)
     if number and set(number.group(2)) - _LETTER_DIGITS:
-        # "fee5" may be "fees": only a percentage or several digits.
         return 2 if next_char == "%" or len(number.group(2)) > 1 else 1
-    if len(word) >= 5 and word.isalpha():
-        return 1 + _two_common_words(ocr_skeleton(fold_text(word)))
     return 1
-
-
-@lru_cache(maxsize=4096)
-def _two_common_words(skeleton: str) -> bool:
-    # Only a token that is no word itself, nor a damaged one, and only one
-    # way to cut it.
-    if lexicon.frequency(skeleton) or lexicon.likeliest_reading(skeleton):
-        return False
-    cuts = [
-        i
-        for i in range(2, len(skeleton) - 1)
-        if lexicon.is_common_word(skeleton[:i]) and lexicon.is_common_word(skeleton[i:])
-    ]
-    return len(cuts) == 1
 
 
 # Negations that open a condition rather than negate a clause: a quote that

@@ -401,11 +401,15 @@ def _chain(
 REVERSING_NEAR_END = re.compile(
     r"\b(?:exclud\w*|other\s+than|save\s+for|apart\s+from"
     r"|(?:fail|refuse|neglect|omit|cease)(?:s|d|ed|ing)?\s+to|unable\s+to"
-    r"|at\s+(?:least|most)|up\s+to|(?:maximum|minimum)(?:\s+of)?|prior\s+to"
-    r"|only|solely)"
-    # Up to three words of its own may follow it in the gap, in its clause:
+    r"|at\s+(?:least|most)|up[\s-]+to|(?:maximum|minimum)(?:\s+of)?|prior\s+to"
+    r"|only|solely|excl\.?|less|minus|net\s+of|in\s+excess\s+of|exclusive\s+of"
+    r"|with\s+the\s+exception\s+of|instead\s+of|in\s+lieu\s+of|besides|barring"
+    r"|deducting|after\s+deduction\s+of|reduced\s+by"
+    r"|(?:refrain|prohibited|exempt|released|barred|precluded)\s+from"
+    r"|declin(?:e|es|ed|ing)\s+to|(?:cease|stop|avoid)(?:s|d|ed)?(?=\s+\w+ing\b))"
+    # Up to five words of its own may follow it in the gap, in its clause:
     # "excluding in all cases | any indirect damages".
-    r"(?:[^\w.;:!?]+[\w'\u2019-]+){0,3}[^\w.;:!?]*\Z",
+    r"(?:[^\w.;:!?]+[\w'\u2019-]+){0,5}[^\w.;:!?]*\Z",
     re.IGNORECASE,
 )
 

@@ -54,7 +54,7 @@ _WORD = re.compile(r"\w+")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _DIGITS = re.compile(r"\d+")
 _NUMBER_OR_LETTERS = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
-_NUMBER_ONLY = re.compile(r"\d+(?:[.,]\d+)*")
+_NUMBER_ONLY = re.compile(r"(\d+(?:[.,]\d+)*)(?:st|nd|rd|th)?")
 # Glyphs of a folded token that OCR makes of digits.
 _DIGIT_LOOKALIKES = str.maketrans("lio", "110")
 
@@ -329,6 +329,20 @@ _LABELLED = frozenset(
         "tranche",
         "class",
         "series",
+        "subsection",
+        "rule",
+        # Abbreviations (their full stop is gone from the word) and plurals.
+        "sec",
+        "art",
+        "cl",
+        "para",
+        "ss",
+        "sections",
+        "clauses",
+        "articles",
+        "schedules",
+        "exhibits",
+        "paragraphs",
     )
 )
 _ROMAN = re.compile(r"x{0,3}(?:ix|iv|v?i{0,3})")
@@ -467,11 +481,11 @@ def features(folded: str) -> list[Feature]:
                 # numbers, and the words glued to them ("April2024",
                 # "usd100") still count as words.
                 context = _context(folded, start, end)
-                as_digits = raw.translate(_DIGIT_LOOKALIKES)
-                if _NUMBER_ONLY.fullmatch(as_digits):
-                    # "l5", "I50", "5O": a glyph that looks like a digit
-                    # beside digits is one ("$l5" is never "$5").
-                    value = _number_value(as_digits)
+                as_digits = _NUMBER_ONLY.fullmatch(raw.translate(_DIGIT_LOOKALIKES))
+                if as_digits:
+                    # "l5", "I50", "5O", "l2th": a glyph that looks like a
+                    # digit beside digits is one ("$l5" is never "$5").
+                    value = _number_value(as_digits.group(1))
                     found.append(Feature(NUMBER, value, raw, context))
                     previous_word = word
                     continue

@@ -263,6 +263,14 @@ def test_an_insertion_never_names_the_other_party(source, quote):
             "The Buyer shall purchase at least the agreed 1,000 units in each year.",
             "The Buyer shall purchase ... 1,000 units in each year",
         ),
+        (
+            "The Fee shall equal the Gross Revenue less the Costs of sale.",
+            "The Fee shall equal ... the Costs of sale",
+        ),
+        (
+            "The Buyer shall pay the price, net of any taxes withheld, to the Seller.",
+            "The Buyer shall pay the price ... any taxes withheld",
+        ),
     ],
 )
 def test_an_ellipsis_may_not_drop_a_bound_right_before_what_it_bounds(source, quote):

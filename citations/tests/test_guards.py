@@ -463,6 +463,14 @@ def test_a_sign_before_a_currency_belongs_to_the_amount():
             "as provided in Section 8b of this Agreement, the Buyer shall pay.",
             "as provided in Section 8h of this Agreement",
         ),
+        (
+            "as provided in Sec. 8b of this Agreement, the Buyer shall pay.",
+            "as provided in Sec. 8h of this Agreement",
+        ),
+        (
+            "The Buyer shall pay on the l2th day of each month of the Term.",
+            "The Buyer shall pay on the 2th day of each month of the Term.",
+        ),
         # A glyph that looks like a digit beside digits is one.
         (
             "The Buyer shall pay a fee of $l5 for each month of the Term.",
