@@ -387,11 +387,29 @@ _LIST = re.compile(
 )
 
 
+# A negation, phrases that only stress it, and at most two words: "shall
+# not in any event be | liable", "shall not under any circumstances or at
+# any time | disclose", "shall not directly or indirectly | solicit".
+_STRESSED = re.compile(
+    r"(?<!whether or )\b(not|no|never|neither|nor|cannot|\w+n't|\w+n\u2019t)\s+"
+    r"(?:(?:in\s+any\s+(?:event|case|way|manner|respect|form|circumstances?)"
+    r"|under\s+any\s+circumstances?|at\s+any\s+time|at\s+all|whatsoever|ever"
+    r"|(?:either\s+)?directly\s+or\s+indirectly|in\s+whole\s+or\s+in\s+part)"
+    r"[\s,]*(?:(?:or|and)\s+)?)+"
+    r"(?:[\w'\u2019]+\s+){0,2}\Z",
+    re.IGNORECASE,
+)
+
+
 # Negations that govern a quote further back than NEGATION_REACH, and how
 # the reason says so.
 _AT_A_DISTANCE = (
     (_ASIDE, "the quote starts after “{}” and an aside, which negates it"),
     (_LIST, "the quote starts in a list after “{}”, which negates it"),
+    (
+        _STRESSED,
+        "the quote starts after “{}” and words that stress it, which negates it",
+    ),
 )
 
 

@@ -675,3 +675,22 @@ def test_every_form_of_a_negated_list_governs_its_items(items):
 def test_a_negation_governs_what_ocr_or_a_compound_hides(source, quote):
     verdict = verify_quote(source, quote)
     assert not verdict.verified, verdict.reason
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "The Seller shall not in any event be liable for any indirect damages.",
+        "The Seller shall not under any circumstances or at any time be liable for any indirect damages.",
+        "The Seller shall not directly or indirectly be liable for any indirect damages.",
+    ],
+)
+def test_words_that_only_stress_a_negation_do_not_end_its_reach(source):
+    verdict = verify_quote(source, "liable for any indirect damages.")
+    assert not verdict.verified
+    assert "stress" in verdict.reason
+
+
+def test_stress_after_a_finished_negated_clause_governs_nothing():
+    source = "The Seller did not sell any goods, and in any event the Buyer shall pay the price."
+    assert verify_quote(source, "the Buyer shall pay the price.").verified
