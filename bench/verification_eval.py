@@ -74,7 +74,7 @@ from bench._common import (
     write_results,
 )
 from citations.cascade import SourceText, verify_cited_quote, verify_quote
-from citations.cascade.elision import REVERSING_NEAR_END
+from citations.cascade.elision import REVERSING_NEAR_END, elided_amount
 from citations.cascade.folding import fold_text
 
 WORD = re.compile(r"\S+")
@@ -244,9 +244,14 @@ def run_elisions(
             head = doc[words[0][0] : words[i - 1][1]]
             tail = doc[words[j][0] : words[-1][1]]
             gap = doc[words[i - 1][1] : words[j][0]]
-            if NEGATING.search(gap) or REVERSING_NEAR_END.search(gap):
-                # An ellipsis over a negation, or over "fails to" right
-                # before the words it governs, reverses the source: a trap.
+            if (
+                NEGATING.search(gap)
+                or REVERSING_NEAR_END.search(gap)
+                or elided_amount(gap)
+            ):
+                # An ellipsis over a negation, over "fails to" right before
+                # the words it governs, or over an amount, changes what the
+                # source says: a trap.
                 continue
             if (
                 folded_doc.count(fold_text(head)) != 1

@@ -37,7 +37,15 @@ from citations.cascade.align import place_in_window
 from citations.cascade.boundaries import disallowed_cut
 from citations.cascade.context import Dropped, negation_elided
 from citations.cascade.folding import fold_text, ocr_skeleton
-from citations.cascade.guards import MODAL, counterpart, features
+from citations.cascade.guards import (
+    CURRENCY,
+    DATE,
+    MODAL,
+    NUMBER,
+    PERCENT,
+    counterpart,
+    features,
+)
 from citations.cascade.prepared import PreparedText
 from citations.cascade.tolerant import (
     FoldedQuote,
@@ -406,7 +414,8 @@ REVERSING_NEAR_END = re.compile(
     r"|with\s+the\s+exception\s+of|instead\s+of|in\s+lieu\s+of|besides|barring"
     r"|deducting|after\s+deduction\s+of|reduced\s+by"
     r"|(?:refrain|prohibited|exempt|released|barred|precluded)\s+from"
-    r"|declin(?:e|es|ed|ing)\s+to|(?:cease|stop|avoid)(?:s|d|ed)?(?=\s+\w+ing\b))"
+    r"|declin(?:e|es|ed|ing)\s+to|(?:cease|stop|avoid)(?:s|d|ed)?"
+    r"|save|subject\s+to|provided\s+that)"
     # Up to five words of its own may follow it in the gap, in its clause:
     # "excluding in all cases | any indirect damages".
     r"(?:[^\w.;:!?]+[\w'\u2019-]+){0,5}[^\w.;:!?]*\Z",
@@ -430,7 +439,106 @@ def outer_party_difference(
                     f"than the source (source: “{' '.join(nearby)}”)",
                     where,
                 )
+        # The words next to the span on either side are what it may replace.
+        # A longer bracket is an editor's note ("[Redacted - Commercially
+        # Sensitive]", a heading), which replaces nothing the quote says.
+        sides = (" ".join(before), before[-1:]), (" ".join(after), after[:1])
+        if len(_WORD.findall(inserted)) <= _REPLACING_WORDS and not any(
+            _stands_for(inserted, words, next_to) for words, next_to in sides
+        ):
+            return Dropped(
+                f"the bracketed insertion “[{inserted}]” stands for no words of the "
+                f"source (source: “{' '.join(before)} … {' '.join(after)}”)",
+                start,
+            )
     return None
+
+
+_REPLACING_WORDS = 3
+# Words an insertion may add or replace freely ("[t]he", "[the] Buyer",
+# "[sic]"), and words it may replace by what they refer to ("[the Buyer]"
+# for "it").
+_FUNCTION_WORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "by",
+        "with",
+        "as",
+        "at",
+        "sic",
+    ]
+)
+_REFERRING = frozenset(
+    [
+        "it",
+        "its",
+        "he",
+        "she",
+        "they",
+        "them",
+        "their",
+        "his",
+        "her",
+        "him",
+        "this",
+        "that",
+        "these",
+        "those",
+        "such",
+        "which",
+        "who",
+        "whom",
+        "we",
+        "us",
+        "our",
+        "you",
+        "your",
+        "said",
+        "same",
+        "former",
+        "latter",
+    ]
+)
+
+
+def _stands_for(
+    inserted: str, replaced: str, referring: list[str] | None = None
+) -> bool:
+    """Can `inserted` stand for the source's `replaced` words? Every word of
+    substance in it must share a stem with one of them ("[delivered]" for
+    "deliver", "[Buyer's]" for "Buyer"), unless they refer to something it
+    names ("[the Buyer]" for "it"). "[withhold]" for "pay", "[Seller]" for
+    "Agent" and "[knowingly]" over nothing say what the source does not."""
+    words = [
+        w
+        for w in _WORD.findall(fold_text(inserted))
+        if w.isalpha() and len(w) > 1 and w not in _FUNCTION_WORDS
+    ]
+    there = _WORD.findall(fold_text(replaced))
+    # `referring`: the words that may refer (by default all it replaces).
+    may_refer = (
+        there if referring is None else _WORD.findall(fold_text(" ".join(referring)))
+    )
+    if not words or any(w in _REFERRING for w in may_refer):
+        return True
+    return all(any(_same_stem(w, g) for g in there) for w in words)
+
+
+def _same_stem(a: str, b: str) -> bool:
+    shared = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+        min(len(a), len(b)),
+    )
+    return shared >= min(4, len(a), len(b))
 
 
 def _names_other_party(inserted: str, gap: str) -> bool:
@@ -451,6 +559,18 @@ def _has_modal(text: str) -> bool:
     return any(f.kind == MODAL for f in features(fold_text(text)))
 
 
+def elided_amount(gap: str) -> str | None:
+    """A number, amount, percentage or date an ellipsis over `gap` would drop
+    ("shall pay ... the costs" over "fifty percent of"), as written, or None.
+    Leaving one out changes what the quote commits the party to."""
+    return next(
+        (f.raw for f in features(fold_text(gap)) if f.kind in _AMOUNT_KINDS), None
+    )
+
+
+_AMOUNT_KINDS = frozenset({NUMBER, PERCENT, CURRENCY, DATE})
+
+
 def _gap_difference(gap: str, inserted: str | None, before: str) -> str | None:
     """Why the source text between two parts cannot stand behind what the
     quote puts there (an ellipsis, or a bracketed insertion), or None.
@@ -464,12 +584,19 @@ def _gap_difference(gap: str, inserted: str | None, before: str) -> str | None:
     that reverses what follows it ("liable ... indirect damages" over "for
     all damages, excluding")."""
     if inserted is not None:
-        if _said(inserted) != _said(gap) or _names_other_party(inserted, gap):
+        if (
+            _said(inserted) != _said(gap)
+            or _names_other_party(inserted, gap)
+            or not _stands_for(inserted, gap)
+        ):
             return (
                 f"the bracketed insertion “[{inserted}]” says what the source "
                 f"does not (source: “{' '.join(gap.split()) or '(nothing)'}”)"
             )
         return None
+    amount = elided_amount(gap)
+    if amount:
+        return f"the elision leaves out “{amount}”"
     if _has_modal(gap) and _has_modal(_CLAUSE_START.split(before)[-1]):
         return (
             "the elision joins two clauses: it leaves out the modal verb of "

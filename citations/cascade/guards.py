@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -429,6 +430,14 @@ def features(folded: str) -> list[Feature]:
             found.extend(features(_PUNCTUATION.sub(" ", raw)))
             previous_word = word
             continue
+        fractions = [c for c in raw if c.isnumeric() and not c.isdigit()]
+        if fractions:
+            # "¼", "2½": a number, whatever letters or digits stand beside it.
+            context = _context(folded, start, end)
+            found.extend(
+                Feature(NUMBER, str(unicodedata.numeric(c)), c, context)
+                for c in fractions
+            )
         damaged_nt = _damaged_nt(word, folded, end)
         if word.endswith("n't") or damaged_nt is not None:
             context = _context(folded, start, end)
@@ -438,9 +447,9 @@ def features(folded: str) -> list[Feature]:
             if modal:
                 found.append(Feature(MODAL, modal, raw, context))
         elif _is_label(word, previous_word, folded, start, end):
-            context = _context(folded, start, end)
-            value = word.translate(OCR_SAME_LENGTH)
-            found.append(Feature(LABEL, value, raw, context))
+            # As written: "(i)" and "(l)" name two parts, and OCR damage to
+            # a label leaves it in doubt.
+            found.append(Feature(LABEL, word, raw, _context(folded, start, end)))
         elif (
             word == "t" and previous_word.endswith("n") and _nt_stem(previous_word[:-1])
         ):
@@ -1239,6 +1248,10 @@ def _repair_guard_words(
             continue
         q_bare = re.sub(r"\W", "", q_text)
         s_bare = re.sub(r"\W", "", s_text)
+        if _names_a_part(span, s_start, s_end) or _names_a_part(
+            quote, group.quote_words[0][0], group.quote_words[-1][1]
+        ):
+            continue  # "(l)" is no damaged "(i)": labels compare as written
         # Glyph for glyph too, for words that say nothing the guard weighs:
         # the skeleton reads "ii" as "u" ("unt ii" is "untu"), where it may
         # be "ll" ("until"). Guard words take the checks further down.
@@ -1286,6 +1299,12 @@ def _repair_guard_words(
     for start, end, text in sorted(repairs, reverse=True):
         span = span[:start] + text + span[end:]
     return span
+
+
+def _names_a_part(text: str, start: int, end: int) -> bool:
+    word = text[start:end].lower()
+    previous = text[max(0, start - 30) : start].split()[-1:] or [""]
+    return _is_label(word, re.sub(r"\W", "", previous[0].lower()), text, start, end)
 
 
 def _sense(skeleton: str) -> frozenset[tuple[str, str]]:

@@ -277,3 +277,77 @@ def test_an_ellipsis_may_not_drop_a_bound_right_before_what_it_bounds(source, qu
     verdict = verify_quote(_LEAD + source, quote)
     assert not verdict.verified
     assert "leaves out" in verdict.reason
+
+
+_AROUND = "Each party shall bear its own costs in connection with this Agreement. "
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # Red team, round 3: an ellipsis over an amount or a date...
+        (
+            "The Buyer shall pay fifty percent of the costs of the audit.",
+            "The Buyer shall pay ... the costs of the audit",
+        ),
+        (
+            "The Buyer shall pay the costs within 30 days after delivery of the goods.",
+            "The Buyer shall pay the costs ... after delivery of the goods",
+        ),
+        # ... over "cease", "save"...
+        (
+            "The Seller shall cease disclosing any Confidential Information to the Buyer.",
+            "The Seller shall ... disclosing any Confidential Information",
+        ),
+        (
+            "The Seller shall disclose the data to any person save the Buyer at all times.",
+            "The Seller shall disclose the data to any person ... the Buyer at all times",
+        ),
+        # ... and brackets that stand for no word of the source.
+        (
+            "The Seller shall pay the fees of the Buyer to the Agent.",
+            "The Seller shall [withhold] the fees of the Buyer to the Agent",
+        ),
+        (
+            "The Seller shall pay 10% of the fees to the Agent.",
+            "The Seller shall pay [up to] 10% of the fees to the Agent",
+        ),
+        (
+            "The Seller shall not disclose the fees to the Agent.",
+            "The Seller shall not [knowingly] disclose the fees to the Agent",
+        ),
+        (
+            "The Seller shall pay the fees of the Buyer to the Agent.",
+            "The Seller shall pay the fees of the Buyer to the [Seller]",
+        ),
+        (
+            "The Supplier shall not disclose any Confidential Information.",
+            "[The Licensee] shall not disclose any Confidential Information.",
+        ),
+    ],
+)
+def test_elisions_and_brackets_never_drop_or_invent_substance(source, quote):
+    verdict = verify_quote(_AROUND + source + " " + _AROUND, quote)
+    assert not verdict.verified, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "The Seller shall deliver the goods. It shall pay the fees of the Agent.",
+            "[The Seller] shall pay the fees of the Agent",
+        ),
+        (
+            "The Seller shall deliver the goods and its fees to the Agent.",
+            "The Seller shall deliver the goods and [the Seller's] fees to the Agent",
+        ),
+        (
+            "The Seller shall, at its own expense and in good faith, pay the costs.",
+            "The Seller shall ... pay the costs",
+        ),
+    ],
+)
+def test_brackets_for_what_a_pronoun_names_and_plain_elisions_verify(source, quote):
+    verdict = verify_quote(_AROUND + source + " " + _AROUND, quote)
+    assert verdict.verified, verdict.reason

@@ -471,6 +471,20 @@ def test_a_sign_before_a_currency_belongs_to_the_amount():
             "The Buyer shall pay on the l2th day of each month of the Term.",
             "The Buyer shall pay on the 2th day of each month of the Term.",
         ),
+        # Red team, round 3: part letters compare as written...
+        (
+            "The Buyer shall comply with its duties under Section 2(l) of this Agreement.",
+            "The Buyer shall comply with its duties under Section 2(i) of this Agreement",
+        ),
+        (
+            "The Buyer shall comply with its duties under Exhibit I of this Agreement.",
+            "The Buyer shall comply with its duties under Exhibit l of this Agreement",
+        ),
+        # ... and a fraction is a number.
+        (
+            "The Buyer shall pay the Seller \u00bc of the fees on delivery.",
+            "The Buyer shall pay the Seller \u00be of the fees on delivery.",
+        ),
         # A glyph that looks like a digit beside digits is one.
         (
             "The Buyer shall pay a fee of $l5 for each month of the Term.",
