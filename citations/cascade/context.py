@@ -87,9 +87,11 @@ _RUN_INTO = tuple(ocr_skeleton(w) for w in ("not", "never"))
 
 def _run_into(skeleton: str) -> bool:
     """A negation OCR ran into a common word before or after it ("isnot",
-    "shouldnot", "notbe", "donot"; "cannot", "knot" and "notice" are words
-    and never get here). Counted even where a look-alike word is as near
-    ("donot" may be "donor"): reading a negation only ever refuses."""
+    "shouldnot", "notbe", "donot"; not "cannot", "knot" or "notice", which
+    are words). Counted even where a look-alike word is as near ("donot" may
+    be "donor"): reading a negation only ever refuses."""
+    if not skeleton.isalpha() or lexicon.is_word(skeleton):
+        return False
     return any(
         (skeleton.endswith(tail) and lexicon.is_common_word(skeleton[: -len(tail)]))
         or (skeleton.startswith(tail) and lexicon.is_common_word(skeleton[len(tail) :]))
@@ -188,7 +190,7 @@ def _cheaply_negation(word: str) -> bool:
     if _is_negation(word, damaged=False):
         return True
     skeleton = ocr_skeleton(fold_text(re.sub(r"['.,]", "", word)))
-    if skeleton.isalpha() and not lexicon.is_word(skeleton) and _run_into(skeleton):
+    if _run_into(skeleton):
         return True
     return any(
         damage_cost(negation, skeleton) <= 2 * lexicon.LOOKALIKE_COST
@@ -358,12 +360,21 @@ def negation_before(
     return _straddled(text, start, words) or _at_a_distance(text, start)
 
 
+# The negation words the rules below read as spelled: the guard's, less
+# the conditions (see _CONDITIONS), "n't" with either apostrophe.
+_NEGATING = r"not|no|never|neither|nor|cannot|\w+n't|\w+n\u2019t"
+# ... and those that also stand for a noun ("None of the fees").
+_NEGATING_OR_NONE = _NEGATING + "|none|nothing"
+# Not the "not" of "whether or not".
+_NOT_WHETHER = r"(?<!whether or )"
+
+
 # A negation, an aside set off right after it by commas, brackets or dashes,
 # and at most two words before the span: "shall not, directly or
 # indirectly, | sublicense", "shall not (and will not allow any third party
 # to) | reverse engineer".
 _ASIDE = re.compile(
-    r"\b(not|no|never|neither|nor|none|nothing|cannot|\w+n't|\w+n\u2019t)"
+    rf"\b({_NEGATING_OR_NONE})"
     r"\s*(?:,[^,.;!?]{1,100},|\([^()]{1,100}\)|[\u2014\u2013-][^\u2014\u2013.;!?]{1,100}"
     r"[\u2014\u2013-])\s*(?:[\w'\u2019]+\s+){0,2}\Z",
     re.IGNORECASE,
@@ -379,7 +390,7 @@ _LABEL = r"(?:\(\w{1,4}\)\s*)?"
 _ITEM = _LABEL + r"[\w'\u2019/-]+"
 _SEP = r"\s*[,;]\s*"
 _LIST = re.compile(
-    r"(?<!whether or )\b(not|no|never|neither|nor|none|nothing|cannot|\w+n't|\w+n\u2019t)"
+    rf"{_NOT_WHETHER}\b({_NEGATING_OR_NONE})"
     r"\s*:?\s+(?!limit|only\b)(?:[\w'\u2019]+\s+){0,2}"
     rf"(?:(?:{_ITEM}{_SEP})+{_ITEM}\s*[,;]?\s+(?:and/or|or|and|nor)\s+(?:otherwise\s+)?"
     rf"|(?:{_ITEM}{_SEP}){{3,}}){_LABEL}\Z",
@@ -391,7 +402,7 @@ _LIST = re.compile(
 # not in any event be | liable", "shall not under any circumstances or at
 # any time | disclose", "shall not directly or indirectly | solicit".
 _STRESSED = re.compile(
-    r"(?<!whether or )\b(not|no|never|neither|nor|cannot|\w+n't|\w+n\u2019t)\s+"
+    rf"{_NOT_WHETHER}\b({_NEGATING})\s+"
     r"(?:(?:in\s+any\s+(?:event|case|way|manner|respect|form|circumstances?)"
     r"|under\s+any\s+circumstances?|at\s+any\s+time|at\s+all|whatsoever|ever"
     r"|(?:either\s+)?directly\s+or\s+indirectly|in\s+whole\s+or\s+in\s+part)"

@@ -43,6 +43,7 @@ from citations.cascade.guards import (
     MODAL,
     NUMBER,
     PERCENT,
+    Feature,
     counterpart,
     features,
 )
@@ -442,7 +443,13 @@ def outer_party_difference(
         # The words next to the span on either side are what it may replace.
         # A longer bracket is an editor's note ("[Redacted - Commercially
         # Sensitive]", a heading), which replaces nothing the quote says.
-        sides = (" ".join(before), before[-1:]), (" ".join(after), after[:1])
+        sides = (
+            (" ".join(before), " ".join(before[-1:])),
+            (
+                " ".join(after),
+                " ".join(after[:1]),
+            ),
+        )
         if len(_WORD.findall(inserted)) <= _REPLACING_WORDS and not any(
             _stands_for(inserted, words, next_to) for words, next_to in sides
         ):
@@ -510,9 +517,7 @@ _REFERRING = frozenset(
 )
 
 
-def _stands_for(
-    inserted: str, replaced: str, referring: list[str] | None = None
-) -> bool:
+def _stands_for(inserted: str, replaced: str, referring: str | None = None) -> bool:
     """Can `inserted` stand for the source's `replaced` words? Every word of
     substance in it must share a stem with one of them ("[delivered]" for
     "deliver", "[Buyer's]" for "Buyer"), unless they refer to something it
@@ -525,9 +530,7 @@ def _stands_for(
     ]
     there = _WORD.findall(fold_text(replaced))
     # `referring`: the words that may refer (by default all it replaces).
-    may_refer = (
-        there if referring is None else _WORD.findall(fold_text(" ".join(referring)))
-    )
+    may_refer = there if referring is None else _WORD.findall(fold_text(referring))
     if not words or any(w in _REFERRING for w in may_refer):
         return True
     return all(any(_same_stem(w, g) for g in there) for w in words)
@@ -559,16 +562,18 @@ def _has_modal(text: str) -> bool:
     return any(f.kind == MODAL for f in features(fold_text(text)))
 
 
+_AMOUNT_KINDS = frozenset({NUMBER, PERCENT, CURRENCY, DATE})
+
+
 def elided_amount(gap: str) -> str | None:
     """A number, amount, percentage or date an ellipsis over `gap` would drop
     ("shall pay ... the costs" over "fifty percent of"), as written, or None.
     Leaving one out changes what the quote commits the party to."""
-    return next(
-        (f.raw for f in features(fold_text(gap)) if f.kind in _AMOUNT_KINDS), None
-    )
+    return _amount(features(fold_text(gap)))
 
 
-_AMOUNT_KINDS = frozenset({NUMBER, PERCENT, CURRENCY, DATE})
+def _amount(found: list[Feature]) -> str | None:
+    return next((f.raw for f in found if f.kind in _AMOUNT_KINDS), None)
 
 
 def _gap_difference(gap: str, inserted: str | None, before: str) -> str | None:
@@ -594,10 +599,13 @@ def _gap_difference(gap: str, inserted: str | None, before: str) -> str | None:
                 f"does not (source: “{' '.join(gap.split()) or '(nothing)'}”)"
             )
         return None
-    amount = elided_amount(gap)
+    said = features(fold_text(gap))
+    amount = _amount(said)
     if amount:
         return f"the elision leaves out “{amount}”"
-    if _has_modal(gap) and _has_modal(_CLAUSE_START.split(before)[-1]):
+    if any(f.kind == MODAL for f in said) and _has_modal(
+        _CLAUSE_START.split(before)[-1]
+    ):
         return (
             "the elision joins two clauses: it leaves out the modal verb of "
             f"the second (source: “{' '.join(gap.split())[:80]}”)"

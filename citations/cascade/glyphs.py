@@ -3,6 +3,8 @@ folding.py has merged l/1/i, o/0, rn/m, cl/d and vv/w)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 # Glyph pairs OCR engines confuse (after the skeleton has already merged
 # l/1/i, o/0, rn/m, cl/d, vv/w). Deliberately short: "Licensor"/"Licensee"
 # and "employer"/"employee" differ by r/e, which is not here, and must fail.
@@ -26,3 +28,13 @@ SPLIT_GLYPHS = frozenset(
     {("rn", "m"), ("nn", "m"), ("ln", "m"), ("cl", "d"), ("vv", "w"), ("rl", "n")}
     | {("ll", "h"), ("ll", "u"), ("ll", "d")}
 )
+
+
+def merged_once(word: str) -> Iterator[str]:
+    """`word` with one glyph OCR read as two put back, in every way it can
+    be ("rlow" -> "now", "nnust" -> "must")."""
+    for two, one in SPLIT_GLYPHS:
+        at = word.find(two)
+        while at >= 0:
+            yield word[:at] + one + word[at + 2 :]
+            at = word.find(two, at + 1)

@@ -490,34 +490,37 @@ def features(folded: str) -> list[Feature]:
                 # numbers, and the words glued to them ("April2024",
                 # "usd100") still count as words.
                 context = _context(folded, start, end)
-                as_digits = _NUMBER_ONLY.fullmatch(raw.translate(_DIGIT_LOOKALIKES))
-                if as_digits:
-                    # "l5", "I50", "5O", "l2th": a glyph that looks like a
-                    # digit beside digits is one ("$l5" is never "$5").
-                    value = _number_value(as_digits.group(1))
-                    found.append(Feature(NUMBER, value, raw, context))
-                    previous_word = word
-                    continue
-                pieces = list(_NUMBER_OR_LETTERS.finditer(raw))
-                for n, piece in enumerate(pieces):
-                    part = piece.group()
-                    if part[0].isdigit():
-                        value = _number_value(part)
-                        found.append(Feature(NUMBER, value, part, context))
-                    elif (
-                        len(part) == 1
-                        and n == len(pieces) - 1
-                        and n
-                        and ocr_skeleton(previous_word) in _LABELLED
-                    ):
-                        # "Section 8b": the letter after a number names a
-                        # part (not in "the 16t h day").
-                        value = part.translate(OCR_SAME_LENGTH)
-                        found.append(Feature(LABEL, value, part, context))
-                    else:
-                        known = _WORD_FEATURES.get(ocr_skeleton(part), ())
-                        found.extend(Feature(k, v, part, context) for k, v in known)
+                found.extend(_glued_to_digits(raw, previous_word, context))
         previous_word = word
+    return found
+
+
+def _glued_to_digits(raw: str, previous_word: str, context: str) -> list[Feature]:
+    """The features of a token with digits in it that are no misread
+    letters ("12b", "175,250for", "April2024", "usd100")."""
+    as_digits = _NUMBER_ONLY.fullmatch(raw.translate(_DIGIT_LOOKALIKES))
+    if as_digits:
+        # "l5", "I50", "5O", "l2th": a glyph that looks like a digit beside
+        # digits is one ("$l5" is never "$5").
+        return [Feature(NUMBER, _number_value(as_digits.group(1)), raw, context)]
+    found = []
+    pieces = list(_NUMBER_OR_LETTERS.finditer(raw))
+    for n, piece in enumerate(pieces):
+        part = piece.group()
+        if part[0].isdigit():
+            found.append(Feature(NUMBER, _number_value(part), part, context))
+        elif (
+            len(part) == 1
+            and n == len(pieces) - 1
+            and n
+            and ocr_skeleton(previous_word) in _LABELLED
+        ):
+            # "Section 8b": the letter after a number names a part (not in
+            # "the 16t h day").
+            found.append(Feature(LABEL, part.translate(OCR_SAME_LENGTH), part, context))
+        else:
+            known = _WORD_FEATURES.get(ocr_skeleton(part), ())
+            found.extend(Feature(k, v, part, context) for k, v in known)
     return found
 
 

@@ -27,7 +27,7 @@ from collections.abc import Collection, Mapping
 from functools import lru_cache
 
 from citations.cascade.folding import ocr_skeleton
-from citations.cascade.glyphs import CONFUSABLE, SPLIT_GLYPHS
+from citations.cascade.glyphs import CONFUSABLE, merged_once
 
 # Real one- and two-letter English words; the frequency list also holds
 # letters, initials and fragments ("th", "cl", "o") that OCR leaves behind.
@@ -182,15 +182,11 @@ def _merged_glyphs(word: str) -> dict[str, float]:
     "rlow" -> "now", in skeleton space where i is l), and with one look-alike
     more, with their cost."""
     out: dict[str, float] = {}
-    for two, one in SPLIT_GLYPHS:
-        at = word.find(two)
-        while at >= 0:
-            merged = word[:at] + one + word[at + 2 :]
-            out[merged] = LOOKALIKE_COST
-            for other, cost in _lookalikes(merged).items():
-                if cost == LOOKALIKE_COST:
-                    out.setdefault(other, 2 * LOOKALIKE_COST)
-            at = word.find(two, at + 1)
+    for merged in merged_once(word):
+        out[merged] = LOOKALIKE_COST
+        for other, cost in _lookalikes(merged).items():
+            if cost == LOOKALIKE_COST:
+                out.setdefault(other, 2 * LOOKALIKE_COST)
     return out
 
 

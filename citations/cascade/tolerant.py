@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import chain, compress, islice, repeat
@@ -32,7 +32,7 @@ from citations.cascade.align import EDGE, place, place_in_window
 from citations.cascade.boundaries import cut_token, disallowed_cut
 from citations.cascade.context import negation_before
 from citations.cascade.folding import IGNORABLE, OCR_SAME_LENGTH, fold, ocr_skeleton
-from citations.cascade.glyphs import SPLIT_GLYPHS
+from citations.cascade.glyphs import merged_once
 from citations.cascade.guards import fuzzy_difference
 from citations.cascade.prepared import NUMBER_MIN_CHARS, PreparedText
 
@@ -582,14 +582,10 @@ def _distance(q: str, token: str) -> int:
     read with one glyph OCR made into two put back ("nnust" is "must",
     "withiri" is "within"), if that reads closer."""
     skeleton = ocr_skeleton(token)
-    best = Levenshtein.distance(q, skeleton)
-    for two, one in SPLIT_GLYPHS:
-        at = skeleton.find(two)
-        while at >= 0 and best:
-            merged = skeleton[:at] + one + skeleton[at + 2 :]
-            best = min(best, Levenshtein.distance(q, merged))
-            at = skeleton.find(two, at + 1)
-    return best
+    return min(
+        Levenshtein.distance(q, reading)
+        for reading in (skeleton, *merged_once(skeleton))
+    )
 
 
 def _snap_to_tokens(
@@ -671,11 +667,11 @@ def _whole_tokens(folded: str, f_start: int, f_end: int) -> tuple[int, int] | No
     """The span widened to the edges of the tokens it cuts (SNAP_REACH at
     most); None when it cuts none, or a token reaches further."""
     lo, hi = f_start, f_end
-    while lo > 0 and folded[lo - 1].isalnum() and folded[lo].isalnum():
+    while lo > 0 and _inside_token(folded, lo):
         lo -= 1
         if f_start - lo > SNAP_REACH:
             return None
-    while hi < len(folded) and folded[hi - 1].isalnum() and folded[hi].isalnum():
+    while hi < len(folded) and _inside_token(folded, hi):
         hi += 1
         if hi - f_end > SNAP_REACH:
             return None
@@ -813,9 +809,10 @@ def _place(skeleton: str, quote: FoldedQuote, seed: Seed) -> tuple[int, int]:
     return placed.start, placed.end
 
 
-def _apart(extra: list[Seed], seeds: list[Seed], band: int) -> list[Seed]:
-    """The seeds of `extra` more than a band from every one of `seeds`."""
-    starts = sorted(s.start for s in seeds)
+def _apart(extra: list[Seed], starts: Iterable[int], band: int) -> list[Seed]:
+    """The seeds of `extra` that start more than a band from every one of
+    `starts`."""
+    starts = sorted(starts)
     out = []
     for seed in extra:
         i = bisect_left(starts, seed.start - band)
@@ -880,9 +877,12 @@ def find_fuzzy(
             # Half the wide round's characters at most: long quotes rank
             # long windows.
             rarest = max(CANDIDATES, min(WEAK_CANDIDATES, WIDE_RANKED_CHARS // (2 * m)))
-            seeds += _apart(_seeds(prepared, quote, scope, wanted=rarest), seeds, band)
-            seeds += _number_seeds(prepared, quote)
-            seeds = [s for s in seeds if all(abs(s.start - j) > band for j in judged)]
+            seeds += _apart(
+                _seeds(prepared, quote, scope, wanted=rarest),
+                (s.start for s in seeds),
+                band,
+            )
+            seeds = _apart(seeds + _number_seeds(prepared, quote), judged, band)
         floor = WIDE_MIN_WINDOW if wide else 0.0
         budget = WIDE_JUDGED if wide else JUDGED
         for seed in _rank(k, quote, seeds, floor):

@@ -431,17 +431,20 @@ def test_damage_that_spacing_hides_reads_as_the_quotes_words(source, quote):
             "The Provider acknowledges that the Recipient isriot responsible.",
             "The Provider acknowledges that the Recipient is responsible.",
         ),
-        # A 0 between two letters in a clean source is no damage of "not".
-        (
-            "The Employee shall r0t disclose the terms of this Agreement.",
-            "The Employee shall not disclose the terms of this Agreement.",
-        ),
     ],
 )
-def test_damage_that_spacing_hides_grants_no_other_guard_word(source, quote):
-    for prefix in ("", _SCANNED) if "r0t disclose" not in source else ("",):
-        verdict = verify_quote(prefix + source, quote)
-        assert not verdict.verified, verdict.reason
+@pytest.mark.parametrize("prefix", ["", _SCANNED])
+def test_damage_that_spacing_hides_grants_no_other_guard_word(prefix, source, quote):
+    verdict = verify_quote(prefix + source, quote)
+    assert not verdict.verified, verdict.reason
+
+
+def test_a_0_between_letters_in_a_clean_source_is_no_damaged_not():
+    verdict = verify_quote(
+        "The Employee shall r0t disclose the terms of this Agreement.",
+        "The Employee shall not disclose the terms of this Agreement.",
+    )
+    assert not verdict.verified, verdict.reason
 
 
 def test_a_sign_before_a_currency_belongs_to_the_amount():
