@@ -516,8 +516,9 @@ def _glued_to_digits(raw: str, previous_word: str, context: str) -> list[Feature
             and ocr_skeleton(previous_word) in _LABELLED
         ):
             # "Section 8b": the letter after a number names a part (not in
-            # "the 16t h day").
-            found.append(Feature(LABEL, part.translate(OCR_SAME_LENGTH), part, context))
+            # "the 16t h day"), as written like any label ("8l" and "8i"
+            # never get here: both read as 81).
+            found.append(Feature(LABEL, part, part, context))
         else:
             known = _WORD_FEATURES.get(ocr_skeleton(part), ())
             found.extend(Feature(k, v, part, context) for k, v in known)
