@@ -170,8 +170,8 @@ def _index_words(
     # every single word is common, pairs stay selective, and at 5% OCR noise
     # about half the pairs of a quote survive intact, which is plenty.
     starts = [m.start() for m in _WORD.finditer(skeleton)]
-    word_starts = starts
     words = _WORD.findall(skeleton)
+    number_places = _numbers(words, starts)
     # Padding: a key that would run past the last word ends in a space.
     padded = words + [""] * MAX_KEY_WORDS
     keys = list(map(" ".join, itertools.pairwise(words)))
@@ -199,7 +199,7 @@ def _index_words(
     # query happened to trigger it).
     typecode = "i" if len(skeleton) < 2**31 else "q"
     postings: dict[str, Postings] = {k: array(typecode, v) for k, v in index.items()}
-    return postings, Counter(words), _numbers(words, word_starts)
+    return postings, Counter(words), number_places
 
 
 def _numbers(words: list[str], starts: list[int]) -> dict[str, tuple[int, ...]]:
