@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from citations.cascade.context import negation_before
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 
@@ -333,23 +335,14 @@ def write_results(name: str, payload: dict) -> Path:
     return path
 
 
-# A word that negates what follows it. A span starting up to three words
-# after one in its sentence (citations.cascade.context.NEGATION_REACH), or an
-# ellipsis over one, says the opposite of the source: those are traps, never
-# positives.
+# A word that negates what follows it: an ellipsis over one says the
+# opposite of the source, so such gaps are traps, never positives.
 NEGATING = re.compile(
     r"\b(?:not|no|never|neither|nor|none|nothing|without|unless|except|cannot|\w+n't)\b",
     re.IGNORECASE,
 )
-_NEGATED_START = re.compile(
-    r"\b(?:not|no|never|neither|nor|none|nothing|cannot|\w+n't)\b"
-    # A number such as "7.5" or "1,000" is one word, as in the product.
-    r"(?:[^\w.;:!?]+[\w'\u2019]+(?:(?<=\d)[.,](?=\d)[\w'\u2019]+)*){0,2}[^\w.;:!?]*\Z"
-    # A condition ("without the prior consent") only just before.
-    r"|\b(?:without|unless|except)[^\w.;:!?]*\Z",
-    re.IGNORECASE,
-)
-
-
 def negated_start(doc: str, start: int) -> bool:
-    return bool(_NEGATED_START.search(doc[max(0, start - 80) : start]))
+    """Does a span starting at `start` leave out a negation governing it, as
+    the product reads one (citations.cascade.context)? Such a quote says the
+    opposite of the text: a trap, never a positive."""
+    return negation_before(doc, start) is not None

@@ -490,9 +490,9 @@ def run_icdar(tally: Tally, corpus: Path, rng: random.Random, per_file: int) -> 
             if "#" in gs_aligned[c1:c2] or "#" in ocr_aligned[c1:c2]:
                 continue
             before = gs_aligned[:c1].replace("@", "")
-            if negated_start(before, len(before)):
-                continue  # a passage cut just after "not" is a trap, not a quote
             quote = gs_aligned[c1:c2].replace("@", "")
+            if negated_start(before + quote, len(before)):
+                continue  # a passage cut just after "not" is a trap, not a quote
             expected = trim(raw, raw_at[c1], raw_at[c2])
             ocr_text = raw[expected[0] : expected[1]]
             cer = Levenshtein.distance(quote, ocr_text) / max(1, len(quote))

@@ -46,6 +46,11 @@ from citations.cascade.guards import (
     plausible_ocr,
 )
 from citations.cascade.prepared import prepare
+from citations.cascade.scope import (
+    negation_heads_subject,
+    opening_aside_end,
+    words_in_reach,
+)
 
 # How far back a quote opening with an ellipsis or insertion is read: the
 # start of its clause, but never more than this.
@@ -318,18 +323,22 @@ def negation_before(
     # a mark ("(b) ...", ": ...") starts something new.
     if not (text[start].isalnum() or text[start - 1].isspace()):
         return None
-    tail_at = max(lo, start - 100)
+    tail_at = max(0, start - _CLAUSE_CHARS)
     ends = [
-        m.end()
+        m
         for m in _SENTENCE_END.finditer(text, tail_at, start)
         if not _abbreviation(text, m.start())
     ]
-    clause_at = ends[-1] if ends else tail_at
-    words = _words(text, clause_at, start)
+    # A negated list may run on past semicolons ("shall not: (i) sell; (ii)
+    # lease; or | sublicense"); any other reach ends at one.
+    full_stops = [m.end() for m in ends if ";" not in m.group()]
+    clause_at = ends[-1].end() if ends else tail_at
+    list_at = full_stops[-1] if full_stops else tail_at
+    words = _words(text, list_at, start)
     if not words:
         return _straddled(text, start, [])
-    # The last NEGATION_REACH words, and pieces OCR split one of them into.
-    near = words[-(NEGATION_REACH + _MOST_PIECES - 1) :]
+    # The clause's last words, and pieces OCR split one of them into.
+    near = words[-_CLAUSE_WORDS:]
     pieces = tuple(w for w, _ in near)
     # The shortest reading nearest the span: "doesn't", not "The Buyer
     # doesn't" spelled as one word.
@@ -345,96 +354,61 @@ def negation_before(
         word_end = near[i + k - 1][1] + len(pieces[i + k - 1])
         if pieces[i + k - 1].lower() == "no" and text[word_end : word_end + 1] == ".":
             continue  # "No. 5": a number's abbreviation
-        after = sum(
-            _count(w, text[at + len(w) : at + len(w) + 1]) for w, at in near[i + k :]
+        if needs_scan and not _scanned(text):
+            continue
+        word = _LINE_HYPHEN.sub("", " ".join(pieces[i : i + k]))
+        negation = (word, near[i][1])
+        heads, after_preposition = negation_heads_subject(text, near[:i], negation)
+        after = words_in_reach(
+            text,
+            (text[near[i][1] : word_end], near[i][1]),
+            near[i + k :],
+            start,
+            heads_subject=heads,
+            after_preposition=after_preposition,
         )
-        if after < NEGATION_REACH and (not needs_scan or _scanned(text)):
-            word = _LINE_HYPHEN.sub("", " ".join(pieces[i : i + k]))
+        list_at = opening_aside_end(text, near[i + k :], word_end, start)
+        in_list = any(
+            _LIST.match(text, at, start) is not None for at in {word_end, list_at}
+        )
+        governs = (
+            after is not None and after < NEGATION_REACH and near[i][1] >= clause_at
+        )
+        if governs or in_list:
             where = near[i][1]
-            said = "just after" if back == 0 else f"{after + 1} words after"
+            still = ""
+            if in_list:
+                said = "in a list after"
+            elif back == 0:
+                said = "just after"
+            elif after is not None and after < back:
+                said = f"{back + 1} words after"
+                still = " still"
+            else:
+                said = f"{back + 1} words after"
             return Dropped(
-                f"the quote starts {said} “{word}”, which negates it "
+                f"the quote starts {said} “{word}”, which{still} negates it "
                 f"(source: “{_words_around(text, where, start, reach=0)}”)",
                 where,
             )
-    return _straddled(text, start, words) or _at_a_distance(text, start)
+    return _straddled(text, start, words)
 
 
-# The negation words the rules below read as spelled: the guard's, less
-# the conditions (see _CONDITIONS), "n't" with either apostrophe.
-_NEGATING = r"not|no|never|neither|nor|cannot|\w+n't|\w+n\u2019t"
-# ... and those that also stand for a noun ("None of the fees").
-_NEGATING_OR_NONE = _NEGATING + "|none|nothing"
-# Not the "not" of "whether or not".
-_NOT_WHETHER = r"(?<!whether or )"
-
-
-# A negation, an aside set off right after it by commas, brackets or dashes,
-# and at most two words before the span: "shall not, directly or
-# indirectly, | sublicense", "shall not (and will not allow any third party
-# to) | reverse engineer".
-_ASIDE = re.compile(
-    rf"\b({_NEGATING_OR_NONE})"
-    r"\s*(?:,[^,.;!?]{1,100},|\([^()]{1,100}\)|[\u2014\u2013-][^\u2014\u2013.;!?]{1,100}"
-    r"[\u2014\u2013-])\s*(?:[\w'\u2019]+\s+){0,2}\Z",
-    re.IGNORECASE,
-)
-
-
-# A negation, at most two words, then a list of single words the quote's
-# first word is in: "shall not sell, lease or | sublicense", "No Party may
-# assign, transfer, or | pledge", "shall not: (i) sell; (ii) lease; or (iii)
-# | sublicense", "shall not sell, rent, lease, | assign". Every item is
-# negated. Not "whether or not", nor an idiom ("not limited to").
+# After a negation, at most two words, then a list of single words the
+# quote's first word is in: "shall not sell, lease or | sublicense", "No
+# Party may assign, transfer, or | pledge", "shall not: (i) sell; (ii)
+# lease; or (iii) | sublicense", "shall not use or disclose, or | permit",
+# "shall not sell, rent, lease, | assign". Every item is negated. Not an
+# idiom ("not limited to").
 _LABEL = r"(?:\(\w{1,4}\)\s*)?"
 _ITEM = _LABEL + r"[\w'\u2019/-]+"
-_SEP = r"\s*[,;]\s*"
+_SEP = r"(?:\s*[,;]\s*|\s+(?:or|and)\s+)"
 _LIST = re.compile(
-    rf"{_NOT_WHETHER}\b({_NEGATING_OR_NONE})"
     r"\s*:?\s+(?!limit|only\b)(?:[\w'\u2019]+\s+){0,2}"
     rf"(?:(?:{_ITEM}{_SEP})+{_ITEM}\s*[,;]?\s+(?:and/or|or|and|nor)\s+(?:otherwise\s+)?"
-    rf"|(?:{_ITEM}{_SEP}){{3,}}){_LABEL}\Z",
+    rf"|(?:{_ITEM}\s*[,;]\s*){{3,}}){_LABEL}\Z",
     re.IGNORECASE,
 )
-
-
-# A negation, phrases that only stress it, and at most two words: "shall
-# not in any event be | liable", "shall not under any circumstances or at
-# any time | disclose", "shall not directly or indirectly | solicit".
-_STRESSED = re.compile(
-    rf"{_NOT_WHETHER}\b({_NEGATING})\s+"
-    r"(?:(?:in\s+any\s+(?:event|case|way|manner|respect|form|circumstances?)"
-    r"|under\s+any\s+circumstances?|at\s+any\s+time|at\s+all|whatsoever|ever"
-    r"|(?:either\s+)?directly\s+or\s+indirectly|in\s+whole\s+or\s+in\s+part)"
-    r"[\s,]*(?:(?:or|and)\s+)?)+"
-    r"(?:[\w'\u2019]+\s+){0,2}\Z",
-    re.IGNORECASE,
-)
-
-
-# Negations that govern a quote further back than NEGATION_REACH, and how
-# the reason says so.
-_AT_A_DISTANCE = (
-    (_ASIDE, "the quote starts after “{}” and an aside, which negates it"),
-    (_LIST, "the quote starts in a list after “{}”, which negates it"),
-    (
-        _STRESSED,
-        "the quote starts after “{}” and words that stress it, which negates it",
-    ),
-)
-
-
-def _at_a_distance(text: str, start: int) -> Dropped | None:
-    lo = max(0, start - 160)
-    for pattern, said in _AT_A_DISTANCE:
-        m = pattern.search(text, lo, start)
-        if m is not None:
-            return Dropped(
-                f"{said.format(m.group(1))} "
-                f"(source: “{_words_around(text, m.start(1), start, reach=0)}”)",
-                m.start(1),
-            )
-    return None
 
 
 # A negation governs a quote that starts up to this many words after it, in
@@ -442,6 +416,10 @@ def _at_a_distance(text: str, start: int) -> Dropped | None:
 # deliver"), "In no event shall the Supplier be liable", "Neither the Buyer
 # nor the Supplier shall" (but see _CONDITIONS).
 NEGATION_REACH = 3
+# How far back the clause is read for a negation governing the span, in
+# characters and words (scope.py decides which words between them count).
+_CLAUSE_CHARS = 200
+_CLAUSE_WORDS = 30
 # Punctuation that ends a sentence or clause, with a space after it and none
 # before ("shall not. The Buyer"), closing quotes allowed; a mark between
 # spaces or between letters is OCR noise ("not . be", "not.be"). Not a colon:
@@ -500,25 +478,6 @@ def _words(text: str, lo: int, hi: int) -> list[tuple[str, int]]:
     """The words of text[lo:hi], with a word that an invisible character
     splits ("no\u200bt") kept whole."""
     return [w for run in _runs(text[lo:hi], lo) for w in run]
-
-
-# Letters OCR ran into a number: "exceed5" of "shall not exceed5% of".
-# Digits that may all be letters ("wi11", "sha1l") stay part of the word.
-_RUN_INTO_NUMBER = re.compile(r"([^\W\d_]{2,})(\d(?:[\d.,]*\d)?)")
-_LETTER_DIGITS = frozenset("01.,")
-
-
-def _count(word: str, next_char: str) -> int:
-    """How many words `word` counts for in the reach: letters OCR ran into a
-    percentage or a number of several digits count as the two words they
-    were ("exceed5%"), so the reach ends where it ends in the clean text.
-    Nothing else is split: counting one word more would verify quotes the
-    clean text refuses ("fee5" may be "fees"; "sublicense" is no "sub
-    license"), and a word fewer only refuses."""
-    number = _RUN_INTO_NUMBER.fullmatch(word)
-    if number and set(number.group(2)) - _LETTER_DIGITS:
-        return 2 if next_char == "%" or len(number.group(2)) > 1 else 1
-    return 1
 
 
 # Negations that open a condition rather than negate a clause: a quote that
