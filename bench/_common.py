@@ -341,6 +341,8 @@ NEGATING = re.compile(
     r"\b(?:not|no|never|neither|nor|none|nothing|without|unless|except|cannot|\w+n't)\b",
     re.IGNORECASE,
 )
+
+
 def negated_start(doc: str, start: int) -> bool:
     """Does a span starting at `start` leave out a negation governing it, as
     the product reads one (citations.cascade.context)? Such a quote says the
