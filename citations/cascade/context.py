@@ -294,11 +294,12 @@ def _first_negation(text: str, start: int, end: int) -> tuple[str, int] | None:
 
 
 def negation_before(
-    text: str, start: int, *, opens_elided: bool = False
+    text: str, start: int, end: int | None = None, *, opens_elided: bool = False
 ) -> Dropped | None:
     """The negation governing the span that starts at `start`, which the
-    quote leaves out, or None. `opens_elided`: the quote begins with an
-    ellipsis or an insertion."""
+    quote leaves out, or None. `end`: where the span ends, if known (a span
+    may start inside an aside after a negation and go on past it);
+    `opens_elided`: the quote begins with an ellipsis or an insertion."""
     if start <= 0:
         return None
     lo = max(0, start - CLAUSE_REACH)
@@ -371,13 +372,17 @@ def negation_before(
         in_list = any(
             _LIST.match(text, at, start) is not None for at in {word_end, list_at}
         )
-        governs = (
-            after is not None and after < NEGATION_REACH and near[i][1] >= clause_at
+        in_clause = near[i][1] >= clause_at
+        in_aside = (
+            in_clause and end is not None and _across_aside(text, word_end, start, end)
         )
-        if governs or in_list:
+        governs = in_clause and after is not None and after < NEGATION_REACH
+        if governs or in_list or in_aside:
             where = near[i][1]
             still = ""
-            if in_list:
+            if in_aside and not governs:
+                said = "inside an aside after"
+            elif in_list:
                 said = "in a list after"
             elif back == 0:
                 said = "just after"
@@ -391,7 +396,7 @@ def negation_before(
                 f"(source: “{_words_around(text, where, start, reach=0)}”)",
                 where,
             )
-    return _straddled(text, start, words)
+    return _reversed(text, clause_at, start) or _straddled(text, start, words)
 
 
 # After a negation, at most two words, then a list of single words the
@@ -527,6 +532,50 @@ def _split_piece(pieces: tuple[str, ...], i: int, k: int) -> bool:
         whole = pieces[i - 1] + pieces[i]
         return lexicon.is_word(ocr_skeleton(fold_text(whole)))
     return False
+
+
+# Verbs that reverse the verb after them: "is prohibited from | disclosing",
+# "may refuse to | disclose", "fails to | pay". Shared with the words an
+# ellipsis may not drop (elision.REVERSING_NEAR_END).
+REVERSING_VERBS = (
+    r"(?:fail|refus|neglect|omit|ceas|declin)\w*\s+to"
+    r"|(?:refrain\w*|prohibited|forbidden|barred|precluded|prevented|restricted"
+    r"|enjoined|exempt(?:ed)?)\s+from"
+)
+# ... and "absent", a condition like "without", so only just before.
+_REVERSING = re.compile(rf"\b(?:{REVERSING_VERBS}|absent)\b", re.IGNORECASE)
+
+
+def _reversed(text: str, clause_at: int, start: int) -> Dropped | None:
+    """A verb that reverses the span's first verb just before it, adverbs
+    and phrases before that verb aside ("is prohibited from directly or
+    indirectly | soliciting")."""
+    found = None
+    for m in _REVERSING.finditer(text, clause_at, start):
+        found = m
+    if found is None:
+        return None
+    between = _words(text, found.end(), start)
+    phrase = (found.group(), found.start())
+    if found.group().lower() == "absent":
+        reaches = not between
+    else:
+        reaches = words_in_reach(text, phrase, between, start) == 0
+    if not reaches:
+        return None
+    return Dropped(
+        f"the quote starts just after “{' '.join(found.group().split())}”, "
+        f"which reverses it (source: “{_words_around(text, found.start(), start, reach=0)}”)",
+        found.start(),
+    )
+
+
+def _across_aside(text: str, negation_end: int, start: int, end: int) -> bool:
+    """Does the span start inside an aside right after a negation and go on
+    past it, to the words the negation governs ("shall not, without the
+    consent of | Licensor, assign this Agreement")?"""
+    closes = opening_aside_end(text, _words(text, negation_end, end), negation_end, end)
+    return start < closes < end and bool(_WORD.search(text, closes, end))
 
 
 def _straddled(text: str, start: int, words: list[tuple[str, int]]) -> Dropped | None:

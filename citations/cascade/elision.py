@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from citations.cascade.align import place_in_window
 from citations.cascade.boundaries import disallowed_cut
-from citations.cascade.context import Dropped, negation_elided
+from citations.cascade.context import REVERSING_VERBS, Dropped, negation_elided
 from citations.cascade.folding import fold_text, ocr_skeleton
 from citations.cascade.guards import (
     CURRENCY,
@@ -409,13 +409,12 @@ def _chain(
 # 1,000 units" from "purchase at least 1,000 units").
 REVERSING_NEAR_END = re.compile(
     r"\b(?:exclud\w*|other\s+than|save\s+for|apart\s+from"
-    r"|(?:fail|refuse|neglect|omit|cease)(?:s|d|ed|ing)?\s+to|unable\s+to"
+    rf"|{REVERSING_VERBS}|unable\s+to"
     r"|at\s+(?:least|most)|up[\s-]+to|(?:maximum|minimum)(?:\s+of)?|prior\s+to"
     r"|only|solely|excl\.?|less|minus|net\s+of|in\s+excess\s+of|exclusive\s+of"
     r"|with\s+the\s+exception\s+of|instead\s+of|in\s+lieu\s+of|besides|barring"
     r"|deducting|after\s+deduction\s+of|reduced\s+by"
-    r"|(?:refrain|prohibited|exempt|released|barred|precluded)\s+from"
-    r"|declin(?:e|es|ed|ing)\s+to|(?:cease|stop|avoid)(?:s|d|ed)?"
+    r"|released\s+from|(?:cease|stop|avoid)(?:s|d|ed)?"
     r"|save|subject\s+to|provided\s+that)"
     # Up to five words of its own may follow it in the gap, in its clause:
     # "excluding in all cases | any indirect damages".

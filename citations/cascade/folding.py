@@ -49,6 +49,21 @@ _IGNORABLE_CLASS = "".join(re.escape(c) for c in sorted(IGNORABLE))
 _RUN = rf"[\s{_IGNORABLE_CLASS}]{{2,}}"
 
 
+def _small_capitals() -> dict[str, str]:
+    # "ɴᴏᴛ": letters in small capitals have no compatibility decomposition.
+    found = {}
+    for ranges in ((0x0250, 0x02B0), (0x1D00, 0x1D30), (0xA730, 0xA740)):
+        for code in range(*ranges):
+            name = unicodedata.name(chr(code), "")
+            letter = name.removeprefix("LATIN LETTER SMALL CAPITAL ")
+            if letter != name and len(letter) == 1:
+                found[chr(code)] = letter.lower()
+    return found
+
+
+_SMALL_CAPITALS = _small_capitals()
+
+
 @lru_cache(maxsize=65536)
 def fold_char(c: str) -> str:
     """The folded form of one character (possibly empty or several chars)."""
@@ -58,6 +73,8 @@ def fold_char(c: str) -> str:
         return ""
     if c.isspace():
         return " "
+    if c in _SMALL_CAPITALS:
+        return _SMALL_CAPITALS[c]
     category = unicodedata.category(c)
     if category[0] == "L":
         decomposed = unicodedata.normalize("NFKD", c)

@@ -279,7 +279,10 @@ def _whole_occurrence(text: str, quote: str, lo: int, hi: int) -> int:
 def _quotable(text: str, start: int, end: int) -> bool:
     # A negated occurrence is left for match_quote to report if no other
     # occurrence is found.
-    return cut_token(text, start, end) is None and negation_before(text, start) is None
+    return (
+        cut_token(text, start, end) is None
+        and negation_before(text, start, end) is None
+    )
 
 
 def folded_region(

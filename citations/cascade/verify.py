@@ -132,7 +132,7 @@ def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
         # A bracket the source itself holds ("[**] or an order", a redaction)
         # opens no elision.
         opens = split is not None and split.opens_elided and text[found.start] != "["
-        negated = negation_before(text, found.start, opens_elided=opens)
+        negated = negation_before(text, found.start, found.end, opens_elided=opens)
         if negated is None and split is not None:
             negated = outer_party_difference(text, found.start, found.end, split)
         if negated:

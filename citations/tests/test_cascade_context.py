@@ -818,3 +818,77 @@ def test_a_negation_reaches_the_verb_it_governs_past_words_that_precede_it(
 def test_a_negations_reach_ends_where_its_clause_does(source, quote):
     verdict = verify_quote(source, quote)
     assert verdict.verified, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "The Recipient is prohibited from disclosing the Confidential Information.",
+            "disclosing the Confidential Information.",
+        ),
+        (
+            "The Recipient is prohibited from directly or indirectly soliciting "
+            "the employees.",
+            "soliciting the employees.",
+        ),
+        ("The Licensor may refuse to deliver the Software.", "deliver the Software."),
+        (
+            "If the Buyer fails to pay the fees, the Seller may terminate.",
+            "pay the fees, the Seller may terminate.",
+        ),
+        ("The Recipient shall refrain from using the Marks.", "using the Marks."),
+        (
+            "Absent written consent, the Supplier may not disclose it.",
+            "written consent, the Supplier may not",
+        ),
+    ],
+)
+def test_a_quote_starting_just_after_a_verb_that_reverses_it_fails(source, quote):
+    verdict = verify_quote(source, quote)
+    assert not verdict.verified
+    assert "which reverses it" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # The reversing verb governs its own verb only.
+        (
+            "The Recipient is prohibited from disclosing the Confidential Information.",
+            "the Confidential Information.",
+        ),
+        # "Absent" opens a condition, as "without" does: the main clause
+        # may be quoted without it.
+        (
+            "Absent written consent, the Supplier may not disclose it.",
+            "the Supplier may not disclose it.",
+        ),
+    ],
+)
+def test_words_a_reversing_verb_does_not_govern_verify(source, quote):
+    verdict = verify_quote(source, quote)
+    assert verdict.verified, verdict.reason
+
+
+def test_a_quote_starting_inside_an_aside_and_going_past_it_fails():
+    source = (
+        "Licensee shall not, without the prior written consent of Licensor, "
+        "assign this Agreement."
+    )
+    verdict = verify_quote(source, "consent of Licensor, assign this Agreement.")
+    assert not verdict.verified
+    assert "inside an aside after “not”" in verdict.reason
+
+
+def test_a_negation_in_small_capitals_governs_and_is_guarded():
+    source = "The Supplier shall ɴᴏᴛ disclose the Confidential Information to anyone."
+    added = verify_quote(
+        source, "The Supplier shall disclose the Confidential Information"
+    )
+    assert not added.verified
+    assert "negation" in added.reason
+    assert not verify_quote(source, "disclose the Confidential Information").verified
+    assert verify_quote(
+        source, "The Supplier shall not disclose the Confidential Information"
+    ).verified
