@@ -933,12 +933,25 @@ def _another_real_word(
     quote_word: str, span_word: str, group: _Group, vocabulary: Mapping[str, int] | None
 ) -> bool:
     """In a clean (not OCR'd) source, a real word is not a misreading of a
-    look-alike real word: "data" is not "date", "hand" is not "hard"."""
+    look-alike real word: "data" is not "date", "hand" is not "hard". In a
+    scan it may be, where the document gives no reason to doubt it."""
     if len(group.quote_words) != 1 or len(group.span_words) != 1:
         return False
     if not (lexicon.frequency(quote_word) and lexicon.frequency(span_word)):
         return False
-    return not lexicon.looks_scanned(vocabulary)
+    if not lexicon.looks_scanned(vocabulary):
+        return True
+    # In a scan a real word may be damage, but damage is a one-off: a word
+    # the document uses again where it never uses the quote's ("mouth" over
+    # "month") is its own word, unless the glyph between them is one this
+    # scan confuses habitually ("he" over "be" where "tbe", "wben", "bim").
+    if (
+        vocabulary is None
+        or vocabulary.get(quote_word)
+        or vocabulary.get(span_word, 0) < 2
+    ):
+        return False
+    return not lexicon.habitual_confusion(span_word, quote_word, vocabulary)
 
 
 def _spelled_swap(

@@ -305,3 +305,54 @@ def looks_scanned(vocabulary: Mapping[str, int] | None) -> bool:
         while len(_scanned) > 16:
             _scanned.popitem(last=False)
     return scanned
+
+
+# The share of a scan's non-words one glyph confusion must repair for it to
+# count as that scan's habit ("tbe", "wben", "bim": b for h), and at least
+# how many.
+HABIT_SHARE = 0.25
+HABIT_MIN = 3
+
+
+def habitual_confusion(
+    span_word: str, quote_word: str, vocabulary: Mapping[str, int]
+) -> bool:
+    """Is the glyph that tells `span_word` from `quote_word` (skeletons of
+    the same length, one glyph apart) one this scan confuses habitually: do
+    a good share of its non-words become words with it replaced?"""
+    if len(span_word) != len(quote_word):
+        return False
+    pairs = {(a, b) for a, b in zip(span_word, quote_word, strict=True) if a != b}
+    if len(pairs) != 1:
+        return False
+    ((wrong, right),) = pairs
+    repaired, non_words = _repairs(vocabulary, wrong, right)
+    return repaired >= max(HABIT_MIN, HABIT_SHARE * non_words)
+
+
+_habits: OrderedDict[
+    tuple[int, str, str], tuple[Mapping[str, int], tuple[int, int]]
+] = OrderedDict()
+
+
+def _repairs(vocabulary: Mapping[str, int], wrong: str, right: str) -> tuple[int, int]:
+    key = (id(vocabulary), wrong, right)
+    hit = _habits.get(key)
+    if hit is not None and hit[0] is vocabulary:
+        return hit[1]
+    repaired = non_words = 0
+    for word in vocabulary:
+        if len(word) < 3 or not word.isalpha() or frequency(word):
+            continue
+        non_words += 1
+        if any(
+            frequency(word[:i] + right + word[i + 1 :])
+            for i, c in enumerate(word)
+            if c == wrong
+        ):
+            repaired += 1
+    with _lock:
+        _habits[key] = (vocabulary, (repaired, non_words))
+        while len(_habits) > 64:
+            _habits.popitem(last=False)
+    return repaired, non_words

@@ -151,3 +151,20 @@ def test_in_a_scanned_text_look_alike_real_words_are_read_as_damage():
     verdict = verify_quote(scan, quote)
     assert verdict.verified, verdict.reason
     assert scan[verdict.start : verdict.end] == verdict.source_text
+
+
+def test_in_a_scan_a_word_the_document_uses_again_is_its_own_word():
+    # "month" recurs and "mouth" never occurs: the scan's "month" is no
+    # misreading of the quote's "mouth", though one glyph tells them apart.
+    scan = (
+        "Tlie Sel1er and tbe Buyer agrec as fo1lows. Thc parties herehy agree. "
+        "The fee is due each month. Payment is made within one month of the "
+        "invoice, and interest accrues from the end of that month."
+    )
+    quote = "Payment is made within one mouth of the invoice"
+    verdict = verify_quote(scan, quote)
+    assert not verdict.verified
+    assert "different word" in verdict.reason
+    assert verify_quote(
+        scan, "Payment is made within one month of the invoice"
+    ).verified
