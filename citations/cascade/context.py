@@ -46,11 +46,7 @@ from citations.cascade.guards import (
     plausible_ocr,
 )
 from citations.cascade.prepared import prepare
-from citations.cascade.scope import (
-    negation_heads_subject,
-    opening_aside_end,
-    words_in_reach,
-)
+from citations.cascade.scope import opening_aside_end, reach, stands_before_verb
 
 # How far back a quote opening with an ellipsis or insertion is read: the
 # start of its clause, but never more than this.
@@ -357,17 +353,11 @@ def negation_before(
             continue  # "No. 5": a number's abbreviation
         if needs_scan and not _scanned(text):
             continue
+        if _closed_before(text, word_end, start):
+            continue  # "(none of which may have subparts) | of the following"
         word = _LINE_HYPHEN.sub("", " ".join(pieces[i : i + k]))
-        negation = (word, near[i][1])
-        heads, after_preposition = negation_heads_subject(text, near[:i], negation)
-        after = words_in_reach(
-            text,
-            (text[near[i][1] : word_end], near[i][1]),
-            near[i + k :],
-            start,
-            heads_subject=heads,
-            after_preposition=after_preposition,
-        )
+        negation = (text[near[i][1] : word_end], near[i][1])
+        after = reach(text, near[:i], negation, near[i + k :], start)
         list_at = opening_aside_end(text, near[i + k :], word_end, start)
         in_list = any(
             _LIST.match(text, at, start) is not None for at in {word_end, list_at}
@@ -409,7 +399,7 @@ _LABEL = r"(?:\(\w{1,4}\)\s*)?"
 _ITEM = _LABEL + r"[\w'\u2019/-]+"
 _SEP = r"(?:\s*[,;]\s*|\s+(?:or|and)\s+)"
 _LIST = re.compile(
-    r"\s*:?\s+(?!limit|only\b)(?:[\w'\u2019]+\s+){0,2}"
+    r"\s*:?\s+(?!(?:be\s+)?limit|only\b)(?:[\w'\u2019]+\s+){0,2}"
     rf"(?:(?:{_ITEM}{_SEP})+{_ITEM}\s*[,;]?\s+(?:and/or|or|and|nor)\s+(?:otherwise\s+)?"
     rf"|(?:{_ITEM}\s*[,;]\s*){{3,}}){_LABEL}\Z",
     re.IGNORECASE,
@@ -496,6 +486,13 @@ _CONDITIONS = frozenset(ocr_skeleton(w) for w in ("without", "unless", "except")
 # says: "including, but not limited to, securities laws", "not only ... but
 # also", "without limitation"; and "non" is a prefix ("Non-Breaching Party").
 _IDIOM_AFTER = frozenset(ocr_skeleton(w) for w in ("limited", "limitation", "only"))
+# ... and bounds and prices: "No later than thirty days after ..., the
+# Company shall | deliver", "at no charge".
+_BOUND_AFTER = frozenset(
+    ocr_skeleton(w)
+    for w in ("later", "less", "more", "sooner", "earlier", "fewer", "greater")
+)
+_PRICE_AFTER = frozenset(ocr_skeleton(w) for w in ("charge", "cost", "expense"))
 _PREFIX = ocr_skeleton("non")
 
 
@@ -503,8 +500,15 @@ def _idiom(pieces: tuple[str, ...], i: int, k: int) -> bool:
     if k == 1 and ocr_skeleton(fold_text(pieces[i])) == _PREFIX:
         return True
     after = i + k
+    if after >= len(pieces):
+        return False
+    following = ocr_skeleton(fold_text(pieces[after]))
+    if following in _IDIOM_AFTER:
+        return True
+    if following in _BOUND_AFTER:
+        return after + 1 < len(pieces) and fold_text(pieces[after + 1]) == "than"
     return (
-        after < len(pieces) and ocr_skeleton(fold_text(pieces[after])) in _IDIOM_AFTER
+        following in _PRICE_AFTER and i > 0 and fold_text(pieces[i - 1]).lower() == "at"
     )
 
 
@@ -537,37 +541,80 @@ def _split_piece(pieces: tuple[str, ...], i: int, k: int) -> bool:
 # Verbs that reverse the verb after them: "is prohibited from | disclosing",
 # "may refuse to | disclose", "fails to | pay". Shared with the words an
 # ellipsis may not drop (elision.REVERSING_NEAR_END).
-REVERSING_VERBS = (
-    r"(?:fail|refus|neglect|omit|ceas|declin)\w*\s+to"
-    r"|(?:refrain\w*|prohibited|forbidden|barred|precluded|prevented|restricted"
-    r"|enjoined|exempt(?:ed)?)\s+from"
+_REVERSING_TO = r"fail|refus|neglect|omit|ceas|declin|unable"
+_REVERSING_FROM = (
+    r"refrain|prohibit|forbid|barred|preclud|prevent|restrict|enjoin|exempt"
+    r"|excus|reliev|releas|abstain|desist"
 )
-# ... and "absent", a condition like "without", so only just before.
-_REVERSING = re.compile(rf"\b(?:{REVERSING_VERBS}|absent)\b", re.IGNORECASE)
+REVERSING_VERBS = rf"(?:{_REVERSING_TO})\w*\s+to|(?:{_REVERSING_FROM})\w*\s+from"
+_STEM = {
+    "to": re.compile(rf"(?:{_REVERSING_TO}|waiv|disclaim)\w*\Z", re.IGNORECASE),
+    "from": re.compile(rf"(?:{_REVERSING_FROM})\w*\Z", re.IGNORECASE),
+}
+# Words a waiver names between its verb and "to": "waives its right to".
+_WAIVED = frozenset(
+    ["its", "his", "her", "their", "any", "all", "the", "right", "rights", "obligation"]
+)
+# How many words a reversing verb may stand before its "to" or "from"
+# ("fails, within thirty (30) days after written notice, to").
+_STEM_REACH = 16
 
 
 def _reversed(text: str, clause_at: int, start: int) -> Dropped | None:
-    """A verb that reverses the span's first verb just before it, adverbs
-    and phrases before that verb aside ("is prohibited from directly or
-    indirectly | soliciting")."""
-    found = None
-    for m in _REVERSING.finditer(text, clause_at, start):
-        found = m
-    if found is None:
+    """A verb that reverses the span's first verb just before it, asides,
+    adverbs and phrases before that verb aside ("is prohibited by law from
+    directly or indirectly | soliciting"); or "absent", a condition like
+    "without", only just before."""
+    words = _words(text, clause_at, start)
+    if (
+        words
+        and words[-1][0].lower() == "absent"
+        and not text[words[-1][1] + len(words[-1][0]) : start].strip()
+    ):
+        return _reverses(text, words[-1][1], start, "absent")
+    for p in range(len(words) - 1, max(-1, len(words) - 8), -1):
+        particle = words[p][0].lower()
+        if particle not in _STEM:
+            continue
+        if not stands_before_verb(text, words[p + 1 :], _end(words[p]), start):
+            return None
+        for j in range(p - 1, max(-1, p - _STEM_REACH), -1):
+            if _STEM[particle].match(words[j][0]):
+                between = [w for w in words[j + 1 : p] if w[0].lower() not in _WAIVED]
+                if stands_before_verb(text, between, _end(words[j]), words[p][1]):
+                    phrase = (
+                        f"{words[j][0]} … {particle}"
+                        if p > j + 1
+                        else f"{words[j][0]} {particle}"
+                    )
+                    return _reverses(text, words[j][1], start, phrase)
         return None
-    between = _words(text, found.end(), start)
-    phrase = (found.group(), found.start())
-    if found.group().lower() == "absent":
-        reaches = not between
-    else:
-        reaches = words_in_reach(text, phrase, between, start) == 0
-    if not reaches:
-        return None
+    return None
+
+
+def _end(word: tuple[str, int]) -> int:
+    return word[1] + len(word[0])
+
+
+def _reverses(text: str, at: int, start: int, phrase: str) -> Dropped:
     return Dropped(
-        f"the quote starts just after “{' '.join(found.group().split())}”, "
-        f"which reverses it (source: “{_words_around(text, found.start(), start, reach=0)}”)",
-        found.start(),
+        f"the quote starts just after “{phrase}”, which reverses it "
+        f"(source: “{_words_around(text, at, start, reach=0)}”)",
+        at,
     )
+
+
+def _closed_before(text: str, negation_end: int, start: int) -> bool:
+    """Does a bracket the negation stands in close before the span?"""
+    depth = 0
+    for c in text[negation_end:start]:
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            if not depth:
+                return True
+            depth -= 1
+    return False
 
 
 def _across_aside(text: str, negation_end: int, start: int, end: int) -> bool:

@@ -892,3 +892,89 @@ def test_a_negation_in_small_capitals_governs_and_is_guarded():
     assert verify_quote(
         source, "The Supplier shall not disclose the Confidential Information"
     ).verified
+
+
+# Red-team round 4 (session 7): quotes that drop the negation governing them.
+@pytest.mark.parametrize(
+    "source",
+    [
+        # A negation heading its subject after a heading, a section number
+        # or an opening phrase, and as OCR damaged it.
+        "12.1 Neither party will | be liable to the other for failure to perform.",
+        "ARTICLE 9 ASSIGNMENT\nNo Party shall | assign this Agreement.",
+        "During the Term no Party shall | solicit employees of the other Party.",
+        "The parties agree no amendment shall | be effective unless in writing.",
+        "Neithcr party shall | be liable for any delay.",
+        "N0 Party shall | assign this Agreement.",
+        # A long subject, "and" inside it, a relative clause, a damaged verb.
+        "No failure or delay by either party in exercising any right, power or "
+        "privilege hereunder shall | operate as a waiver thereof.",
+        "No variation of these terms and conditions will | be valid unless in writing.",
+        "No Party which has breached this Agreement may | terminate it.",
+        "No consent of the Buyer shal | be required for the transfer.",
+        # Inverted clauses with long subjects.
+        "In no event shall Licensor, its affiliates or their respective "
+        "suppliers | be liable for any damages.",
+        "In no event shall the aggregate liability of the Supplier under this "
+        "Agreement | exceed the fees paid.",
+        # A run of comma asides.
+        "Neither party shall, without the prior written consent of the other "
+        "party, which consent shall not be unreasonably withheld, conditioned or "
+        "delayed, | assign or transfer this Agreement.",
+        "Employee shall not, during the Term and for a period of twelve (12) "
+        "months following the termination of Employee's employment for any "
+        "reason, | solicit any customer.",
+        # The "that" clause of a negated assurance, an infinitive.
+        "The Supplier does not warrant that the Goods | will be fit for any "
+        "particular purpose.",
+        "The Company makes no representation or warranty that the Product | "
+        "complies with applicable law.",
+        "Licensee shall have no further right or obligation to | provide any services.",
+        # Words that only look like they end the reach.
+        "Licensee shall not before May 1, 2025 | commence sales of the Product.",
+        "The Company shall not at will | terminate the Employee's employment.",
+        "The Supplier would not but for this Section | be liable for the loss.",
+        # Reversing verbs with words between them and their particle.
+        "The Recipient is prohibited, without the prior consent of the "
+        "Disclosing Party, from | disclosing the information.",
+        "If Licensee fails for any reason to | cure such breach, Licensor may terminate.",
+        "Licensee waives its right to | terminate this Agreement for convenience.",
+    ],
+)
+def test_a_quote_that_drops_a_negation_governing_it_fails(source):
+    text = source.replace("| ", "")
+    verdict = verify_quote(text, source.split("| ")[1])
+    assert not verdict.verified
+    assert "negates it" in verdict.reason or "reverses it" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # "at no charge", and bounds, negate no clause.
+        "PageMaster will provide at no charge programming software that will | "
+        "allow Go Call to broadcast messages.",
+        "No later than thirty (30) days after the Effective Date, the Company "
+        "shall | deliver the Initial Release.",
+        # A negation inside brackets that close before the quote.
+        "Parties shall answer interrogatories (none of which may have "
+        "subparts) | of the following kinds.",
+        # A redaction is no aside.
+        "The Licensee may not [***]any portion of an accepted [***]unless "
+        "approved, and the Licensor shall | deliver the goods.",
+        "Force majeure may include, but not be limited to, fire, flood, "
+        "explosion, | war and strike.",
+        # "no" of an object; "in no way" of the verb after it.
+        "Each Party shall retain no copies of the Confidential | Information "
+        "of the other Party.",
+        "Such waiver shall in no way impair the rights of the | party granting "
+        "such waiver.",
+        # A sentence end closes any aside.
+        "If he will not, I will be very well content to depart. When the | "
+        "morning came they left.",
+    ],
+)
+def test_a_quote_no_negation_governs_verifies(source):
+    text = source.replace("| ", "")
+    verdict = verify_quote(text, source.split("| ")[1])
+    assert verdict.verified, verdict.reason
