@@ -175,7 +175,7 @@ def _quote_spans(doc: str, rng: random.Random, count: int, lo: int = 80, hi: int
             if words[j][1] - words[i][0] >= lo and rng.random() < 0.15:
                 break
         start, end = words[i][0], words[j][1]
-        if end - start < lo or negated_start(doc, start):
+        if end - start < lo or negated_start(doc, start, end):
             continue
         if folded_doc.count(fold_text(doc[start:end])) != 1:
             continue
@@ -491,7 +491,8 @@ def run_icdar(tally: Tally, corpus: Path, rng: random.Random, per_file: int) -> 
                 continue
             before = gs_aligned[:c1].replace("@", "")
             quote = gs_aligned[c1:c2].replace("@", "")
-            if negated_start(before + quote, len(before)):
+            told = gs_aligned.replace("@", "")
+            if negated_start(told, len(before), len(before) + len(quote)):
                 continue  # a passage cut just after "not" is a trap, not a quote
             expected = trim(raw, raw_at[c1], raw_at[c2])
             ocr_text = raw[expected[0] : expected[1]]

@@ -123,6 +123,10 @@ def quote_at(text: str, rng: random.Random, length: int) -> tuple[int, int]:
     end = min(len(text), start + length)
     while end < len(text) and not text[end].isspace():
         end += 1
+    # Nor one that stops just before "not": end a word later.
+    while end < len(text) and negated_start(text, start, end):
+        end = text.find(" ", end + 1)
+        end = len(text) if end < 0 else end
     return start, end
 
 

@@ -649,6 +649,73 @@ def _straddled(text: str, start: int, words: list[tuple[str, int]]) -> Dropped |
     )
 
 
+# Words after a "no" or "not" that make a bound or an idiom, not a
+# negation of what comes before: "shall pay | no later than", "| not
+# limited to", "| not only".
+_NOT_NEGATING_AFTER = frozenset(
+    [
+        "later",
+        "less",
+        "more",
+        "sooner",
+        "earlier",
+        "fewer",
+        "greater",
+        "limited",
+        "only",
+        "withstanding",
+    ]
+)
+
+
+def _within_a_line_or_two(gap: str) -> bool:
+    # Spaces, a comma, and a line break (PDF lines end mid-sentence), not a
+    # blank line.
+    return not gap.strip(", \t\r\n") and gap.count("\n") <= 1 and gap.count(",") <= 1
+
+
+def negation_after(text: str, end: int) -> Dropped | None:
+    """A negation just after the span, which the quote cuts off: "the
+    Licensee may | not sublicense", "shall be liable | under no
+    circumstances", "The Buyer shall pay | no interest"."""
+    if re.match(r"n?['\u2019]t\b", text[end : end + 4]):
+        return Dropped(
+            "the quote stops inside “n't”, which negates it "
+            f"(source: “{_words_around(text, end, end, reach=3)}”)",
+            end,
+        )
+    words = _words(text, end, min(len(text), end + 60))[:3]
+    if (
+        not words
+        or not _within_a_line_or_two(text[end : words[0][1]])
+        or text[end - 1 : end] in ".;:!?"
+        or text[end - 3 : end].lower() == " or"  # "whether patentable or | not"
+    ):
+        return None
+    first = words[0][0].lower()
+    if first in ("under", "in", "at", "on") and len(words) > 1:
+        words = words[1:]
+    negation, at = words[0]
+    following = words[1][0].lower() if len(words) > 1 else ""
+    if (
+        fold_text(negation).lower() not in ("not", "never", "no")
+        and not _is_negation(negation)
+    ) or following in _NOT_NEGATING_AFTER:
+        return None
+    after = text[at + len(negation) : at + len(negation) + 1]
+    if (
+        _introduces_a_condition(negation)
+        or fold_text(negation).lower() in ("nor", "none", "non")
+        or (after and after in "-.")  # "non-exclusive", "No. 5"
+    ):
+        return None
+    return Dropped(
+        f"the quote stops just before “{negation}”, which negates it "
+        f"(source: “{_words_around(text, at, at + len(negation))}”)",
+        at,
+    )
+
+
 def negation_elided(text: str, gap_start: int, gap_end: int) -> Dropped | None:
     """The negation an ellipsis over text[gap_start:gap_end] leaves out."""
     found = _first_negation(text, gap_start, gap_end)

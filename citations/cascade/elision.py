@@ -397,7 +397,10 @@ def _chain(
             return None, dropped.reason
         inserted = split.between[k] if k < len(split.between) else None
         before = prepared.text[folded.source_start(a.start) : gap_start]
-        wrong = _gap_difference(prepared.text[gap_start:gap_end], inserted, before)
+        after = prepared.text[gap_end : folded.source_end(b.end)]
+        wrong = _gap_difference(
+            prepared.text[gap_start:gap_end], inserted, before, after
+        )
         if wrong:
             return None, wrong
     return chain, failure
@@ -414,8 +417,13 @@ REVERSING_NEAR_END = re.compile(
     r"|only|solely|excl\.?|less|minus|net\s+of|in\s+excess\s+of|exclusive\s+of"
     r"|with\s+the\s+exception\s+of|instead\s+of|in\s+lieu\s+of|besides|barring"
     r"|deducting|after\s+deduction\s+of|reduced\s+by"
-    r"|released\s+from|(?:cease|stop|avoid)(?:s|d|ed)?"
-    r"|save|subject\s+to|provided\s+that)"
+    r"|(?:cease|stop|avoid)(?:s|d|ed)?|disclaim\w*|waiv\w*|beyond"
+    r"|(?:a\s+)?(?:portion|part|fraction)\s+of|partial\w*|partly|jointly"
+    r"|save|subject\s+to|provided\s+that"
+    # A word a negating prefix makes of another ("unreasonably",
+    # "non-exclusive"): "shall not be ... withheld" over "unreasonably".
+    r"|un(?!less\b|til\b|der|it|ion|iform|ique|iversal|ivers|animous|ify)\w{4,}"
+    r"|non-?\w{4,})"
     # Up to five words of its own may follow it in the gap, in its clause:
     # "excluding in all cases | any indirect damages".
     r"(?:[^\w.;:!?]+[\w'\u2019-]+){0,5}[^\w.;:!?]*\Z",
@@ -516,23 +524,55 @@ _REFERRING = frozenset(
 )
 
 
-def _stands_for(inserted: str, replaced: str, referring: str | None = None) -> bool:
+def _stands_for(
+    inserted: str,
+    replaced: str,
+    referring: str | None = None,
+    context: str = "",
+) -> bool:
     """Can `inserted` stand for the source's `replaced` words? Every word of
     substance in it must share a stem with one of them ("[delivered]" for
-    "deliver", "[Buyer's]" for "Buyer"), unless they refer to something it
-    names ("[the Buyer]" for "it"). "[withhold]" for "pay", "[Seller]" for
-    "Agent" and "[knowingly]" over nothing say what the source does not."""
-    words = [
-        w
-        for w in _WORD.findall(fold_text(inserted))
-        if w.isalpha() and len(w) > 1 and w not in _FUNCTION_WORDS
-    ]
+    "deliver", "[Buyer's]" for "Buyer"), unless they are words that refer
+    to something it names ("[the Buyer]" for "it"): a name, and, where the
+    quote's `context` before the bracket names another party it could refer
+    to, no bracket ("[the Buyer's]" for "its" after "The Seller shall
+    indemnify the Buyer" may be either). Words of no substance ("[or]",
+    "[in]") may be added, or stand for themselves, never for other words
+    ("[or]" for "and"). "[withhold]" for "pay", "[Seller]" for "Agent" and
+    "[knowingly]" over nothing say what the source does not."""
+    said = _WORD.findall(fold_text(inserted))
     there = _WORD.findall(fold_text(replaced))
+    words = [w for w in said if w.isalpha() and len(w) > 1 and w not in _FUNCTION_WORDS]
+    if not said:
+        return True  # a redaction ("[***]") stands for whatever it hides
+    if not words:
+        small = [w for w in said if w not in _ARTICLES]
+        return not there or small == [w for w in there if w not in _ARTICLES]
     # `referring`: the words that may refer (by default all it replaces).
     may_refer = there if referring is None else _WORD.findall(fold_text(referring))
-    if not words or any(w in _REFERRING for w in may_refer):
-        return True
+    if may_refer and all(w in _REFERRING or w in _FUNCTION_WORDS for w in may_refer):
+        names = [w for w in _WORD.findall(inserted) if w[:1].isupper()]
+        if len(names) < len(words):
+            return False
+        named = {_stem(n) for n in names}
+        nouns = [
+            _stem(w)
+            for w in _WORD.findall(context)
+            if w[:1].isupper() and w.lower() not in _FUNCTION_WORDS | _REFERRING
+        ]
+        if nouns and may_refer in (["it"], ["them"], ["him"]) and context.strip():
+            # An object ("deliver the goods to it") is not its clause's
+            # subject, which would be "itself".
+            nouns = nouns[1:]
+        return not (set(nouns) - named)
     return all(any(_same_stem(w, g) for g in there) for w in words)
+
+
+_ARTICLES = frozenset(["the", "a", "an", "sic"])
+
+
+def _stem(word: str) -> str:
+    return re.sub(r"(?:'s|s')\Z", "", fold_text(word).lower())
 
 
 def _same_stem(a: str, b: str) -> bool:
@@ -575,7 +615,27 @@ def _amount(found: list[Feature]) -> str | None:
     return next((f.raw for f in found if f.kind in _AMOUNT_KINDS), None)
 
 
-def _gap_difference(gap: str, inserted: str | None, before: str) -> str | None:
+# A sentence's end inside a gap: the parts either side are two sentences.
+_SENTENCE_IN_GAP = re.compile(
+    r"(?<=\w)[.!?;][\"'\u201d\u2019)\]]*\s+(?=[\"'(\[]?[A-Z0-9])"
+)
+# Words that start a clause of another subject in a gap ("..., and the
+# Buyer", "whereupon the Licensor").
+_NEW_SUBJECT = re.compile(
+    r"\b(?:and|but|or|whereupon|whereas|while|which|who|if|when|then)\s+"
+    r"(?:the\s+|a\s+|an\s+|each\s+|either\s+|any\s+)?[A-Z]\w*|\b(?:it|he|she|they)\b",
+)
+
+
+def _abbreviated(text: str, mark: int) -> bool:
+    """Is the full stop at text[mark] an abbreviation's ("Inc.", "U.S.")?"""
+    word = re.search(r"[\w.]*\Z", text[:mark]).group()
+    return text[mark] == "." and (len(word.rsplit(".", 1)[-1]) <= 3 or "." in word)
+
+
+def _gap_difference(
+    gap: str, inserted: str | None, before: str, after: str = ""
+) -> str | None:
     """Why the source text between two parts cannot stand behind what the
     quote puts there (an ellipsis, or a bracketed insertion), or None.
 
@@ -591,17 +651,31 @@ def _gap_difference(gap: str, inserted: str | None, before: str) -> str | None:
         if (
             _said(inserted) != _said(gap)
             or _names_other_party(inserted, gap)
-            or not _stands_for(inserted, gap)
+            or not _stands_for(inserted, gap, context=_CLAUSE_START.split(before)[-1])
         ):
             return (
                 f"the bracketed insertion “[{inserted}]” says what the source "
                 f"does not (source: “{' '.join(gap.split()) or '(nothing)'}”)"
             )
         return None
+    sentence_end = _SENTENCE_IN_GAP.search(gap)
+    if sentence_end and not _abbreviated(gap, sentence_end.start()):
+        return (
+            f"the elision joins two sentences (source: “{' '.join(gap.split())[:80]}”)"
+        )
     said = features(fold_text(gap))
     amount = _amount(said)
     if amount:
         return f"the elision leaves out “{amount}”"
+    subject = _NEW_SUBJECT.search(gap)
+    if (
+        _has_modal(" ".join(after.split()[:1]))
+        and (subject or any(f.kind == MODAL for f in said))
+    ) or (subject and _has_modal(gap[subject.end() :])):
+        return (
+            "the elision joins the quote's subject to another clause's verb "
+            f"(source: “{' '.join(gap.split())[:80]}”)"
+        )
     if any(f.kind == MODAL for f in said) and _has_modal(
         _CLAUSE_START.split(before)[-1]
     ):

@@ -369,13 +369,16 @@ _PLAIN_MAX = 100_000
 def _plain(word: str) -> bool:
     """Can `word` yield no feature wherever it stands? Letters only, no guard
     word, no "n't" stem, no "t" or "cent" (read with the word before), no
-    single letter or roman numeral (labels); a short word in parentheses is
+    single letter or roman numeral (labels), no "am", "pm" or time zone
+    (read with the time before); a short word in parentheses is
     still a label, which `features` checks in place. Remembered in _PLAIN,
     which `features` reads first."""
     plain = (
         word.isalpha()
         and len(word) > 1
         and word != "cent"
+        and word not in _MERIDIEMS
+        and word not in _TIME_ZONES
         and (len(word) > 4 or _ROMAN.fullmatch(word) is None)
         and not (word.endswith("nt") and word[:-2] in _NT_STEMS)
         and ocr_skeleton(word) not in _WORD_FEATURES
@@ -472,6 +475,9 @@ def features(folded: str) -> list[Feature]:
                 modal = _CONTRACTED_MODALS.get(word[:-2])
                 if modal:
                     found.append(Feature(MODAL, modal, raw, context))
+        elif _names_a_time(word, folded, start):
+            # "5 pm", "5:00 p.m. EST": compared as written, like a label.
+            found.append(Feature(LABEL, word, raw, _context(folded, start, end)))
         elif word == "cent" and previous_word == "per":
             found.append(
                 Feature(PERCENT, "%", "per cent", _context(folded, start, end))
@@ -493,6 +499,54 @@ def features(folded: str) -> list[Feature]:
                 found.extend(_glued_to_digits(raw, previous_word, context))
         previous_word = word
     return found
+
+
+_MERIDIEMS = frozenset(["am", "pm"])
+_TIME_ZONES = frozenset(
+    [
+        "est",
+        "edt",
+        "cst",
+        "cdt",
+        "mst",
+        "mdt",
+        "pst",
+        "pdt",
+        "akst",
+        "hst",
+        "gmt",
+        "utc",
+        "cet",
+        "cest",
+        "eet",
+        "eest",
+        "wet",
+        "west",
+        "bst",
+        "ist",
+        "jst",
+        "kst",
+        "aest",
+        "aedt",
+        "sgt",
+        "hkt",
+        "et",
+        "ct",
+        "mt",
+        "pt",
+    ]
+)
+_AFTER_A_TIME = re.compile(r"\d[\s.]*\Z|\b[ap]\.?m\.?\s*\Z")
+
+
+def _names_a_time(word: str, folded: str, start: int) -> bool:
+    """Is `word` "am"/"pm" after a number, or a time zone after a time?"""
+    if word not in _MERIDIEMS and word not in _TIME_ZONES:
+        return False
+    before = folded[max(0, start - 8) : start]
+    if word in _MERIDIEMS:
+        return bool(re.search(r"\d[\s.]*\Z", before))
+    return bool(_AFTER_A_TIME.search(before))
 
 
 def _glued_to_digits(raw: str, previous_word: str, context: str) -> list[Feature]:
@@ -932,15 +986,22 @@ def _words(text: str, spans: tuple[tuple[int, int], ...]) -> str:
 def _another_real_word(
     quote_word: str, span_word: str, group: _Group, vocabulary: Mapping[str, int] | None
 ) -> bool:
-    """In a clean (not OCR'd) source, a real word is not a misreading of a
-    look-alike real word: "data" is not "date", "hand" is not "hard". In a
-    scan it may be, where the document gives no reason to doubt it."""
+    """In a clean (not OCR'd) source, a real word, or one the document uses
+    elsewhere, is not a misreading of a look-alike word: "data" is not
+    "date", "hand" is not "hard". In a scan it may be, where the document
+    gives no reason to doubt it."""
     if len(group.quote_words) != 1 or len(group.span_words) != 1:
         return False
+    if not lexicon.looks_scanned(vocabulary):
+        # In a clean source a word the document uses elsewhere is a word
+        # too, dictionary or not: "COO" is not "CEO", "Kronos" not "Krones".
+        used = vocabulary or {}
+        return bool(
+            (lexicon.frequency(quote_word) or used.get(quote_word))
+            and (lexicon.frequency(span_word) or used.get(span_word, 0) >= 2)
+        )
     if not (lexicon.frequency(quote_word) and lexicon.frequency(span_word)):
         return False
-    if not lexicon.looks_scanned(vocabulary):
-        return True
     # In a scan a real word may be damage, but damage is a one-off: a word
     # the document uses again where it never uses the quote's ("mouth" over
     # "month") is its own word, unless the glyph between them is one this

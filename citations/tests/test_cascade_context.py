@@ -978,3 +978,51 @@ def test_a_quote_no_negation_governs_verifies(source):
     text = source.replace("| ", "")
     verdict = verify_quote(text, source.split("| ")[1])
     assert verdict.verified, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "It is agreed that the Licensee may not, in any event, sublicense the "
+            "Software.",
+            "It is agreed that the Licensee may",
+        ),
+        (
+            "The Licensee shall be liable under no circumstances for indirect loss.",
+            "The Licensee shall be liable",
+        ),
+        ("The Buyer shall pay no interest on late payments.", "The Buyer shall pay"),
+        ("The Licensee can't sublicense the Software.", "The Licensee can"),
+    ],
+)
+def test_a_quote_that_stops_just_before_a_negation_fails(source, quote):
+    verdict = verify_quote(source, quote)
+    assert not verdict.verified
+    assert "negates it" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "The Buyer shall pay no later than thirty days after delivery.",
+            "The Buyer shall pay",
+        ),
+        (
+            "The Buyer shall pay the fees. No interest accrues.",
+            "The Buyer shall pay the fees",
+        ),
+        (
+            "The Licensor grants a royalty-free, non-exclusive licence.",
+            "The Licensor grants a royalty-free,",
+        ),
+        (
+            "Any invention, whether patentable or not, is assigned.",
+            "Any invention, whether patentable or",
+        ),
+    ],
+)
+def test_a_quote_that_stops_before_a_bound_idiom_or_sentence_verifies(source, quote):
+    verdict = verify_quote(source, quote)
+    assert verdict.verified, verdict.reason

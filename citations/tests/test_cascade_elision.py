@@ -351,3 +351,99 @@ def test_elisions_and_brackets_never_drop_or_invent_substance(source, quote):
 def test_brackets_for_what_a_pronoun_names_and_plain_elisions_verify(source, quote):
     verdict = verify_quote(_AROUND + source + " " + _AROUND, quote)
     assert verdict.verified, verdict.reason
+
+
+# Red-team round 4 (session 7): elisions and insertions that say what the
+# source does not.
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # An ellipsis joining the quote's subject to another's clause, or
+        # two sentences.
+        (
+            "The Seller shall deliver the Goods, and the Buyer shall pay the Price "
+            "within ten days.",
+            "The Seller ... pay the Price within ten days.",
+        ),
+        (
+            "The Licensor owns the Software. The Licensee owns all Improvements.",
+            "The Licensor ... owns all Improvements.",
+        ),
+        (
+            "The Licensee shall notify the Licensor of any claim, whereupon the "
+            "Licensor must indemnify the Licensee.",
+            "The Licensee shall notify the Licensor of any claim ... must indemnify "
+            "the Licensee.",
+        ),
+        # A bracket for a pronoun two parties could be meant by, or for words
+        # that refer to nothing it names.
+        (
+            "The Seller shall indemnify the Buyer against claims arising from its "
+            "negligence.",
+            "The Seller shall indemnify the Buyer against claims arising from "
+            "[the Buyer's] negligence.",
+        ),
+        (
+            "The Buyer shall accept all Goods that conform to the Specification.",
+            "The Buyer shall accept all Goods [unrelated] to the Specification.",
+        ),
+        # A conjunction for another.
+        (
+            "The Supplier shall deliver the Goods and the Documents to the Buyer "
+            "at its premises.",
+            "The Supplier shall deliver the Goods [or] the Documents to the Buyer",
+        ),
+        (
+            "The Buyer may terminate this Agreement if the Supplier fails to "
+            "deliver the Goods.",
+            "The Buyer may terminate this Agreement [and] the Supplier fails to "
+            "deliver the Goods.",
+        ),
+        # Qualifiers an ellipsis may not drop.
+        (
+            "Consent shall not be unreasonably withheld by the Landlord in any case.",
+            "Consent shall not be ... withheld by the Landlord",
+        ),
+        (
+            "The Supplier disclaims liability for all losses arising from the goods.",
+            "The Supplier ... liability for all losses arising from the goods.",
+        ),
+        (
+            "The Supplier is liable for a portion of all losses arising from the "
+            "goods.",
+            "The Supplier is liable for ... all losses arising from the goods.",
+        ),
+        (
+            "The parties shall be jointly and severally liable for the debts of "
+            "the venture.",
+            "The parties shall be ... severally liable for the debts of the venture.",
+        ),
+    ],
+)
+def test_elisions_and_insertions_that_change_the_meaning_fail(source, quote):
+    verdict = verify_quote(source, quote)
+    assert not verdict.verified, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "The Buyer accepts the goods and it shall pay the price within ten days.",
+            "The Buyer accepts the goods and [the Buyer] shall pay the price within "
+            "ten days.",
+        ),
+        (
+            "The Licensee shall promptly and in writing notify the Licensor of any "
+            "claim.",
+            "The Licensee shall ... notify the Licensor of any claim.",
+        ),
+        (
+            "The Buyer shall, upon delivery of the Goods, pay the Price to the Seller.",
+            "The Buyer shall ... pay the Price to the Seller.",
+        ),
+    ],
+)
+def test_elisions_and_insertions_within_their_clause_verify(source, quote):
+    verdict = verify_quote(source, quote)
+    assert verdict.verified, verdict.reason

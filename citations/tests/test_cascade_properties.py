@@ -305,11 +305,11 @@ def test_a_window_of_words_with_whitespace_and_case_damage_verifies(words, data)
     assert_invariants(text, quote, verdict)
     # Each place the words occur, and whether "not" stands within the three
     # words before it (a "%" is no word) with no modal after it, which would
-    # start a clause of its own: a quote that leaves out the "not" governing
-    # it says the opposite.
+    # start a clause of its own, or just after it: a quote that leaves out
+    # the "not" governing it, or cuts it off, says the opposite.
     k = end - start
     places = [
-        _negated(_counted(words[:i])[-3:])
+        _negated(_counted(words[:i])[-3:]) or words[i + k : i + k + 1] == ["not"]
         for i in range(len(words) - k + 1)
         if words[i : i + k] == words[start:end]
     ]
@@ -320,6 +320,7 @@ def test_a_window_of_words_with_whitespace_and_case_damage_verifies(words, data)
     assert verdict.verified, verdict.reason
     assert _words(verdict.source_text) == _words(quote)
     assert not _negated(_counted(text[: verdict.start].split())[-3:])
+    assert text[verdict.end :].split()[:1] != ["not"]
 
 
 def _negated(before: list[str]) -> bool:

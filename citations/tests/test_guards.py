@@ -506,3 +506,41 @@ def test_a_sign_before_a_currency_belongs_to_the_amount():
 def test_letters_beside_numbers_keep_their_meaning(prefix, source, quote):
     verdict = verify_quote(prefix + source, quote)
     assert not verdict.verified, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # Words the document uses are words, in a clean source.
+        (
+            "The CEO and the COO shall each sign. Any expense above $10,000 must "
+            "be approved by the CEO in writing.",
+            "Any expense above $10,000 must be approved by the COO in writing.",
+        ),
+        (
+            "The Borrower is Kronos Ltd and the Lender is Krones Ltd. Kronos shall "
+            "repay Krones.",
+            "The Borrower is Krones Ltd and the Lender is Kronos Ltd.",
+        ),
+        # Times compare as written.
+        (
+            "The Seller shall deliver the Goods no later than 5 pm on the Delivery "
+            "Date.",
+            "The Seller shall deliver the Goods no later than 5 am on the Delivery "
+            "Date.",
+        ),
+        (
+            "Notices received after 5:00 pm EST on a business day are deemed received.",
+            "Notices received after 5:00 pm CST on a business day are deemed received.",
+        ),
+    ],
+)
+def test_a_word_or_time_of_the_document_never_reads_as_another(source, quote):
+    verdict = verify_quote(source, quote)
+    assert not verdict.verified, verdict.reason
+
+
+def test_a_time_written_with_full_stops_is_the_same_time():
+    source = "Notices received after 5:00 p.m. on a business day are deemed received."
+    quote = "Notices received after 5:00 pm on a business day are deemed received."
+    assert verify_quote(source, quote).verified
