@@ -671,7 +671,11 @@ _NOT_NEGATING_AFTER = frozenset(
 def _within_a_line_or_two(gap: str) -> bool:
     # Spaces, a comma, and a line break (PDF lines end mid-sentence), not a
     # blank line.
-    return not gap.strip(", \t\r\n") and gap.count("\n") <= 1 and gap.count(",") <= 1
+    return (
+        not "".join(c for c in gap if c not in IGNORABLE).replace(",", "").strip()
+        and gap.count("\n") <= 1
+        and gap.count(",") <= 1
+    )
 
 
 def negation_after(text: str, end: int) -> Dropped | None:

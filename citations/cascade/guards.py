@@ -784,12 +784,20 @@ def counterpart(a: str, b: str) -> bool:
         return False
     if frozenset((a, b)) in _COUNTERPARTS:
         return True
+    # Plurals and possessives: "Indemnitors"/"Indemnitees", "Licensors'".
+    singular_a, singular_b = _singular(a), _singular(b)
+    if (singular_a, singular_b) != (a, b) and singular_a != singular_b:
+        return counterpart(singular_a, singular_b)
     return any(
         x.endswith("ee")
         and len(x) > 4
         and any(y == x[:-2] + suffix for suffix in _GIVER_SUFFIXES)
         for x, y in ((a, b), (b, a))
     )
+
+
+def _singular(word: str) -> str:
+    return re.sub(r"(?<=[a-z]{3})(?:s'|'s|s)\Z", "", word)
 
 
 def party_rival(

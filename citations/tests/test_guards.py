@@ -544,3 +544,22 @@ def test_a_time_written_with_full_stops_is_the_same_time():
     source = "Notices received after 5:00 p.m. on a business day are deemed received."
     quote = "Notices received after 5:00 pm on a business day are deemed received."
     assert verify_quote(source, quote).verified
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "Notices to Indemnitors shall be sent by courier to the address below.",
+            "Notices to Indemnitees shall be sent by courier to the address below.",
+        ),
+        (
+            "The Licensors' obligations survive termination of this Agreement.",
+            "The Licensees' obligations survive termination of this Agreement.",
+        ),
+    ],
+)
+def test_a_party_in_the_plural_never_reads_as_its_counterpart(source, quote):
+    verdict = verify_quote(source, quote)
+    assert not verdict.verified
+    assert "party differs" in verdict.reason
