@@ -701,10 +701,11 @@ def negation_after(text: str, end: int) -> Dropped | None:
         words = words[1:]
     negation, at = words[0]
     following = words[1][0].lower() if len(words) > 1 else ""
-    if (
-        fold_text(negation).lower() not in ("not", "never", "no")
-        and not _is_negation(negation)
-    ) or following in _NOT_NEGATING_AFTER:
+    # Read as spelled: a damaged token after the span is as often a word OCR
+    # split ("not ice", "no tices") as a negation.
+    if not _is_negation(negation, damaged=False) or following in _NOT_NEGATING_AFTER:
+        return None
+    if following and lexicon.is_word(ocr_skeleton(fold_text(negation + following))):
         return None
     after = text[at + len(negation) : at + len(negation) + 1]
     if (
