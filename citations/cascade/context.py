@@ -38,6 +38,7 @@ from rapidfuzz.distance import Levenshtein
 
 from citations.cascade import lexicon
 from citations.cascade.folding import IGNORABLE, fold_text, ocr_skeleton
+from citations.cascade.glyphs import DIGITS_AS_LETTERS
 from citations.cascade.guards import (
     NEGATION,
     damage_cost,
@@ -100,12 +101,9 @@ def _run_into(skeleton: str) -> bool:
     )
 
 
-_DIGIT_LETTERS = str.maketrans("01", "ol")
-
-
 def _as_letters(folded: str) -> str:
     # "n0t", "r0t": a 0 or 1 among letters is a letter, as the guard reads it.
-    return folded.translate(_DIGIT_LETTERS) if ocr_letters(folded) else folded
+    return folded.translate(DIGITS_AS_LETTERS) if ocr_letters(folded) else folded
 
 
 @lru_cache(maxsize=4096)

@@ -17,6 +17,8 @@ CONFUSABLE = frozenset(
         "lu",  # "ll" read as "U" (with a dropped l): "shall" -> "shaU"
     )
 )
+# A 0 or 1 standing for a letter ("n0t", "r0t", "sha1l").
+DIGITS_AS_LETTERS = str.maketrans("01", "ol")
 # Thin glyphs OCR drops or invents.
 THIN = frozenset("ljtf")
 # Capitals OCR confuses, which can only be told at a word's first letter in

@@ -35,6 +35,7 @@ from functools import lru_cache
 
 from citations.cascade import lexicon
 from citations.cascade.folding import fold_text, ocr_skeleton
+from citations.cascade.glyphs import DIGITS_AS_LETTERS
 
 # Words are (text, offset) pairs, as context._words gives them.
 Word = tuple[str, int]
@@ -218,7 +219,6 @@ def _plain(word: str) -> str:
 _MODAL_KEYS = frozenset(ocr_skeleton(w) for w in MODALS)
 _VERB_KEYS = _MODAL_KEYS | {ocr_skeleton(w) for w in _AUXILIARIES}
 _NOUN_NEGATION_KEYS = frozenset(ocr_skeleton(w) for w in _NOUN_NEGATIONS)
-_AS_LETTERS = str.maketrans("01", "ol")
 
 
 @lru_cache(maxsize=8192)
@@ -228,7 +228,7 @@ def _reads_as(word: str, keys: frozenset[str]) -> bool:
     most likely was one."""
     # An "I" may be an "l" ("wiIl") or an "i", a "0" an "o": all are tried.
     folded = fold_text(word)
-    readings = {folded, folded.lower(), folded.translate(_AS_LETTERS).lower()}
+    readings = {folded, folded.lower(), folded.translate(DIGITS_AS_LETTERS).lower()}
     readings.add(fold_text(word.replace("I", "l")).lower())
     skeletons = {ocr_skeleton(r) for r in readings}
     if skeletons & keys:
@@ -242,11 +242,15 @@ def _reads_as(word: str, keys: frozenset[str]) -> bool:
     )
 
 
+def _verb_reading(word: str, keys: frozenset[str]) -> bool:
+    # Not "May" with a capital, which is far likelier the month in a clause
+    # ("shall not before May 1 | commence").
+    return word != "May" and _reads_as(word, keys)
+
+
 def is_modal(word: str) -> bool:
-    """A modal or an auxiliary: a verb a negated subject's verb starts with.
-    Not "May" with a capital, which is far likelier the month in a clause
-    ("shall not before May 1 | commence")."""
-    return word != "May" and _reads_as(word, _VERB_KEYS)
+    """A modal or an auxiliary: a verb a negated subject's verb starts with."""
+    return _verb_reading(word, _VERB_KEYS)
 
 
 def _is_adverb(word: str) -> bool:
@@ -493,7 +497,7 @@ def _ends_a_negated_verb(kept: Sequence[Word], i: int) -> bool:
         return following != "for"
     if i > 0 and _plain(kept[i - 1][0]) in _PREPOSITIONS:
         return False
-    return word != "May" and _reads_as(word, _MODAL_KEYS)
+    return _verb_reading(word, _MODAL_KEYS)
 
 
 def _in_that_clause(kept: Sequence[Word]) -> bool:
@@ -558,21 +562,20 @@ def reach(
     kept = _without_asides(text, words, negation[1] + len(negation[0]), end)
     if _in_that_clause(kept):
         return 0
-    if not heads_a_noun(negation[0]):
-        if any(_ends_a_negated_verb(kept, i) for i in range(len(kept))):
-            return None
-        if _after_infinitive(kept):
-            return 0
-        return _counted(text, kept[_before_verb([w for w, _ in kept]) :])
+    noun = heads_a_noun(negation[0])
+    if not noun and any(_ends_a_negated_verb(kept, i) for i in range(len(kept))):
+        return None
     if _after_infinitive(kept):
         return 0
+    plain_count = _counted(text, kept[_before_verb([w for w, _ in kept]) :])
+    if not noun:
+        return plain_count
     reading = _subject_reading(text, before, negation)
     if _plain(negation[0]) == "nor" and reading == HEADS:
         # "nor" joins objects as often as clauses ("does not involve nor
         # result from"); it heads a subject when its verb follows at once.
         reading = MAY_HEAD
     verb = None if reading == OBJECT else _verb_at(kept, joins_end=reading != HEADS)
-    plain_count = _counted(text, kept[_before_verb([w for w, _ in kept]) :])
     if verb is None:
         if reading != HEADS or _after_preposition(before):
             return plain_count
