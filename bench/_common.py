@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from citations.cascade.context import negation_after, negation_before
+from citations.cascade.context import dropped_negation, negation_before
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -348,6 +348,6 @@ def negated_start(doc: str, start: int, end: int | None = None) -> bool:
     negation governing it, or cut one off after it, as the product reads
     them (citations.cascade.context)? Such a quote says the opposite of the
     text: a trap, never a positive."""
-    return negation_before(doc, start, end) is not None or (
-        end is not None and negation_after(doc, end) is not None
-    )
+    if end is None:
+        return negation_before(doc, start) is not None
+    return dropped_negation(doc, start, end) is not None

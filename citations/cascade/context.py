@@ -384,7 +384,8 @@ def negation_before(
                 f"(source: “{_words_around(text, where, start, reach=0)}”)",
                 where,
             )
-    return _reversed(text, clause_at, start) or _straddled(text, start, words)
+    in_clause = [w for w in words if w[1] >= clause_at]
+    return _reversed(text, in_clause, start) or _straddled(text, start, words)
 
 
 # After a negation, at most two words, then a list of single words the
@@ -558,12 +559,12 @@ _WAIVED = frozenset(
 _STEM_REACH = 16
 
 
-def _reversed(text: str, clause_at: int, start: int) -> Dropped | None:
+def _reversed(text: str, words: list[tuple[str, int]], start: int) -> Dropped | None:
     """A verb that reverses the span's first verb just before it, asides,
     adverbs and phrases before that verb aside ("is prohibited by law from
     directly or indirectly | soliciting"); or "absent", a condition like
-    "without", only just before."""
-    words = _words(text, clause_at, start)
+    "without", only just before. `words`: the clause's words before the
+    span."""
     if (
         words
         and words[-1][0].lower() == "absent"
@@ -717,6 +718,16 @@ def negation_after(text: str, end: int) -> Dropped | None:
         f"(source: “{_words_around(text, at, at + len(negation))}”)",
         at,
     )
+
+
+def dropped_negation(
+    text: str, start: int, end: int, *, opens_elided: bool = False
+) -> Dropped | None:
+    """A negation governing the span text[start:end] that the quote leaves
+    out before it or cuts off after it (negation_before, negation_after)."""
+    return negation_before(
+        text, start, end, opens_elided=opens_elided
+    ) or negation_after(text, end)
 
 
 def negation_elided(text: str, gap_start: int, gap_end: int) -> Dropped | None:

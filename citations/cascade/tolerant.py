@@ -30,7 +30,7 @@ from rapidfuzz.distance import Levenshtein
 
 from citations.cascade.align import EDGE, place, place_in_window
 from citations.cascade.boundaries import cut_token, disallowed_cut
-from citations.cascade.context import negation_after, negation_before
+from citations.cascade.context import dropped_negation
 from citations.cascade.folding import IGNORABLE, OCR_SAME_LENGTH, fold, ocr_skeleton
 from citations.cascade.glyphs import merged_once
 from citations.cascade.guards import fuzzy_difference
@@ -281,8 +281,7 @@ def _quotable(text: str, start: int, end: int) -> bool:
     # occurrence is found.
     return (
         cut_token(text, start, end) is None
-        and negation_before(text, start, end) is None
-        and negation_after(text, end) is None
+        and dropped_negation(text, start, end) is None
     )
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from citations.cascade.boundaries import disallowed_cut
-from citations.cascade.context import negation_after, negation_before
+from citations.cascade.context import dropped_negation
 from citations.cascade.elision import (
     find_elided,
     outer_insertion_difference,
@@ -132,9 +132,7 @@ def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
         # A bracket the source itself holds ("[**] or an order", a redaction)
         # opens no elision.
         opens = split is not None and split.opens_elided and text[found.start] != "["
-        negated = negation_before(
-            text, found.start, found.end, opens_elided=opens
-        ) or negation_after(text, found.end)
+        negated = dropped_negation(text, found.start, found.end, opens_elided=opens)
         if negated is None and split is not None:
             negated = outer_party_difference(text, found.start, found.end, split)
         if negated:
