@@ -319,11 +319,7 @@ def negation_before(
     if not (text[start].isalnum() or text[start - 1].isspace()):
         return None
     tail_at = max(0, start - _CLAUSE_CHARS)
-    ends = [
-        m
-        for m in _SENTENCE_END.finditer(text, tail_at, start)
-        if not _abbreviation(text, m.start())
-    ]
+    ends = sentence_ends(text, tail_at, start)
     # A negated list may run on past semicolons ("shall not: (i) sell; (ii)
     # lease; or | sublicense"); any other reach ends at one.
     full_stops = [m.end() for m in ends if ";" not in m.group()]
@@ -453,6 +449,16 @@ _ABBREVIATIONS = frozenset(
         "ibid",
     ]
 )
+
+
+def sentence_ends(text: str, lo: int, hi: int) -> list[re.Match[str]]:
+    """The marks that end a sentence or clause in text[lo:hi], not an
+    abbreviation's full stop."""
+    return [
+        m
+        for m in _SENTENCE_END.finditer(text, lo, hi)
+        if not _abbreviation(text, m.start())
+    ]
 
 
 def _abbreviation(text: str, mark: int) -> bool:

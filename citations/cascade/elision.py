@@ -35,7 +35,12 @@ from dataclasses import dataclass
 
 from citations.cascade.align import place_in_window
 from citations.cascade.boundaries import disallowed_cut
-from citations.cascade.context import REVERSING_VERBS, Dropped, negation_elided
+from citations.cascade.context import (
+    REVERSING_VERBS,
+    Dropped,
+    negation_elided,
+    sentence_ends,
+)
 from citations.cascade.folding import fold_text, ocr_skeleton
 from citations.cascade.guards import (
     CURRENCY,
@@ -615,22 +620,12 @@ def _amount(found: list[Feature]) -> str | None:
     return next((f.raw for f in found if f.kind in _AMOUNT_KINDS), None)
 
 
-# A sentence's end inside a gap: the parts either side are two sentences.
-_SENTENCE_IN_GAP = re.compile(
-    r"(?<=\w)[.!?;][\"'\u201d\u2019)\]]*\s+(?=[\"'(\[]?[A-Z0-9])"
-)
 # Words that start a clause of another subject in a gap ("..., and the
 # Buyer", "whereupon the Licensor").
 _NEW_SUBJECT = re.compile(
     r"\b(?:and|but|or|whereupon|whereas|while|which|who|if|when|then)\s+"
     r"(?:the\s+|a\s+|an\s+|each\s+|either\s+|any\s+)?[A-Z]\w*|\b(?:it|he|she|they)\b",
 )
-
-
-def _abbreviated(text: str, mark: int) -> bool:
-    """Is the full stop at text[mark] an abbreviation's ("Inc.", "U.S.")?"""
-    word = re.search(r"[\w.]*\Z", text[:mark]).group()
-    return text[mark] == "." and (len(word.rsplit(".", 1)[-1]) <= 3 or "." in word)
 
 
 def _gap_difference(
@@ -658,8 +653,7 @@ def _gap_difference(
                 f"does not (source: “{' '.join(gap.split()) or '(nothing)'}”)"
             )
         return None
-    sentence_end = _SENTENCE_IN_GAP.search(gap)
-    if sentence_end and not _abbreviated(gap, sentence_end.start()):
+    if sentence_ends(gap, 0, len(gap)):
         return (
             f"the elision joins two sentences (source: “{' '.join(gap.split())[:80]}”)"
         )
