@@ -536,7 +536,8 @@ _TIME_ZONES = frozenset(
         "pt",
     ]
 )
-_AFTER_A_TIME = re.compile(r"\d[\s.]*\Z|\b[ap]\.?m\.?\s*\Z")
+_AFTER_A_NUMBER = re.compile(r"\d[\s.]*\Z")
+_AFTER_A_TIME = re.compile(rf"{_AFTER_A_NUMBER.pattern}|\b[ap]\.?m\.?\s*\Z")
 
 
 def _names_a_time(word: str, folded: str, start: int) -> bool:
@@ -544,9 +545,8 @@ def _names_a_time(word: str, folded: str, start: int) -> bool:
     if word not in _MERIDIEMS and word not in _TIME_ZONES:
         return False
     before = folded[max(0, start - 8) : start]
-    if word in _MERIDIEMS:
-        return bool(re.search(r"\d[\s.]*\Z", before))
-    return bool(_AFTER_A_TIME.search(before))
+    after = _AFTER_A_NUMBER if word in _MERIDIEMS else _AFTER_A_TIME
+    return bool(after.search(before))
 
 
 def _glued_to_digits(raw: str, previous_word: str, context: str) -> list[Feature]:

@@ -23,8 +23,9 @@ import math
 import string
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Hashable, Mapping
 from functools import lru_cache
+from typing import Any
 
 from citations.cascade.folding import ocr_skeleton
 from citations.cascade.glyphs import CONFUSABLE, merged_once
@@ -272,7 +273,31 @@ SCANNED_MIN_NON_WORDS = 3
 # (names, defined terms), 16-90% in damaged text, 11-21% in the ICDAR scans.
 SCANNED_NON_WORD_TYPES = 0.12
 
-_scanned: OrderedDict[int, tuple[Mapping[str, int], bool]] = OrderedDict()
+_Cache = OrderedDict[Hashable, tuple[Mapping[str, int], Any]]
+
+
+def _per_document(
+    cache: _Cache,
+    key: Hashable,
+    vocabulary: Mapping[str, int],
+    limit: int,
+    compute: Callable[[], Any],
+) -> Any:
+    """compute(), remembered for this document's vocabulary (by identity:
+    prepared texts are cached, so the same vocabulary comes back), the last
+    `limit` of them."""
+    hit = cache.get(key)
+    if hit is not None and hit[0] is vocabulary:
+        return hit[1]
+    value = compute()
+    with _lock:
+        cache[key] = (vocabulary, value)
+        while len(cache) > limit:
+            cache.popitem(last=False)
+    return value
+
+
+_scanned: _Cache = OrderedDict()
 
 
 def looks_scanned(vocabulary: Mapping[str, int] | None) -> bool:
@@ -281,10 +306,12 @@ def looks_scanned(vocabulary: Mapping[str, int] | None) -> bool:
     ("be" for "he"); in a clean text "data" is never "date"."""
     if vocabulary is None:
         return True  # no document to judge by: the word checks alone decide
-    key = id(vocabulary)
-    hit = _scanned.get(key)
-    if hit is not None and hit[0] is vocabulary:
-        return hit[1]
+    return _per_document(
+        _scanned, id(vocabulary), vocabulary, 16, lambda: _scanned_by(vocabulary)
+    )
+
+
+def _scanned_by(vocabulary: Mapping[str, int]) -> bool:
     total = sum(vocabulary.values())
     non_words = types = non_word_types = 0
     for word, count in vocabulary.items():
@@ -294,17 +321,12 @@ def looks_scanned(vocabulary: Mapping[str, int] | None) -> bool:
         if frequency(word) == 0:
             non_word_types += 1
             non_words += count == 1
-    scanned = (
+    return (
         non_words >= SCANNED_MIN_NON_WORDS and non_words >= SCANNED_NON_WORDS * total
     ) or (
         non_word_types >= SCANNED_MIN_NON_WORDS
         and non_word_types >= SCANNED_NON_WORD_TYPES * types
     )
-    with _lock:
-        _scanned[key] = (vocabulary, scanned)
-        while len(_scanned) > 16:
-            _scanned.popitem(last=False)
-    return scanned
 
 
 # The share of a scan's non-words one glyph confusion must repair for it to
@@ -330,16 +352,24 @@ def habitual_confusion(
     return repaired >= max(HABIT_MIN, HABIT_SHARE * non_words)
 
 
-_habits: OrderedDict[
-    tuple[int, str, str], tuple[Mapping[str, int], tuple[int, int]]
-] = OrderedDict()
+_habits: _Cache = OrderedDict()
 
 
 def _repairs(vocabulary: Mapping[str, int], wrong: str, right: str) -> tuple[int, int]:
-    key = (id(vocabulary), wrong, right)
-    hit = _habits.get(key)
-    if hit is not None and hit[0] is vocabulary:
-        return hit[1]
+    """How many of the document's non-words (of 3 letters or more) become
+    words with `wrong` read as `right`, and how many non-words there are."""
+    return _per_document(
+        _habits,
+        (id(vocabulary), wrong, right),
+        vocabulary,
+        64,
+        lambda: _repaired_by(vocabulary, wrong, right),
+    )
+
+
+def _repaired_by(
+    vocabulary: Mapping[str, int], wrong: str, right: str
+) -> tuple[int, int]:
     repaired = non_words = 0
     for word in vocabulary:
         if len(word) < 3 or not word.isalpha() or frequency(word):
@@ -351,8 +381,4 @@ def _repairs(vocabulary: Mapping[str, int], wrong: str, right: str) -> tuple[int
             if c == wrong
         ):
             repaired += 1
-    with _lock:
-        _habits[key] = (vocabulary, (repaired, non_words))
-        while len(_habits) > 64:
-            _habits.popitem(last=False)
     return repaired, non_words
