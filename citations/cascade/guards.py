@@ -32,6 +32,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
+from itertools import chain
 from typing import NamedTuple
 
 from rapidfuzz.distance import Levenshtein
@@ -991,6 +992,28 @@ def _words(text: str, spans: tuple[tuple[int, int], ...]) -> str:
     return " ".join(text[a:b] for a, b in spans)
 
 
+# Words written in capitals, as the original (unfolded) text spells them:
+# codes and abbreviations ("CA", "FOB", "USD", "CFO"), and a capital before a
+# currency sign ("C$"). Their letters are few and arbitrary, so a look-alike
+# glyph ("GA" for "CA") is as likely another code as damage.
+_CODE = re.compile(r"\b(?:[A-Z][A-Z0-9&]{1,5}\b|[A-Z](?=\$))")
+
+
+def codes(original: str) -> frozenset[str]:
+    """The code words of an original (unfolded) text, lowercased as folding
+    leaves them: those with a letter besides the first are in capitals."""
+    return frozenset(
+        m.group().lower() for m in _CODE.finditer(original) if not m.group().isdigit()
+    )
+
+
+def _respelled_code(q_words: str, s_words: str, code_words: frozenset[str]) -> bool:
+    """Quote and span differ in the letters of a code word of either."""
+    if not code_words or q_words.replace(" ", "") == s_words.replace(" ", ""):
+        return False
+    return any(w in code_words for w in chain(q_words.split(), s_words.split()))
+
+
 def _another_real_word(
     quote_word: str, span_word: str, group: _Group, vocabulary: Mapping[str, int] | None
 ) -> bool:
@@ -1048,15 +1071,24 @@ def _wording(
     span: str,
     groups: list[_Group],
     vocabulary: Mapping[str, int] | None = None,
+    code_words: frozenset[str] = frozenset(),
 ) -> str | None:
+    # In a clean (not OCR'd) source a code is spelled as written: nothing
+    # misread its glyphs. In a scan it may be damaged like any word.
+    if code_words and lexicon.looks_scanned(vocabulary):
+        code_words = frozenset()
     for group in groups:
-        if group.same:
-            (qa, qb), (sa, sb) = group.quote_words[0], group.span_words[0]
-            if _spelled_swap(quote[qa:qb], span[sa:sb], vocabulary):
-                return _real_word_differs(quote[qa:qb], span[sa:sb])
-            continue
         q_words = _words(quote, group.quote_words)
         s_words = _words(span, group.span_words)
+        if _respelled_code(q_words, s_words, code_words):
+            return (
+                f"code differs: quote has '{q_words}', source has '{s_words}' "
+                "(the source shows no OCR damage)"
+            )
+        if group.same:
+            if _spelled_swap(q_words, s_words, vocabulary):
+                return _real_word_differs(q_words, s_words)
+            continue
         if not group.span_words:
             if all(_is_junk(ocr_skeleton(w)) for w in q_words.split()):
                 continue
@@ -1426,12 +1458,16 @@ def _rival_guard_word(quote_word: str, span_word: str) -> str | None:
 
 
 def fuzzy_difference(
-    quote: str, span: str, vocabulary: Mapping[str, int] | None = None
+    quote: str,
+    span: str,
+    vocabulary: Mapping[str, int] | None = None,
+    code_words: frozenset[str] = frozenset(),
 ) -> str | None:
     """Everything a fuzzy match must pass: meaning, then wording (see module
     docstring). None when the span says what the quote says. `vocabulary`
     (OCR skeleton -> count in the source document) tells damaged words from
-    the document's own words (lexicon.py)."""
+    the document's own words (lexicon.py); `code_words` are the words the
+    quote or the span write as codes (`codes`), which folding lowercased."""
     if Counter(_DIGITS.findall(quote)) - Counter(_DIGITS.findall(span)):
         # Cheap early answer for a look-alike passage ("Section 11" for
         # "Section 38"): failing early is always the safe direction. Extra
@@ -1441,7 +1477,7 @@ def fuzzy_difference(
     groups = _align_words(quote, span)
     repaired = _repair_guard_words(quote, span, groups, vocabulary)
     return meaning_difference(quote, repaired) or _wording(
-        quote, span, groups, vocabulary
+        quote, span, groups, vocabulary, code_words
     )
 
 

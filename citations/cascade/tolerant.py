@@ -33,7 +33,7 @@ from citations.cascade.boundaries import cut_token, disallowed_cut
 from citations.cascade.context import dropped_negation
 from citations.cascade.folding import IGNORABLE, OCR_SAME_LENGTH, fold, ocr_skeleton
 from citations.cascade.glyphs import merged_once
-from citations.cascade.guards import fuzzy_difference
+from citations.cascade.guards import codes, fuzzy_difference
 from citations.cascade.prepared import NUMBER_MIN_CHARS, PreparedText
 
 SIMILARITY_THRESHOLD = 0.85
@@ -128,6 +128,7 @@ class FoldedQuote:
     folded: str
     skeleton: str  # same-length OCR folding (offsets shared with `folded`)
     ocr: str  # full OCR skeleton, for similarity
+    codes: frozenset[str] = frozenset()  # guards.codes of the original quote
 
     @classmethod
     def of(cls, quote: str) -> FoldedQuote:
@@ -231,6 +232,7 @@ def _folded_quote(quote: str) -> FoldedQuote:
         folded=folded,
         skeleton=folded.translate(OCR_SAME_LENGTH),
         ocr=ocr_skeleton(folded),
+        codes=codes(quote),
     )
 
 
@@ -726,7 +728,12 @@ def _judge_snapped(
     plain = Levenshtein.normalized_similarity(quote.folded, candidate)
     if similarity < SIMILARITY_THRESHOLD or plain < PLAIN_SIMILARITY_FLOOR:
         return Near(*span, plain, f"closest passage is only {plain:.2f} similar")
-    reason = fuzzy_difference(quote.folded, candidate, prepared.vocabulary)
+    reason = fuzzy_difference(
+        quote.folded,
+        candidate,
+        prepared.vocabulary,
+        quote.codes | codes(prepared.text[span[0] : span[1]]),
+    )
     if reason:
         return Near(*span, plain, reason)
     return Found(*span, "fuzzy", plain, _inside(f_start, f_end, region), similarity)

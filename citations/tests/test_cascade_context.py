@@ -7,6 +7,7 @@ import pytest
 
 from citations.cascade import verify_quote
 from citations.cascade.elision import split_quote
+from citations.tests.sources import SCANNED_PREAMBLE
 
 TEXT = (
     "12.3 No amendment of this Agreement shall be effective unless made in writing. "
@@ -199,9 +200,6 @@ def test_a_word_ocr_split_before_its_last_letters_negates_nothing():
     assert verify_quote(text, "written consent of the Licensor").verified
 
 
-_SCAN = "Tlie Sel1er and tbe Buyer agrec as fo1lows. Thc parties herehy agree. "
-
-
 @pytest.mark.parametrize(
     ("source", "quote"),
     [
@@ -223,7 +221,7 @@ _SCAN = "Tlie Sel1er and tbe Buyer agrec as fo1lows. Thc parties herehy agree. "
 def test_a_negation_ocr_ran_into_the_quotes_first_word_counts(source, quote):
     # In a scan a fuzzy match may start where OCR ran two words together;
     # the word run into the quote's first one is still the word before it.
-    verdict = verify_quote(_SCAN + source, quote)
+    verdict = verify_quote(SCANNED_PREAMBLE + source, quote)
     assert not verdict.verified
     assert "negates it" in verdict.reason
 
@@ -234,7 +232,7 @@ def test_a_plain_word_ocr_ran_into_the_quotes_first_word_negates_nothing():
         "de1ay in performance."
     )
     verdict = verify_quote(
-        _SCAN + source, "party shall be liable for any delay in performance."
+        SCANNED_PREAMBLE + source, "party shall be liable for any delay in performance."
     )
     assert verdict.verified, verdict.reason
 
@@ -242,7 +240,7 @@ def test_a_plain_word_ocr_ran_into_the_quotes_first_word_negates_nothing():
 def test_a_not_that_lost_its_o_still_governs_the_quote():
     # The guard will not let a quote drop "nt" (no word), nor grant it as
     # "not"; so a quote leaving it out, by its start or an ellipsis, fails.
-    source = _SCAN + (
+    source = SCANNED_PREAMBLE + (
         "The Company's aggregate liability shall nt exceed 15% of the fees paid "
         "in the 9 months before the claim."
     )
@@ -254,11 +252,16 @@ def test_a_not_that_lost_its_o_still_governs_the_quote():
         assert not verdict.verified, quote
         assert "“nt”" in verdict.reason
     # "nt" that ends a word OCR split ("Agreeme nt") negates nothing.
-    source = _SCAN + "the parties to this Agreeme nt should keep accurate books."
+    source = (
+        SCANNED_PREAMBLE + "the parties to this Agreeme nt should keep accurate books."
+    )
     verdict = verify_quote(source, "should keep accurate books.")
     assert verdict.verified, verdict.reason
     # "ot" is "of" before it is "not".
-    source = _SCAN + "an event ot force majeure - including fire, flood or strike."
+    source = (
+        SCANNED_PREAMBLE
+        + "an event ot force majeure - including fire, flood or strike."
+    )
     verdict = verify_quote(source, "force majeure - including fire, flood or strike.")
     assert verdict.verified, verdict.reason
 
@@ -429,7 +432,8 @@ def test_quotes_of_real_web_email_and_scanned_text_that_negate_nothing_verify():
         ),
         # "into" is no misread "not", even in a scan.
         (
-            _SCAN + "and thatthe Priour came into thekitchin and tooke the rope.",
+            SCANNED_PREAMBLE
+            + "and thatthe Priour came into thekitchin and tooke the rope.",
             "thekitchin and tooke the rope.",
         ),
     ]
@@ -524,7 +528,7 @@ def test_an_aside_after_a_plain_word_governs_nothing():
     ],
 )
 def test_words_ocr_ran_together_count_as_the_words_they_were(source, quote, verified):
-    verdict = verify_quote(_SCAN + source, quote)
+    verdict = verify_quote(SCANNED_PREAMBLE + source, quote)
     assert verdict.verified is verified, verdict.reason
 
 
@@ -601,7 +605,7 @@ def test_a_word_ocr_ran_into_a_negation_still_negates(source, quote, verified):
     assert verdict.verified is verified, verdict.reason
 
 
-@pytest.mark.parametrize("prefix", ["", _SCAN])
+@pytest.mark.parametrize("prefix", ["", SCANNED_PREAMBLE])
 @pytest.mark.parametrize(
     ("source", "quote"),
     [
@@ -628,7 +632,10 @@ def test_damage_never_moves_a_quote_out_of_a_negations_reach(prefix, source, quo
 
 
 def test_a_negation_with_a_0_for_its_o_governs_in_a_scan():
-    source = _SCAN + "The Licensee shall r0t be required to pay any damages at all."
+    source = (
+        SCANNED_PREAMBLE
+        + "The Licensee shall r0t be required to pay any damages at all."
+    )
     verdict = verify_quote(source, "be required to pay any damages at all.")
     assert not verdict.verified
     assert "r0t" in verdict.reason

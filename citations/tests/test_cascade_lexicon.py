@@ -10,6 +10,7 @@ from citations.cascade import verify_quote
 from citations.cascade.folding import ocr_skeleton
 from citations.cascade.guards import fuzzy_difference
 from citations.cascade.lexicon import is_word, reading
+from citations.tests.sources import SCANNED_PREAMBLE
 
 QUOTE = (
     "The Supplier must deliver the Goods within 30 days of the Order Date and "
@@ -157,8 +158,8 @@ def test_in_a_scan_a_word_the_document_uses_again_is_its_own_word():
     # "month" recurs and "mouth" never occurs: the scan's "month" is no
     # misreading of the quote's "mouth", though one glyph tells them apart.
     scan = (
-        "Tlie Sel1er and tbe Buyer agrec as fo1lows. Thc parties herehy agree. "
-        "The fee is due each month. Payment is made within one month of the "
+        SCANNED_PREAMBLE
+        + "The fee is due each month. Payment is made within one month of the "
         "invoice, and interest accrues from the end of that month."
     )
     quote = "Payment is made within one mouth of the invoice"

@@ -6,6 +6,7 @@ import pytest
 
 from citations.cascade import verify_quote
 from citations.cascade.folding import fold
+from citations.tests.sources import SCANNED_PREAMBLE
 
 CLEAN = (
     'The Supplier shall deliver the Goods within thirty (30) days of the "Order Date". '
@@ -579,9 +580,6 @@ def test_a_number_keeps_its_sign_decimal_point_and_digit_groups(source, quote):
     assert not verdict.verified, verdict.reason
 
 
-_SCANNED = "Tlie Sel1er and tbe Buyer agrec as fo1lows. Thc parties herehy agree. "
-
-
 @pytest.mark.parametrize(
     ("source", "quote", "span"),
     [
@@ -613,7 +611,9 @@ _SCANNED = "Tlie Sel1er and tbe Buyer agrec as fo1lows. Thc parties herehy agree
     ],
 )
 def test_a_span_edge_in_a_damaged_token_takes_the_whole_token(source, quote, span):
-    verdict = verify_quote(_SCANNED + source + " The remaining terms apply.", quote)
+    verdict = verify_quote(
+        SCANNED_PREAMBLE + source + " The remaining terms apply.", quote
+    )
     assert verdict.verified, verdict.reason
     assert verdict.source_text == span
 
@@ -641,6 +641,6 @@ def test_a_span_edge_in_a_damaged_token_takes_the_whole_token(source, quote, spa
     ],
 )
 def test_the_whole_token_at_a_span_edge_never_lends_its_meaning(source, quote):
-    for prefix in ("", _SCANNED):
+    for prefix in ("", SCANNED_PREAMBLE):
         verdict = verify_quote(prefix + source, quote)
         assert not verdict.verified, (prefix, verdict.reason)

@@ -10,6 +10,7 @@ import pytest
 
 from citations.cascade import verify_quote
 from citations.cascade.guards import features, meaning_difference, paraphrase_difference
+from citations.tests.sources import SCANNED_PREAMBLE
 
 SOURCE = (
     "Section 4.2. The Supplier shall deliver the Goods within 30 days of the Order Date. "
@@ -285,10 +286,7 @@ def test_a_capital_c_read_as_g_is_damage_only_at_a_words_start():
     assert not verdict.verified
 
 
-_SCANNED = "Tlie Sel1er and tbe Buyer agrec as fo1lows. Thc parties herehy agree. "
-
-
-@pytest.mark.parametrize("prefix", ["", _SCANNED])
+@pytest.mark.parametrize("prefix", ["", SCANNED_PREAMBLE])
 @pytest.mark.parametrize(
     ("source", "quote"),
     [
@@ -357,7 +355,7 @@ def test_damage_never_reads_as_a_different_guard_word(prefix, source, quote):
     ],
 )
 def test_a_glyph_read_as_two_reads_as_the_quotes_word(source, quote):
-    verdict = verify_quote(_SCANNED + source, quote)
+    verdict = verify_quote(SCANNED_PREAMBLE + source, quote)
     assert verdict.verified, verdict.reason
 
 
@@ -392,7 +390,7 @@ def test_a_glyph_read_as_two_reads_as_the_quotes_word(source, quote):
     ],
 )
 def test_damage_that_spacing_hides_reads_as_the_quotes_words(source, quote):
-    verdict = verify_quote(_SCANNED + source, quote)
+    verdict = verify_quote(SCANNED_PREAMBLE + source, quote)
     assert verdict.verified, verdict.reason
 
 
@@ -433,7 +431,7 @@ def test_damage_that_spacing_hides_reads_as_the_quotes_words(source, quote):
         ),
     ],
 )
-@pytest.mark.parametrize("prefix", ["", _SCANNED])
+@pytest.mark.parametrize("prefix", ["", SCANNED_PREAMBLE])
 def test_damage_that_spacing_hides_grants_no_other_guard_word(prefix, source, quote):
     verdict = verify_quote(prefix + source, quote)
     assert not verdict.verified, verdict.reason
@@ -448,12 +446,12 @@ def test_a_0_between_letters_in_a_clean_source_is_no_damaged_not():
 
 
 def test_a_sign_before_a_currency_belongs_to_the_amount():
-    source = _SCANNED + "The Seller shall pay -$500 to the Buyer on demand."
+    source = SCANNED_PREAMBLE + "The Seller shall pay -$500 to the Buyer on demand."
     verdict = verify_quote(source, "The Seller shall pay $500 to the Buyer on demand.")
     assert not verdict.verified
 
 
-@pytest.mark.parametrize("prefix", ["", _SCANNED])
+@pytest.mark.parametrize("prefix", ["", SCANNED_PREAMBLE])
 @pytest.mark.parametrize(
     ("source", "quote"),
     [
@@ -538,6 +536,58 @@ def test_letters_beside_numbers_keep_their_meaning(prefix, source, quote):
 def test_a_word_or_time_of_the_document_never_reads_as_another(source, quote):
     verdict = verify_quote(source, quote)
     assert not verdict.verified, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "The Company is a corporation organized under the laws of CA and has "
+            "its principal office in Atlanta.",
+            "The Company is a corporation organized under the laws of GA and has "
+            "its principal office in Atlanta.",
+        ),
+        (
+            "The fee is payable in C$ at the exchange rate published by the Bank "
+            "on the first business day.",
+            "The fee is payable in A$ at the exchange rate published by the Bank "
+            "on the first business day.",
+        ),
+        (
+            "Deliveries are made under Incoterms FOB Shanghai, with risk passing "
+            "at the ship's rail to Buyer.",
+            "Deliveries are made under Incoterms FCB Shanghai, with risk passing "
+            "at the ship's rail to Buyer.",
+        ),
+        # The code may be the source's side: a lowercase quote is no excuse.
+        (
+            "Deliveries are made under Incoterms FCB Shanghai, with risk passing "
+            "at the ship's rail to Buyer.",
+            "deliveries are made under incoterms fob shanghai, with risk passing "
+            "at the ship's rail to buyer.",
+        ),
+    ],
+)
+def test_in_a_clean_source_a_code_is_spelled_as_written(source, quote):
+    # "C" and "G", "O" and "C" are look-alike glyphs, but nothing misread a
+    # clean text: a code with another letter is another code.
+    verdict = verify_quote(source, quote)
+    assert not verdict.verified
+    assert verdict.reason.startswith("no match: code differs")
+
+
+def test_in_a_scan_a_damaged_code_still_reads_as_the_quotes():
+    source = SCANNED_PREAMBLE + (
+        "The Company is a corporation organized under the laws of GA and has "
+        "its principal office in Sacramento."
+    )
+    quote = (
+        "The Company is a corporation organized under the laws of CA and has its "
+        "principal office in Sacramento."
+    )
+    verdict = verify_quote(source, quote)
+    assert verdict.verified, verdict.reason
+    assert source[verdict.start : verdict.end].startswith("The Company")
 
 
 def test_a_time_written_with_full_stops_is_the_same_time():
