@@ -67,7 +67,11 @@ DATE = "date"
 NEGATION = "negation"
 MODAL = "modal verb"
 LABEL = "label"  # "Section 8(b)", "Article IV", "Exhibit C"
-KINDS = (NUMBER, PERCENT, CURRENCY, DATE, NEGATION, MODAL, LABEL)
+# What joins two numbers: "2-3" is a range, "2/3" a fraction or a date, "3:1"
+# a ratio, and "10 15" says neither.
+SEPARATOR = "number separator"
+KINDS = (NUMBER, PERCENT, CURRENCY, DATE, NEGATION, MODAL, LABEL, SEPARATOR)
+_SEPARATOR = re.compile(r" ?([-/:]) ?| ")
 
 _NEGATIONS = [
     "not",
@@ -393,6 +397,7 @@ def features(folded: str) -> list[Feature]:
     """The meaning-bearing tokens of a folded string, in order."""
     found: list[Feature] = []
     previous_word = ""
+    number_end = -1  # where the last number token ended
     for m in _TOKEN.finditer(folded):
         raw = m.group()
         # Most tokens are plain words: skip them before any other work.
@@ -415,7 +420,13 @@ def features(folded: str) -> list[Feature]:
             value = _number_value(raw)
             if _signed(folded, start):
                 value = "-" + value
-            found.append(Feature(NUMBER, value, raw, _context(folded, start, end)))
+            context = _context(folded, start, end)
+            joint = _SEPARATOR.fullmatch(folded, number_end, start)
+            if number_end >= 0 and joint:
+                joined = folded[folded.rfind(" ", 0, number_end - 1) + 1 : end]
+                found.append(Feature(SEPARATOR, joint.group(1) or " ", joined, context))
+            found.append(Feature(NUMBER, value, raw, context))
+            number_end = end
             continue
         if kind == "sym":
             feature_kind, value = _SYMBOLS[raw]
@@ -992,26 +1003,35 @@ def _words(text: str, spans: tuple[tuple[int, int], ...]) -> str:
     return " ".join(text[a:b] for a, b in spans)
 
 
-# Words written in capitals, as the original (unfolded) text spells them:
-# codes and abbreviations ("CA", "FOB", "USD", "CFO"), and a capital before a
-# currency sign ("C$"). Their letters are few and arbitrary, so a look-alike
-# glyph ("GA" for "CA") is as likely another code as damage.
+# Codes, as the original (unfolded) text spells them: abbreviations in
+# capitals ("CA", "FOB", "USD", "CFO"), and a capital before a currency sign
+# ("C$"). Their letters are few and arbitrary, so a look-alike glyph ("GA"
+# for "CA") is as likely another code as damage.
 _CODE = re.compile(r"\b(?:[A-Z][A-Z0-9&]{1,5}\b|[A-Z](?=\$))")
 
 
 def codes(original: str) -> frozenset[str]:
     """The code words of an original (unfolded) text, lowercased as folding
-    leaves them: those with a letter besides the first are in capitals."""
+    leaves them."""
     return frozenset(
         m.group().lower() for m in _CODE.finditer(original) if not m.group().isdigit()
     )
 
 
+def _mixed(word: str) -> bool:
+    return any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+
+
 def _respelled_code(q_words: str, s_words: str, code_words: frozenset[str]) -> bool:
-    """Quote and span differ in the letters of a code word of either."""
-    if not code_words or q_words.replace(" ", "") == s_words.replace(" ", ""):
+    """Quote and span differ in the letters of a code word of either, or in
+    a word that mixes letters and digits in both ("8i" and "8l"; "0f" for
+    "of" is a digit misread)."""
+    if q_words.replace(" ", "") == s_words.replace(" ", ""):
         return False
-    return any(w in code_words for w in chain(q_words.split(), s_words.split()))
+    q_list, s_list = q_words.split(), s_words.split()
+    if len(q_list) == len(s_list) == 1 and _mixed(q_words) and _mixed(s_words):
+        return True
+    return any(w in code_words for w in chain(q_list, s_list))
 
 
 def _another_real_word(
@@ -1075,12 +1095,11 @@ def _wording(
 ) -> str | None:
     # In a clean (not OCR'd) source a code is spelled as written: nothing
     # misread its glyphs. In a scan it may be damaged like any word.
-    if code_words and lexicon.looks_scanned(vocabulary):
-        code_words = frozenset()
+    clean = not lexicon.looks_scanned(vocabulary)
     for group in groups:
         q_words = _words(quote, group.quote_words)
         s_words = _words(span, group.span_words)
-        if _respelled_code(q_words, s_words, code_words):
+        if clean and _respelled_code(q_words, s_words, code_words):
             return (
                 f"code differs: quote has '{q_words}', source has '{s_words}' "
                 "(the source shows no OCR damage)"

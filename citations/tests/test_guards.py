@@ -576,6 +576,54 @@ def test_in_a_clean_source_a_code_is_spelled_as_written(source, quote):
     assert verdict.reason.startswith("no match: code differs")
 
 
+@pytest.mark.parametrize("prefix", ["", SCANNED_PREAMBLE])
+@pytest.mark.parametrize(
+    ("written", "quoted"),
+    [
+        ("2-3 percent", "2/3 percent"),  # a range is no fraction
+        ("2/3 percent", "2-3 percent"),
+        ("10/15", "10-15"),  # nor a date
+        ("10-15", "10 15"),  # nor two numbers
+        ("5 - 10", "5 10"),
+        ("3:1", "3/1"),  # nor is a ratio
+    ],
+)
+def test_what_joins_two_numbers_is_part_of_them(prefix, written, quoted):
+    template = (
+        "The Licensee shall pay a royalty of {} of the net sales within thirty "
+        "days after the end of each quarter."
+    )
+    verdict = verify_quote(prefix + template.format(written), template.format(quoted))
+    assert not verdict.verified
+    assert "number separator differs" in verdict.reason
+    assert f"'{quoted.split()[0]}" in verdict.reason
+
+
+def test_a_range_quoted_with_another_dash_or_spacing_is_the_same_range():
+    source = "Delivery takes 10\u201315 business days from the date of the order."
+    for quote in (
+        "Delivery takes 10-15 business days from the date of the order.",
+        "Delivery takes 10 - 15 business days from the date of the order.",
+    ):
+        assert verify_quote(source, quote).verified, quote
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("the fees set out in Section 8i within thirty days after the date", "8l"),
+        ("the fees set out in Section 12b within thirty days after the date", "12h"),
+    ],
+)
+def test_in_a_clean_source_letters_beside_digits_are_spelled_as_written(source, quote):
+    word = source.split()[6]
+    verdict = verify_quote(source, source.replace(word, quote))
+    assert not verdict.verified
+    scanned = verify_quote(SCANNED_PREAMBLE + source, source.replace(word, quote))
+    # In a scan "8l" may be OCR's "8i"; "12h" is no misreading of "12b".
+    assert scanned.verified == (quote == "8l"), scanned.reason
+
+
 def test_in_a_scan_a_damaged_code_still_reads_as_the_quotes():
     source = SCANNED_PREAMBLE + (
         "The Company is a corporation organized under the laws of GA and has "
