@@ -267,7 +267,11 @@ def reads_as_common_word(skeleton: str) -> bool:
 # them everywhere: ~0.05% of the words of a clean contract, 2-6% at 1-2% OCR
 # character damage, 4-9% in the ICDAR scans. Between the two sits this line.
 SCANNED_NON_WORDS = 0.02
-SCANNED_MIN_NON_WORDS = 3
+# At least this many, too: a short clean contract holds a few terms no
+# dictionary lists ("Licensor", "Sublicensee"), and a clean text read as a
+# scan loses the checks that refuse look-alike codes and words, while a short
+# scan read as clean only refuses more.
+SCANNED_MIN_NON_WORDS = 5
 # In a long scan the same misreadings recur, so one-offs get rare; what grows
 # is the share of distinct tokens that are no word: 4-9% in CUAD's contracts
 # (names, defined terms), 16-90% in damaged text, 11-21% in the ICDAR scans.
@@ -315,7 +319,8 @@ def _scanned_by(vocabulary: Mapping[str, int]) -> bool:
     total = sum(vocabulary.values())
     non_words = types = non_word_types = 0
     for word, count in vocabulary.items():
-        if len(word) < 3 or not word.isalpha():
+        if len(word) < 3 or not word.isalpha() or not word.strip("lo"):
+            # In the skeleton digits are letters: "10,000" is "lo" and "ooo".
             continue
         types += 1
         if frequency(word) == 0:

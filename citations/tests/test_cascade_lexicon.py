@@ -9,7 +9,8 @@ import pytest
 from citations.cascade import verify_quote
 from citations.cascade.folding import ocr_skeleton
 from citations.cascade.guards import fuzzy_difference
-from citations.cascade.lexicon import is_word, reading
+from citations.cascade.lexicon import is_word, looks_scanned, reading
+from citations.cascade.prepared import prepare
 from citations.tests.sources import SCANNED_PREAMBLE
 
 QUOTE = (
@@ -169,3 +170,30 @@ def test_in_a_scan_a_word_the_document_uses_again_is_its_own_word():
     assert verify_quote(
         scan, "Payment is made within one month of the invoice"
     ).verified
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "Payment is due within ten days after the invoice date in CA.",
+            "Payment is due within ten days after the invoice date in GA.",
+        ),
+        (
+            "The Goods shall be delivered FOB Houston in lots of 75 tons each.",
+            "The Goods shall be delivered FOB Houston in lots of 75 tens each.",
+        ),
+    ],
+)
+def test_a_short_clean_contract_with_amounts_and_legal_terms_reads_as_clean(
+    source, quote
+):
+    # Digit groups are letters in the skeleton ("10,000" is "lo ooo"), and
+    # "Licensor" and "Sublicensee" are in no dictionary: three one-off
+    # non-words made this a "scan", where look-alike glyphs may be damage.
+    preamble = "The Licensee shall pay the Licensor $10,000 for each Sublicensee. "
+    prepared = prepare(preamble + source)
+    assert not looks_scanned(prepared.vocabulary)
+    verdict = verify_quote(preamble + source, preamble + quote)
+    assert not verdict.verified, verdict.reason
+    assert looks_scanned(prepare(SCANNED_PREAMBLE + source).vocabulary)

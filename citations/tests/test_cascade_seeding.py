@@ -23,7 +23,8 @@ from citations.cascade.tolerant import FoldedQuote, Seed, _rank
 def test_seeds_are_ranked_by_window_similarity_ties_in_seed_order(
     skeleton, spans, quote
 ):
-    # The best seed is found with cutoffs; the order must not change for it.
+    # The best seed is found with cutoffs; the order must not change for it,
+    # and only seeds at least `floor` similar are ranked.
     q = FoldedQuote.of(quote)
     seeds = [Seed(s, s + n, i, 0, 0) for i, (s, n) in enumerate(spans)]
 
@@ -31,9 +32,12 @@ def test_seeds_are_ranked_by_window_similarity_ties_in_seed_order(
         window = skeleton[max(0, seed.start) : seed.end]
         return Levenshtein.normalized_similarity(q.skeleton, window)
 
-    assert list(_rank(skeleton, q, seeds)) == sorted(
-        seeds, key=lambda s: -similarity(s)
-    )
+    for floor in (0.01, 0.5, 0.9):
+        assert list(_rank(skeleton, q, seeds, floor)) == [
+            s
+            for s in sorted(seeds, key=lambda s: -similarity(s))
+            if similarity(s) >= floor
+        ]
 
 
 def _postings_key_by_key(prepared, words, lo, hi, stop, selective):
