@@ -50,7 +50,8 @@ from citations.cascade.glyphs import (
 # A number stands alone ("30", "1,000.50"); digits glued to letters ("30days",
 # "0rder") are read as a word and sorted out in `features`.
 _TOKEN = re.compile(
-    r"(?P<num>(?<!\w)\d+(?:[.,]\d+)*+(?!\w))|(?P<sym>[$€£¥₹%])|(?P<word>\w+(?:[.,']\w+)*)"
+    r"(?P<num>(?:(?<![\w.])\.|(?<!\w))\d+(?:[.,]\d+)*+(?!\w))"
+    r"|(?P<sym>[$€£¥₹%]|[<>]=?|\+/-|[≥≤±≈~×+])|(?P<word>\w+(?:[.,']\w+)*)"
 )
 _WORD = re.compile(r"\w+")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
@@ -264,6 +265,12 @@ def _damaged_nt(word: str, folded: str, end: int) -> str | None:
 
 _SYMBOLS = {"%": (PERCENT, "%"), "$": (CURRENCY, "$"), "€": (CURRENCY, "€")}
 _SYMBOLS |= {"£": (CURRENCY, "£"), "¥": (CURRENCY, "¥"), "₹": (CURRENCY, "₹")}
+# Marks that bound, round or combine a number: "≥ $5,000,000", "~5%",
+# "30+ days", "±1%", "5 × 10". They count beside a number only: elsewhere
+# they are typography, or a scan's specks.
+_BOUNDS = {">": ">", "<": "<", ">=": "≥", "≥": "≥", "<=": "≤", "≤": "≤"}
+_BOUNDS |= {"±": "±", "+/-": "±", "~": "≈", "≈": "≈", "×": "×", "+": "+"}
+_SYMBOLS |= {mark: (NUMBER, value) for mark, value in _BOUNDS.items()}
 
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
 # "in" takes the sound of the letter after it: il- before l (illegal), ir-
@@ -293,7 +300,32 @@ def _context(text: str, start: int, end: int) -> str:
 
 
 def _number_value(raw: str) -> str:
+    if raw.startswith("."):
+        return "0" + raw  # ".5%" is "0.5%", never "5%"
     return raw.replace(",", "") if _THOUSANDS.fullmatch(raw) else raw
+
+
+_CURRENCY_SIGNS = "$€£¥₹"
+_NEGATIVE_OPENINGS = frozenset(
+    [c + "(" for c in _CURRENCY_SIGNS] + ["(" + c for c in _CURRENCY_SIGNS]
+)
+
+
+def _beside_a_number(folded: str, start: int, end: int) -> bool:
+    after = folded[end : end + 3].lstrip(" ")
+    if after[:1].isdigit() or (
+        after[:1] in _CURRENCY_SIGNS + "." and after[1:2].isdigit()
+    ):
+        return True
+    return start > 0 and (folded[start - 1].isdigit() or folded[start - 1] == "%")
+
+
+def _bracketed(folded: str, start: int, end: int) -> bool:
+    """An amount in brackets is negative, as accounts write it: "$(500,000)",
+    "($500,000)". Not "thirty (30)"."""
+    if folded[end : end + 1] != ")":
+        return False
+    return folded[max(0, start - 4) : start].replace(" ", "")[-2:] in _NEGATIVE_OPENINGS
 
 
 def ocr_letters(word: str) -> bool:
@@ -418,7 +450,7 @@ def features(folded: str) -> list[Feature]:
         start, end = m.span()
         if kind == "num":
             value = _number_value(raw)
-            if _signed(folded, start):
+            if _signed(folded, start) or _bracketed(folded, start, end):
                 value = "-" + value
             context = _context(folded, start, end)
             joint = _SEPARATOR.fullmatch(folded, number_end, start)
@@ -430,6 +462,8 @@ def features(folded: str) -> list[Feature]:
             continue
         if kind == "sym":
             feature_kind, value = _SYMBOLS[raw]
+            if raw in _BOUNDS and not _beside_a_number(folded, start, end):
+                continue
             # "-$500": the sign before the currency belongs to the amount.
             if feature_kind == CURRENCY and _signed(folded, start):
                 value = "-" + value
@@ -1018,6 +1052,21 @@ def codes(original: str) -> frozenset[str]:
     )
 
 
+def _possessive(text: str, spans: tuple[tuple[int, int], ...]) -> str:
+    """How the words at `spans` end: "'s" ("Lender's", one owner), "s'"
+    ("Lenders'", several) or "" (no apostrophe)."""
+    start, end = spans[0][0], spans[-1][1]
+    if text[start:end].endswith("'s"):
+        return "'s"
+    if text[end - 1 : end + 1] == "s'":
+        return "s'"
+    return ""
+
+
+def _as_written(text: str, spans: tuple[tuple[int, int], ...], form: str) -> str:
+    return text[spans[0][0] : spans[-1][1]] + ("'" if form == "s'" else "")
+
+
 def _mixed(word: str) -> bool:
     return any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
 
@@ -1119,6 +1168,16 @@ def _wording(
         kq = ocr_skeleton(q_words.replace(" ", ""))
         ks = ocr_skeleton(s_words.replace(" ", ""))
         if kq == ks:
+            q_form = _possessive(quote, group.quote_words)
+            s_form = _possessive(span, group.span_words)
+            # A scan may lose an apostrophe; it does not move one.
+            if q_form != s_form and (clean or (q_form and s_form)):
+                q_raw = _as_written(quote, group.quote_words, q_form)
+                s_raw = _as_written(span, group.span_words, s_form)
+                return (
+                    f"possessive differs: quote has '{q_raw}', source has "
+                    f"'{s_raw}' (one owner or several)"
+                )
             continue
         if _negating_prefix(kq, ks) or _damaged_negating_prefix(kq, ks):
             return f"negation differs: quote has '{q_words}', source has '{s_words}'"

@@ -599,6 +599,84 @@ def test_what_joins_two_numbers_is_part_of_them(prefix, written, quoted):
     assert f"'{quoted.split()[0]}" in verdict.reason
 
 
+@pytest.mark.parametrize("prefix", ["", SCANNED_PREAMBLE])
+@pytest.mark.parametrize(
+    ("template", "written", "quoted"),
+    [
+        # A leading decimal point is part of the number.
+        ("an interest rate of {} per month on any overdue amount", ".5%", "5%"),
+        ("a one-time fee of {} upon execution of this Agreement", "$.50", "$50"),
+        # Bounds and signs beside a number.
+        ("insurance coverage of {} $5,000,000 per occurrence", "\u2265", "\u2264"),
+        ("insurance coverage of {} $5,000,000 per occurrence", ">=", "<="),
+        ("an adjustment of {} as shown on the Closing Statement", "~5%", "5%"),
+        ("an adjustment of {} as shown on the Closing Statement", "\u00b15%", "+5%"),
+        ("by giving the other party {} prior written notice", "30+ days'", "30 days'"),
+        (
+            "the Contractor shall supply {} units of the Equipment",
+            "5 \u00d7 10",
+            "5 + 10",
+        ),
+        # An amount in brackets is negative.
+        (
+            "an adjustment of {} as shown on the Closing Statement",
+            "$(500,000)",
+            "$500,000",
+        ),
+        (
+            "an adjustment of {} as shown on the Closing Statement",
+            "($500,000)",
+            "$500,000",
+        ),
+    ],
+)
+def test_marks_that_bound_or_sign_a_number_are_part_of_it(
+    prefix, template, written, quoted
+):
+    sentence = "The Parties agree to {}, subject to the terms of this Agreement."
+    source, quote = (sentence.format(template.format(x)) for x in (written, quoted))
+    assert not verify_quote(prefix + source, quote).verified
+    assert not verify_quote(prefix + quote, source).verified
+
+
+def test_a_bound_written_in_two_ways_or_a_number_word_in_brackets_is_no_change():
+    source = (
+        "The Supplier shall maintain coverage of >= $5,000,000 for thirty (30) days."
+    )
+    quote = "The Supplier shall maintain coverage of \u2265 $5,000,000 for thirty (30) days."
+    assert verify_quote(source, quote).verified
+
+
+@pytest.mark.parametrize("prefix", ["", SCANNED_PREAMBLE])
+@pytest.mark.parametrize(
+    ("written", "quoted"),
+    [
+        ("The Lender's rights", "The Lenders' rights"),  # one owner or several
+        ("Each Holder's consent", "Each Holders' consent"),
+        ("The Employees' salaries", "The Employee's salaries"),
+    ],
+)
+def test_a_moved_apostrophe_is_another_owner(prefix, written, quoted):
+    rest = " under this Agreement may be reviewed annually by the Committee."
+    for source, quote in ((written, quoted), (quoted, written)):
+        verdict = verify_quote(prefix + source + rest, quote + rest)
+        assert not verdict.verified
+        assert verdict.reason.startswith("no match: possessive differs")
+
+
+def test_an_apostrophe_is_compared_as_written_in_clean_text_and_may_be_lost_in_a_scan():
+    source = (
+        "The Sellers obligations shall survive the Closing for a period of two years."
+    )
+    quote = (
+        "The Seller's obligations shall survive the Closing for a period of two years."
+    )
+    assert not verify_quote(source, quote).verified
+    assert verify_quote(SCANNED_PREAMBLE + source, quote).verified
+    its = "The Company shall maintain {} records at its principal office in Boston."
+    assert not verify_quote(its.format("its"), its.format("it's")).verified
+
+
 def test_a_range_quoted_with_another_dash_or_spacing_is_the_same_range():
     source = "Delivery takes 10\u201315 business days from the date of the order."
     for quote in (
