@@ -1118,9 +1118,10 @@ def _another_real_word(
 def _spelled_swap(
     quote_word: str, span_word: str, vocabulary: Mapping[str, int] | None
 ) -> bool:
-    """Words equal up to i/l/1 and o/0 are still two words when both are
-    spelled so in the dictionary ("fails"/"falls", "mail"/"mall"); in a clean
-    source that is a different word, not damage."""
+    """Words equal up to look-alike glyphs are still two words when both are
+    spelled so in the dictionary ("fails"/"falls", "mail"/"mall",
+    "stern"/"stem", "modern"/"modem"); in a clean source that is a different
+    word, not damage."""
     if quote_word == span_word:
         return False
     if not (lexicon.is_spelled(quote_word) and lexicon.is_spelled(span_word)):
@@ -1168,6 +1169,10 @@ def _wording(
         kq = ocr_skeleton(q_words.replace(" ", ""))
         ks = ocr_skeleton(s_words.replace(" ", ""))
         if kq == ks:
+            if len(group.quote_words) == len(group.span_words) == 1 and _spelled_swap(
+                q_words, s_words, vocabulary
+            ):
+                return _real_word_differs(q_words, s_words)  # "stern"/"stem"
             q_form = _possessive(quote, group.quote_words)
             s_form = _possessive(span, group.span_words)
             # A scan may lose an apostrophe; it does not move one.
@@ -1478,9 +1483,13 @@ def _repair_guard_words(
             continue  # the span's own guard word ("nor", "mustnt", "couldn t")
         if len(group.quote_words) == 1:
             if (
-                plausible_ocr(q_bare, s_bare)
-                or _damage_reads_as(q_text, s_text, vocabulary)
-            ) and not _rival_guard_word(q_word, ocr_skeleton(s_bare.lower())):
+                (
+                    plausible_ocr(q_bare, s_bare)
+                    or _damage_reads_as(q_text, s_text, vocabulary)
+                )
+                and not _rival_guard_word(q_word, ocr_skeleton(s_bare.lower()))
+                and not _real_word_for_a_negation(q_word, s_bare.lower())
+            ):
                 repairs.append((s_start, s_end, q_text))
             continue
         # Damaged and spaced differently ("msybe" for "may be"): the quote's
@@ -1495,6 +1504,16 @@ def _repair_guard_words(
     for start, end, text in sorted(repairs, reverse=True):
         span = span[:start] + text + span[end:]
     return span
+
+
+def _real_word_for_a_negation(quote_word: str, span_word: str) -> bool:
+    """A negation of the quote is not read into a real word of the span ("net"
+    for "not"): the span may say what it spells, and then the quote adds a
+    negation. (A damaged negation the quote leaves out is still read: that
+    only refuses.)"""
+    return any(kind == NEGATION for kind, _ in _WORD_FEATURES.get(quote_word, ())) and (
+        lexicon.is_spelled(span_word)
+    )
 
 
 def _names_a_part(text: str, start: int, end: int) -> bool:
