@@ -1483,13 +1483,9 @@ def _repair_guard_words(
             continue  # the span's own guard word ("nor", "mustnt", "couldn t")
         if len(group.quote_words) == 1:
             if (
-                (
-                    plausible_ocr(q_bare, s_bare)
-                    or _damage_reads_as(q_text, s_text, vocabulary)
-                )
-                and not _rival_guard_word(q_word, ocr_skeleton(s_bare.lower()))
-                and not _real_word_for_a_negation(q_word, s_bare.lower())
-            ):
+                plausible_ocr(q_bare, s_bare)
+                or _damage_reads_as(q_text, s_text, vocabulary)
+            ) and not _rival_guard_word(q_word, ocr_skeleton(s_bare.lower())):
                 repairs.append((s_start, s_end, q_text))
             continue
         # Damaged and spaced differently ("msybe" for "may be"): the quote's
@@ -1504,16 +1500,6 @@ def _repair_guard_words(
     for start, end, text in sorted(repairs, reverse=True):
         span = span[:start] + text + span[end:]
     return span
-
-
-def _real_word_for_a_negation(quote_word: str, span_word: str) -> bool:
-    """A negation of the quote is not read into a real word of the span ("net"
-    for "not"): the span may say what it spells, and then the quote adds a
-    negation. (A damaged negation the quote leaves out is still read: that
-    only refuses.)"""
-    return any(kind == NEGATION for kind, _ in _WORD_FEATURES.get(quote_word, ())) and (
-        lexicon.is_spelled(span_word)
-    )
 
 
 def _names_a_part(text: str, start: int, end: int) -> bool:
