@@ -305,7 +305,7 @@ def _number_value(raw: str) -> str:
     return raw.replace(",", "") if _THOUSANDS.fullmatch(raw) else raw
 
 
-_CURRENCY_SIGNS = "$€£¥₹"
+_CURRENCY_SIGNS = "".join(m for m, (kind, _) in _SYMBOLS.items() if kind == CURRENCY)
 _NEGATIVE_OPENINGS = frozenset(
     [c + "(" for c in _CURRENCY_SIGNS] + ["(" + c for c in _CURRENCY_SIGNS]
 )
@@ -1115,18 +1115,14 @@ def _another_real_word(
     return not lexicon.habitual_confusion(span_word, quote_word, vocabulary)
 
 
-def _spelled_swap(
-    quote_word: str, span_word: str, vocabulary: Mapping[str, int] | None
-) -> bool:
+def _spelled_swap(quote_word: str, span_word: str, clean: bool) -> bool:
     """Words equal up to look-alike glyphs are still two words when both are
     spelled so in the dictionary ("fails"/"falls", "mail"/"mall",
     "stern"/"stem", "modern"/"modem"); in a clean source that is a different
     word, not damage."""
     if quote_word == span_word:
         return False
-    if not (lexicon.is_spelled(quote_word) and lexicon.is_spelled(span_word)):
-        return False
-    return not lexicon.looks_scanned(vocabulary)
+    return clean and lexicon.is_spelled(quote_word) and lexicon.is_spelled(span_word)
 
 
 def _real_word_differs(quote_words: str, span_words: str) -> str:
@@ -1143,8 +1139,8 @@ def _wording(
     vocabulary: Mapping[str, int] | None = None,
     code_words: frozenset[str] = frozenset(),
 ) -> str | None:
-    # In a clean (not OCR'd) source a code is spelled as written: nothing
-    # misread its glyphs. In a scan it may be damaged like any word.
+    # In a clean (not OCR'd) source nothing misread a glyph: codes, words
+    # and apostrophes are as written. In a scan they may be damaged.
     clean = not lexicon.looks_scanned(vocabulary)
     for group in groups:
         q_words = _words(quote, group.quote_words)
@@ -1155,7 +1151,7 @@ def _wording(
                 "(the source shows no OCR damage)"
             )
         if group.same:
-            if _spelled_swap(q_words, s_words, vocabulary):
+            if _spelled_swap(q_words, s_words, clean):
                 return _real_word_differs(q_words, s_words)
             continue
         if not group.span_words:
@@ -1170,7 +1166,7 @@ def _wording(
         ks = ocr_skeleton(s_words.replace(" ", ""))
         if kq == ks:
             if len(group.quote_words) == len(group.span_words) == 1 and _spelled_swap(
-                q_words, s_words, vocabulary
+                q_words, s_words, clean
             ):
                 return _real_word_differs(q_words, s_words)  # "stern"/"stem"
             q_form = _possessive(quote, group.quote_words)

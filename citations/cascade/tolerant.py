@@ -134,7 +134,7 @@ class FoldedQuote:
     folded: str
     skeleton: str  # same-length OCR folding (offsets shared with `folded`)
     ocr: str  # full OCR skeleton, for similarity
-    codes: frozenset[str] = frozenset()  # guards.codes of the original quote
+    original: str = ""  # the quote as given, before folding
 
     @classmethod
     def of(cls, quote: str) -> FoldedQuote:
@@ -152,6 +152,12 @@ class FoldedQuote:
             return (), ()
         offsets, words = zip(*found, strict=True)
         return offsets, words
+
+    @cached_property
+    def codes(self) -> frozenset[str]:
+        """guards.codes of the original quote: only the guard asks, and only
+        stage 2 runs it."""
+        return codes(self.original)
 
     @cached_property
     def digits(self) -> Counter[str]:
@@ -238,7 +244,7 @@ def _folded_quote(quote: str) -> FoldedQuote:
         folded=folded,
         skeleton=folded.translate(OCR_SAME_LENGTH),
         ocr=ocr_skeleton(folded),
-        codes=codes(quote),
+        original=quote,
     )
 
 
