@@ -27,6 +27,7 @@ from citations.cascade.elision import (
     split_quote,
 )
 from citations.cascade.folding import IGNORABLE, PUNCTUATION_FOLDS
+from citations.cascade.furniture import furniture_difference
 from citations.cascade.judging import Judge, ensemble_vote, vote
 from citations.cascade.prepared import PreparedText, cached, prepare
 from citations.cascade.tolerant import (
@@ -120,11 +121,24 @@ def _where(found: Found, region: tuple[int, int] | None) -> str:
     )
 
 
-def match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
+def match_quote(
+    text: str,
+    quote: str,
+    region: tuple[int, int] | None,
+    page_starts: Sequence[int] | None = None,
+) -> Match:
     """Stages 1-2 only: no model involved. No match may cut a word or number,
-    nor start just after a negation that governs it (context.py)."""
+    start just after a negation that governs it (context.py), nor read a
+    page's header or footer as text (furniture.py)."""
     match = _match_quote(text, quote, region)
     found = match.found
+    if found is not None:
+        furniture = furniture_difference(
+            text, found.start, found.end, quote, page_starts
+        )
+        if furniture:
+            near = Near(found.start, found.end, found.similarity, furniture)
+            return Match(None, near, furniture, match.stages)
     # Exact matches were taken only where no negation governs them and no
     # token is cut (tolerant.find_exact).
     if found is not None and found.match_type != "exact":
@@ -275,7 +289,7 @@ def verify_quote(
     if len(quote.strip()) * SIMILARITY_THRESHOLD > len(text):
         return failed("quote is longer than the source text", stages=())
     region = _region(within, len(text))
-    match = match_quote(text, quote, region)
+    match = match_quote(text, quote, region, page_starts)
     stages = list(match.stages)
     found = match.found
     if found is not None:

@@ -1,0 +1,138 @@
+"""Page furniture: running headers, footers and page numbers.
+
+Text extracted from a paginated document runs each page's header and footer
+into the body at every page break ("...the fees of the\\nIndependent
+Auditor's Report   Page 5\\nCompany's counsel"). Whitespace folding makes
+"the fees of the Independent Auditor" a match, though no page says it: a
+quote may read across a page break, but only by skipping the furniture.
+
+Furniture is recognised from the pages themselves: a line among the first or
+last few of its page whose text recurs at the edges of many pages (with
+other numbers, as "Page 5" and "Page 6", of most pages), or that is nothing
+but a page number ("7", "- 7 -", "Page 7 of 22"). Without page offsets (or form feeds)
+there are no pages, and nothing is furniture.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections import defaultdict
+from collections.abc import Sequence
+from functools import lru_cache
+
+from rapidfuzz.distance import Indel
+
+from citations.cascade.folding import fold_text, ocr_skeleton
+
+# Headers and footers sit within this many non-blank lines of a page's edge
+# (a two-line legend and a date line above a page number are common).
+EDGE_LINES = 5
+# A line recurring at the edges of this share of pages (and at least two) is
+# furniture. A body line a contract repeats lands on a page edge now and then,
+# rarely on three pages in ten.
+MIN_PAGE_SHARE = 0.25
+# A line recurring with other numbers ("Report, page 5") must be on this share
+# of pages: headings that differ by a number ("ARTICLE 4") often open a page,
+# but not most of them.
+MIN_PAGE_SHARE_NUMBERED = 0.5
+
+_PAGE_NUMBER = re.compile(
+    r"\W*(?:page\W*)?(?:\d{1,4}|[ivx]{1,5})(?:\W*(?:of|/)\W*\d{1,4})?\W*",
+    re.IGNORECASE,
+)
+_LINE = re.compile(r"[^\r\n\f]*\S[^\r\n\f]*")
+_WORD = re.compile(r"\w+")
+
+
+def _pages(text: str, page_starts: Sequence[int] | None) -> list[int]:
+    if page_starts and len(page_starts) > 1:
+        return sorted({0, *(int(s) for s in page_starts if 0 <= int(s) <= len(text))})
+    if "\f" in text:
+        return [0] + [m.end() for m in re.finditer("\f", text)]
+    return [0]
+
+
+def _key(line: str) -> str:
+    return " ".join(line.split()).casefold()
+
+
+def _numbered_key(key: str) -> str:
+    return re.sub(r"\d+", "#", key)
+
+
+@lru_cache(maxsize=4)
+def furniture(
+    text: str, page_starts: tuple[int, ...] | None
+) -> tuple[tuple[int, int], ...]:
+    """Sorted [start, end) of every furniture line of `text`."""
+    starts = _pages(text, page_starts)
+    if len(starts) < 2:
+        return ()
+    ends = [*starts[1:], len(text)]
+    edges: list[tuple[int, int, str]] = []
+    pages_with: dict[str, set[int]] = defaultdict(set)
+    for page, (start, end) in enumerate(zip(starts, ends, strict=True)):
+        lines = [(m.start(), m.end()) for m in _LINE.finditer(text, start, end)]
+        if len(lines) > 2 * EDGE_LINES:
+            lines = lines[:EDGE_LINES] + lines[-EDGE_LINES:]
+        for a, b in lines:
+            key = _key(text[a:b])
+            edges.append((a, b, key))
+            pages_with[key].add(page)
+            pages_with["#" + _numbered_key(key)].add(page)
+    recurring = max(2, MIN_PAGE_SHARE * len(starts))
+    numbered = max(2, MIN_PAGE_SHARE_NUMBERED * len(starts))
+    return tuple(
+        (a, b)
+        for a, b, key in edges
+        if len(pages_with[key]) >= recurring
+        or len(pages_with["#" + _numbered_key(key)]) >= numbered
+        or _PAGE_NUMBER.fullmatch(text, a, b)
+    )
+
+
+def _tokens(text: str) -> list[str]:
+    return [ocr_skeleton(w) for w in _WORD.findall(fold_text(text))]
+
+
+def furniture_difference(
+    text: str,
+    start: int,
+    end: int,
+    quote: str,
+    page_starts: Sequence[int] | None,
+) -> str | None:
+    """Why the span [start, end) of `quote` reads page furniture as text, or
+    None. A quote of the furniture alone is its own business; one that skips
+    it across a page break is fine."""
+    lines = furniture(text, tuple(page_starts) if page_starts else None)
+    if not lines:
+        return None
+    first = bisect_right(lines, (start, len(text) + 1)) - 1
+    inside = [
+        (a, b)
+        for a, b in lines[max(0, first) : bisect_left(lines, (end, -1))]
+        if a < end and b > start
+    ]
+    if not inside or (
+        len(inside) == 1 and inside[0][0] <= start and end <= inside[0][1]
+    ):
+        return None
+    quoted = _tokens(quote)
+    span = _tokens(text[start:end])
+    body: list[str] = []
+    cursor = start
+    for a, b in inside:
+        body += _tokens(text[cursor : max(cursor, a)])
+        cursor = max(cursor, b)
+    body += _tokens(text[cursor:end])
+    read = len(span) - len(body)
+    # Aligning the quote with the whole span costs one deletion per furniture
+    # word it leaves out; any less, and it reads some of them.
+    if Indel.distance(quoted, span) - Indel.distance(quoted, body) >= read:
+        return None
+    shown = " ".join(text[inside[0][0] : inside[0][1]].split())
+    return (
+        f"the quote reads the page header or footer “{shown[:80]}” as part of the text"
+    )
