@@ -94,6 +94,8 @@ class QuoteParts:
     # Insertions before the first part or after the last, which replace
     # source text the parts do not reach.
     outer_insertions: tuple[str, ...] = ()
+    # How many of outer_insertions come before the first part.
+    leading: int = 0
 
 
 def split_quote(quote: str) -> QuoteParts | None:
@@ -138,6 +140,9 @@ def split_quote(quote: str) -> QuoteParts | None:
         for i, x in enumerate(markers)
         if x is not None and (not kept or i < kept[0] or i >= kept[-1])
     ]
+    leading = sum(
+        1 for i, x in enumerate(markers) if x is not None and kept and i < kept[0]
+    )
     return QuoteParts(
         parts=parts,
         elided=elided,
@@ -145,6 +150,7 @@ def split_quote(quote: str) -> QuoteParts | None:
         opens_elided=opens,
         between=tuple(between),
         outer_insertions=tuple(outer),
+        leading=leading,
     )
 
 
@@ -436,13 +442,115 @@ REVERSING_NEAR_END = re.compile(
 )
 
 
+# Words that make a clause conditional, restrict it, or deny it: "may enter
+# the premises only in an emergency", "if the Buyer defaults", "to the
+# extent", "upon default", "denies". A bound (REVERSING_NEAR_END) narrows the
+# few words right after it, which an ellipsis may drop with it; these
+# govern the rest of their clause, so they count anywhere in the gap's last
+# clause: the words the quote resumes with are still under them.
+_CONDITIONING = re.compile(
+    # Not "as if"; nor "whether" in an aside that covers every case
+    # (_aside_either_way).
+    r"\b(?:only|solely|(?<!\bas\s)if|whether|subject\s+to|to\s+the\s+extent"
+    r"|(?:so|as)\s+long\s+as|in\s+the\s+event|on\s+condition"
+    r"|(?:conditional|conditioned|contingent|dependent)\s+(?:up)?on"
+    r"|to\s+(?:the\s+best\s+of\s+)?(?:its|his|her|their|our|my|the)\s+knowledge"
+    # "provided" as a proviso, not "the services provided by".
+    r"|provided(?=\s*[,(]|\s+(?:that|however|further|always)\b)"
+    r"|(?<=[,;(])\s*provided|(?<=[,;(]\s)provided"
+    # Verbs of denial: "The Seller ... any liability" over "denies"; not
+    # in a defined term ("the Rejected Compounds").
+    r"|(?:den(?:y|ies|ied)|refus(?:e|es|ed)|reject(?:s|ed)?|declin(?:e|es|ed))"
+    r"(?!\s+(?-i:[A-Z]))"
+    r"|object(?:s|ed)?\s+to|(?:may|shall|will|must|to|not)\s+dispute"
+    r"|disputes?\s+that"
+    r"|after(?!-)|upon)\b",
+    re.IGNORECASE,
+)
+# "upon" after these is their preposition, not a condition: "agreed upon",
+# "relied upon", "binding upon the parties".
+_UPON_OF = frozenset(
+    [
+        "agree",
+        "agreed",
+        "relied",
+        "rely",
+        "relies",
+        "relying",
+        "based",
+        "binding",
+        "incumbent",
+        "imposed",
+        "impose",
+        "imposes",
+        "conferred",
+        "confer",
+        "confers",
+        "served",
+        "serve",
+        "called",
+        "call",
+        "act",
+        "acted",
+        "acting",
+        "draw",
+        "drawn",
+        "drew",
+        "focus",
+        "infringe",
+        "infringes",
+        "infringed",
+        "encroach",
+        "placed",
+        "levied",
+        "bestowed",
+    ]
+)
+_LAST_CLAUSE = re.compile(r"[;:]")
+_EITHER_WAY = re.compile(r"\bor\b", re.IGNORECASE)
+
+
+def elided_condition(gap: str, before: str = "", after: str = "") -> str | None:
+    """A word that conditions, restricts or denies its clause which an
+    ellipsis over `gap` leaves out of the clause the quote goes on with, or
+    None. `before`, `after`: the source text of the quote's parts either
+    side (a proviso's comma may be the quote's, and so may the "or" of
+    "whether ... or")."""
+    clause = _LAST_CLAUSE.split(gap)[-1]
+    mark = before.rstrip()[-1:]
+    if len(clause) == len(gap) and mark in (",", ";", "("):
+        clause = mark + clause
+    for m in _CONDITIONING.finditer(clause):
+        word = m.group().lower()
+        if word == "upon":
+            ahead = _WORD.findall(clause[: m.start()])
+            if ahead and ahead[-1].lower() in _UPON_OF:
+                continue
+        if word == "whether" and _aside_either_way(clause, m, after):
+            continue
+        return " ".join(m.group().lstrip(",;( ").split())
+    return None
+
+
+def _aside_either_way(clause: str, whether: re.Match[str], after: str) -> bool:
+    """Is "whether" an aside that covers every case (", whether written or
+    oral,")? Without its comma it asks which ("determine whether the Buyer
+    or the Seller is liable"), and the quote's next words are the answer."""
+    aside = clause[: whether.start()].rstrip().endswith(",")
+    return aside and bool(_EITHER_WAY.search(clause[whether.end() :] + " " + after))
+
+
 def outer_party_difference(
     text: str, start: int, end: int, split: QuoteParts
 ) -> Dropped | None:
     """An insertion before the first part or after the last names the other
     party than the words it replaces, just before or after the span, do
     ("[Licensor] shall bear" over "Licensee shall bear")."""
-    for inserted in split.outer_insertions:
+    for k, inserted in enumerate(split.outer_insertions):
+        if k < split.leading:
+            other = _other_than_antecedent(text, start, inserted)
+            if other:
+                return other
         before = text[max(0, start - 40) : start].split()[-3:]
         after = text[end : end + 40].split()[:3]
         for nearby, where in ((before, start), (after, end)):
@@ -474,6 +582,144 @@ def outer_party_difference(
 
 
 _REPLACING_WORDS = 3
+# Pronouns a leading bracket may stand for ("[the Buyer] shall" for "It
+# shall"), and words after which a name is an object, not a subject.
+_SUBJECT_PRONOUNS = frozenset(["it", "its", "he", "she", "his", "her", "they", "their"])
+_PREPOSITIONS = frozenset(
+    [
+        "of",
+        "to",
+        "by",
+        "from",
+        "with",
+        "for",
+        "against",
+        "on",
+        "upon",
+        "in",
+        "at",
+        "than",
+        "between",
+        "under",
+        "over",
+        "into",
+        "onto",
+        "towards",
+        "toward",
+        "after",
+        "before",
+    ]
+)
+_DETERMINERS = frozenset(
+    ["the", "a", "an", "this", "that", "each", "such", "said", "either", "any"]
+)
+# Capitalised words that open a sentence, not name its subject ("If the
+# Parties desire ..., they will").
+_OPENERS = frozenset(
+    [
+        "if",
+        "when",
+        "then",
+        "where",
+        "while",
+        "whereas",
+        "unless",
+        "although",
+        "because",
+        "once",
+        "notwithstanding",
+        "however",
+        "further",
+        "furthermore",
+        "additionally",
+        "also",
+        "thereafter",
+        "accordingly",
+    ]
+)
+_NAME = re.compile(r"[\w'\u2019-]+")
+# How far back the pronoun's sentence and the one before it may start.
+_ANTECEDENT_REACH = 600
+
+
+def _other_than_antecedent(text: str, start: int, inserted: str) -> Dropped | None:
+    """A leading bracket that stands for a pronoun ("[the Seller] shall"
+    over "It shall") but names another party than the one the pronoun
+    refers to: the subject of its sentence before it, or else of the
+    sentence before ("The Buyer shall pay the Seller's invoices. It shall
+    also ..." : "It" is the Buyer). A bracket naming a party the context
+    does not mention (a company's own name for "the Company") is let be."""
+    words = list(_NAME.finditer(text, max(0, start - 40), start))
+    if not words or words[-1].group().lower() not in _SUBJECT_PRONOUNS:
+        return None
+    pronoun = words[-1].start()
+    lo = max(0, pronoun - _ANTECEDENT_REACH)
+    ends = [m.end() for m in sentence_ends(text, lo, pronoun)]
+    own = ends[-1] if ends else lo
+    previous = ends[-2] if len(ends) > 1 else lo
+    subject = _subject(text[own:pronoun]) or _subject(text[previous:own])
+    named = {_stem(w) for w in _capitalised(inserted)}
+    if not subject or not named or named & subject:
+        return None
+    mentioned = {_stem(w) for w in _capitalised(text[previous:pronoun])}
+    rival = any(
+        counterpart(ocr_skeleton(fold_text(n)), ocr_skeleton(fold_text(s)))
+        for n in named
+        for s in subject
+    )
+    if not (rival or named & mentioned):
+        return None
+    return Dropped(
+        f"the bracketed insertion “[{inserted}]” stands for “{words[-1].group()}”, "
+        f"which refers to the {' '.join(sorted(subject)).title()} in the source",
+        pronoun,
+    )
+
+
+def _capitalised(text: str) -> list[str]:
+    return [
+        w
+        for w in _WORD.findall(text)
+        if w[:1].isupper()
+        and w.lower() not in _FUNCTION_WORDS | _REFERRING | _DETERMINERS
+    ]
+
+
+def _subject(clause: str) -> set[str]:
+    """The stems of a clause's subject, as a run of capitalised words: the
+    last name before its first modal verb ("Notwithstanding the foregoing,
+    the Buyer shall"), or without one its first name. A possessive ("the
+    Seller's invoices") or a name after a preposition ("at the request of
+    the Seller") is no subject."""
+    tokens = [m.group() for m in _NAME.finditer(clause)]
+    runs: list[tuple[int, list[str]]] = []  # (index of the run's end, words)
+    for i, word in enumerate(tokens):
+        if _has_modal(word):
+            break
+        if not _may_be_subject(tokens, i):
+            continue
+        if runs and runs[-1][0] == i - 1:
+            runs[-1] = (i, [*runs[-1][1], word])
+        else:
+            runs.append((i, [word]))
+    else:
+        runs = runs[:1]
+    return {_stem(w) for w in runs[-1][1]} if runs else set()
+
+
+def _may_be_subject(tokens: list[str], i: int) -> bool:
+    word = tokens[i]
+    lower = word.lower()
+    if not word[:1].isupper() or re.search(r"['\u2019]s?\Z", word):
+        return False
+    if lower in _FUNCTION_WORDS | _REFERRING | _DETERMINERS | _PREPOSITIONS | _OPENERS:
+        return False
+    back = [t.lower() for t in tokens[max(0, i - 2) : i]]
+    if back and back[-1] in _DETERMINERS:
+        back = back[:-1]
+    return not (back and back[-1] in _PREPOSITIONS)
+
+
 # Words an insertion may add or replace freely ("[t]he", "[the] Buyer",
 # "[sic]"), and words it may replace by what they refer to ("[the Buyer]"
 # for "it").
@@ -680,4 +926,10 @@ def _gap_difference(
     reversing = REVERSING_NEAR_END.search(gap)
     if reversing:
         return f"the elision leaves out “{reversing.group().strip()}”"
+    condition = elided_condition(gap, before, after)
+    if condition:
+        return (
+            f"the elision leaves out “{condition}”, which governs the words "
+            f"after it (source: “{' '.join(gap.split())[:80]}”)"
+        )
     return None

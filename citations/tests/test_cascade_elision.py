@@ -418,6 +418,79 @@ def test_brackets_for_what_a_pronoun_names_and_plain_elisions_verify(source, quo
             "the venture.",
             "The parties shall be ... severally liable for the debts of the venture.",
         ),
+        # A condition or restriction anywhere in the clause the quote goes on
+        # with, not only in the gap's last five words.
+        (
+            "The Landlord may enter the premises only in an emergency and at "
+            "reasonable hours to make repairs.",
+            "The Landlord may ... to make repairs",
+        ),
+        (
+            "The Landlord may, if the Tenant defaults on the payment of rent, enter "
+            "the premises.",
+            "The Landlord may ... enter the premises.",
+        ),
+        (
+            "The Licensee shall pay the royalty, provided the Licensor has delivered "
+            "the Software, to the Licensor.",
+            "The Licensee shall pay the royalty ... to the Licensor.",
+        ),
+        (
+            "The Buyer shall, upon delivery of the Goods, pay the Price to the Seller.",
+            "The Buyer shall ... pay the Price to the Seller.",
+        ),
+        (
+            "The Licensee may, after the expiry of the initial term of the licence, "
+            "terminate this Agreement.",
+            "The Licensee may ... terminate this Agreement.",
+        ),
+        (
+            "The Supplier shall indemnify the Buyer to the extent that the loss is "
+            "caused by its negligence.",
+            "The Supplier shall indemnify the Buyer ... caused by its negligence.",
+        ),
+        (
+            "The Seller, to its knowledge after due inquiry of its officers, has "
+            "good title to the Goods.",
+            "The Seller ... has good title to the Goods.",
+        ),
+        (
+            "The Auditor shall determine whether the Goods delivered to the Buyer "
+            "conform to the Specification.",
+            "The Auditor shall determine ... the Goods delivered to the Buyer "
+            "conform to the Specification.",
+        ),
+        (
+            "The Auditor shall determine whether the Buyer or the Seller is liable "
+            "for the loss.",
+            "The Auditor shall determine ... the Seller is liable for the loss.",
+        ),
+        (
+            "The Company denies any liability whatsoever for the losses of the "
+            "Investor.",
+            "The Company ... any liability whatsoever for the losses of the Investor.",
+        ),
+        (
+            "The Buyer may reject any shipment of the Goods that fails the inspection.",
+            "The Buyer may ... any shipment of the Goods that fails the inspection.",
+        ),
+        # A leading bracket for a pronoun whose antecedent is further back
+        # than the words next to the span.
+        (
+            "The Buyer shall pay the Seller's invoices within thirty days. It shall "
+            "also reimburse the Seller's travel costs.",
+            "[the Seller] shall also reimburse the Seller's travel costs",
+        ),
+        (
+            "The Buyer, at the request of the Seller, agrees that it shall pay the "
+            "costs of the audit.",
+            "[the Seller] shall pay the costs of the audit",
+        ),
+        (
+            "Licensee shall bear all costs of enforcement of the Patents. It shall "
+            "also bear the costs of their maintenance.",
+            "[Licensor] shall also bear the costs of their maintenance.",
+        ),
     ],
 )
 def test_elisions_and_insertions_that_change_the_meaning_fail(source, quote):
@@ -438,9 +511,49 @@ def test_elisions_and_insertions_that_change_the_meaning_fail(source, quote):
             "claim.",
             "The Licensee shall ... notify the Licensor of any claim.",
         ),
+        # "upon" as a verb's preposition, not a condition.
         (
-            "The Buyer shall, upon delivery of the Goods, pay the Price to the Seller.",
+            "The Buyer shall, as agreed upon by the parties, pay the Price to the "
+            "Seller.",
             "The Buyer shall ... pay the Price to the Seller.",
+        ),
+        # A neutral aside, and "provided" that is no proviso.
+        (
+            "The Seller, a Delaware corporation, shall deliver the Goods to the Buyer.",
+            "The Seller ... shall deliver the Goods to the Buyer.",
+        ),
+        (
+            "The Supplier shall provide the services provided by its affiliates "
+            "to the Customer in full.",
+            "The Supplier shall provide the services ... to the Customer in full.",
+        ),
+        # "whether ... or" covers every case; "as if" is no condition.
+        (
+            "The Supplier gives no warranty of any kind, whether written or oral, "
+            "express or implied, as to the Goods.",
+            "The Supplier gives no warranty of any kind ... express or implied, as "
+            "to the Goods.",
+        ),
+        (
+            "This Agreement shall be construed as if it were drafted jointly by the "
+            "parties.",
+            "This Agreement shall be ... drafted jointly by the parties.",
+        ),
+        # A leading bracket for a pronoun that names its antecedent.
+        (
+            "The Buyer shall pay the Seller's invoices within thirty days. It shall "
+            "also reimburse the Seller's travel costs.",
+            "[the Buyer] shall also reimburse the Seller's travel costs",
+        ),
+        (
+            "The Buyer, at the request of the Seller, agrees that it shall pay the "
+            "costs of the audit.",
+            "[the Buyer] shall pay the costs of the audit",
+        ),
+        (
+            "If the Buyer fails to pay the Seller on time, it shall pay interest "
+            "on the amount due.",
+            "[the Buyer] shall pay interest on the amount due.",
         ),
     ],
 )
