@@ -1038,10 +1038,14 @@ def _words(text: str, spans: tuple[tuple[int, int], ...]) -> str:
 
 
 # Codes, as the original (unfolded) text spells them: abbreviations in
-# capitals ("CA", "FOB", "USD", "CFO"), and a capital before a currency sign
-# ("C$"). Their letters are few and arbitrary, so a look-alike glyph ("GA"
-# for "CA") is as likely another code as damage.
-_CODE = re.compile(r"\b(?:[A-Z][A-Z0-9&]{1,5}\b|[A-Z](?=\$))")
+# capitals ("CA", "FOB", "USD", "CFO"), a capital before a currency sign
+# ("C$"), and words with a capital inside ("MWh", "kWh", "iPass"). Their
+# letters are few and arbitrary, so a look-alike glyph ("GA" for "CA") is as
+# likely another code as damage.
+_CODE = re.compile(
+    r"\b(?:[A-Z][A-Z0-9&]{1,5}\b|[A-Z](?=\$)"
+    r"|[A-Za-z]*(?:[a-z][A-Z]|[A-Z]{2}[a-z])[A-Za-z]*)"
+)
 
 
 def codes(original: str) -> frozenset[str]:
@@ -1049,6 +1053,29 @@ def codes(original: str) -> frozenset[str]:
     leaves them."""
     return frozenset(
         m.group().lower() for m in _CODE.finditer(original) if not m.group().isdigit()
+    )
+
+
+# Words an original text writes as a person's name (after a title: "Dr.
+# Kem"), or inside an address or a dotted abbreviation ("acme.com",
+# "legal@acme", "N.J."). Capitals alone make no name: a contract capitalizes
+# its defined terms, which a scan damages like any word ("Agreernent").
+_NAME = re.compile(
+    r"\b(?:Mr|Mrs|Ms|Mx|Dr|Prof)\.?\s+[A-Z][\w'’-]*|[\w.-]*\w[@.]\w[\w.@-]*"
+)
+_TITLES = frozenset({"mr", "mrs", "ms", "mx", "dr", "prof"})
+
+
+def names(original: str) -> frozenset[str]:
+    """The words of an original (unfolded) text written as names or in
+    addresses, lowercased as folding leaves them."""
+    return (
+        frozenset(
+            word.lower()
+            for m in _NAME.finditer(original)
+            for word in re.findall(r"[^\W_]+", m.group())
+        )
+        - _TITLES
     )
 
 
@@ -1125,6 +1152,53 @@ def _spelled_swap(quote_word: str, span_word: str, clean: bool) -> bool:
     return clean and lexicon.is_spelled(quote_word) and lexicon.is_spelled(span_word)
 
 
+def _stray_misprint(
+    q_words: str,
+    s_words: str,
+    vocabulary: Mapping[str, int] | None,
+    names: frozenset[str] = frozenset(),
+) -> bool:
+    """In a clean source, do the span's words that differ from the quote's
+    read as a one-off misprint of them ("Licensar", "0f"), not as words of
+    their own? Each must be no dictionary word and, unless a look-alike
+    spelling of the quote's word, used nowhere else, and more than a letter
+    ("C" and "F", "N.J." and "N.Y." are letters of their own) unless it mixes
+    letters and digits ("0f"); the quote's word must be a dictionary word
+    (for a two-letter misprint, "hy" for "by") or one the document uses
+    elsewhere. A person's name or an address in the span (`names`) is as
+    written: a quote that "corrects" it ("Dr. Kern" for "Dr. Kem",
+    "acme.com" for "acrne.com") names someone else."""
+    used = vocabulary or {}
+    q_list, s_list = q_words.split(), s_words.split()
+    q_keys = {ocr_skeleton(w) for w in q_list}
+    short = False
+    for word in s_list:
+        if word in q_list:
+            continue
+        key = ocr_skeleton(word)
+        if (
+            word in names
+            or lexicon.is_spelled(word)
+            or (len(word) < 2 and not _mixed(word))
+        ):
+            return False
+        if key not in q_keys and used.get(key, 0) > 1:
+            return False
+        short = short or (len(word) < 3 and not _mixed(word))
+    s_keys = {ocr_skeleton(w) for w in s_list}
+    for word in q_list:
+        if word in s_list or lexicon.is_spelled(word):
+            continue
+        if short:
+            return False  # "μg" is no misprint of "mg", nor "Ga." of "Ca."
+        key = ocr_skeleton(word)
+        # A look-alike spelling of the span's word must be a word itself: the
+        # vocabulary counts the span's own spelling under the same key.
+        if key in s_keys or not used.get(key):
+            return False
+    return True
+
+
 def _real_word_differs(quote_words: str, span_words: str) -> str:
     return (
         f"word differs: quote has '{quote_words}', source has '{span_words}' "
@@ -1138,6 +1212,7 @@ def _wording(
     groups: list[_Group],
     vocabulary: Mapping[str, int] | None = None,
     code_words: frozenset[str] = frozenset(),
+    names: frozenset[str] = frozenset(),
 ) -> str | None:
     # In a clean (not OCR'd) source nothing misread a glyph: codes, words
     # and apostrophes are as written. In a scan they may be damaged.
@@ -1150,9 +1225,20 @@ def _wording(
                 f"code differs: quote has '{q_words}', source has '{s_words}' "
                 "(the source shows no OCR damage)"
             )
+        # In a clean source the quote's words are the source's, but for a
+        # stray misprint; checked last, so the specific reasons come first.
+        strict = (
+            clean
+            and group.quote_words
+            and group.span_words
+            and q_words.replace(" ", "") != s_words.replace(" ", "")
+            and not _stray_misprint(q_words, s_words, vocabulary, names)
+        )
         if group.same:
             if _spelled_swap(q_words, s_words, clean):
                 return _real_word_differs(q_words, s_words)
+            if strict:
+                return _clean_word_differs(q_words, s_words)
             continue
         if not group.span_words:
             if all(_is_junk(ocr_skeleton(w)) for w in q_words.split()):
@@ -1179,6 +1265,8 @@ def _wording(
                     f"possessive differs: quote has '{q_raw}', source has "
                     f"'{s_raw}' (one owner or several)"
                 )
+            if strict:
+                return _clean_word_differs(q_words, s_words)
             continue
         if _negating_prefix(kq, ks) or _damaged_negating_prefix(kq, ks):
             return f"negation differs: quote has '{q_words}', source has '{s_words}'"
@@ -1197,7 +1285,16 @@ def _wording(
             differs = _word_by_word(q_words, s_words, vocabulary)
             if differs:
                 return differs
+        if strict:
+            return _clean_word_differs(q_words, s_words)
     return None
+
+
+def _clean_word_differs(quote_words: str, span_words: str) -> str:
+    return (
+        f"word differs: quote has '{quote_words}', source has '{span_words}' "
+        "(the source shows no OCR damage)"
+    )
 
 
 def _word_by_word(
@@ -1541,12 +1638,14 @@ def fuzzy_difference(
     span: str,
     vocabulary: Mapping[str, int] | None = None,
     code_words: frozenset[str] = frozenset(),
+    names: frozenset[str] = frozenset(),
 ) -> str | None:
     """Everything a fuzzy match must pass: meaning, then wording (see module
     docstring). None when the span says what the quote says. `vocabulary`
     (OCR skeleton -> count in the source document) tells damaged words from
     the document's own words (lexicon.py); `code_words` are the words the
-    quote or the span write as codes (`codes`), which folding lowercased."""
+    quote or the span write as codes (`codes`), which folding lowercased, and
+    `names` the span's words it writes as names or addresses (`names`)."""
     if Counter(_DIGITS.findall(quote)) - Counter(_DIGITS.findall(span)):
         # Cheap early answer for a look-alike passage ("Section 11" for
         # "Section 38"): failing early is always the safe direction. Extra
@@ -1556,7 +1655,7 @@ def fuzzy_difference(
     groups = _align_words(quote, span)
     repaired = _repair_guard_words(quote, span, groups, vocabulary)
     return meaning_difference(quote, repaired) or _wording(
-        quote, span, groups, vocabulary, code_words
+        quote, span, groups, vocabulary, code_words, names
     )
 
 

@@ -29,11 +29,24 @@ TEXT = (
         ("in this clause limits liability for fraud", "Nothing"),
         # Folding or fuzzy matching reach the same span: still refused.
         ("AMENDMENT OF THIS AGREEMENT SHALL BE EFFECTIVE", "No"),
-        ("amendment of this Agreernent shall be effective", "No"),
     ],
 )
 def test_a_quote_starting_just_after_a_negation_fails_naming_it(quote, negation):
     verdict = verify_quote(TEXT, quote)
+    assert not verdict.verified
+    assert verdict.confidence is None
+    assert f"starts just after “{negation}”" in verdict.reason
+    # The rejected placement is kept for the diff, negation included.
+    assert verdict.candidate_text.startswith(negation)
+
+
+@pytest.mark.parametrize(
+    ("quote", "negation"),
+    [("amendment of this Agreement shall be effective", "No")],
+)
+def test_a_fuzzy_match_starting_just_after_a_negation_fails_naming_it(quote, negation):
+    # A misprint in the source ("Agreernent") makes the match fuzzy.
+    verdict = verify_quote(TEXT.replace("Agreement shall", "Agreernent shall"), quote)
     assert not verdict.verified
     assert verdict.confidence is None
     assert f"starts just after “{negation}”" in verdict.reason

@@ -53,8 +53,6 @@ def test_running_header_and_page_numbers_are_furniture():
         "The Company shall pay the fees of the Independent Auditor's Report",
         # Read straight through the header, and on into the body.
         "the fees of the Independent Auditor's Report Page 3 This part of the report, page fourth line first,",
-        # OCR-like damage does not hide the header's words.
-        "shall pay the fees of the lndependent Auditor",
     ],
 )
 def test_quote_reading_a_header_as_text_fails(quote):

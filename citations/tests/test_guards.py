@@ -576,6 +576,64 @@ def test_in_a_clean_source_a_code_is_spelled_as_written(source, quote):
     assert verdict.reason.startswith("no match: code differs")
 
 
+@pytest.mark.parametrize(
+    ("written", "quoted"),
+    [
+        ("40 MWh", "40 GWh"),  # units
+        ("40 MWh", "40 kWh"),
+        ("50 µg", "50 mg"),
+        ("25 °C", "25 °F"),
+        ("25°C", "25°F"),
+        ("legal@acme.com", "legal@acrne.com"),  # addresses
+        ("https://portal.acme.com", "http://portal.acme.com"),
+        ("Atlanta, Ga.", "Atlanta, Ca."),  # abbreviations
+        ("laws of N.J.", "laws of N.Y."),
+        ("to the U.S.A.", "to the U.A.E."),
+        ("Dr. Kern", "Dr. Kem"),  # names, in the dictionary or not
+        ("Dr. Cole", "Dr. Cale"),
+        ("Dr. Brandt", "Dr. Brandl"),
+    ],
+)
+def test_in_a_clean_source_the_quotes_words_are_the_sources(written, quoted):
+    # A one-glyph slip in a clean text is another unit, address, state or
+    # person; nothing misread the source.
+    template = (
+        "The parties agree that {} is named in the Schedule, and that every "
+        "notice under this Agreement shall refer to it."
+    )
+    for a, b in ((written, quoted), (quoted, written)):
+        verdict = verify_quote(template.format(a), template.format(b))
+        assert not verdict.verified, (a, b)
+        assert "differs" in verdict.reason
+    # The same slip in the source of a scan reads as damage.
+    scanned = SCANNED_PREAMBLE + template.format("Dr. Kem")
+    assert verify_quote(scanned, template.format("Dr. Kern")).verified
+
+
+@pytest.mark.parametrize(
+    ("damaged", "word"),
+    [
+        ("Licensar", "Licensor"),  # no word, used once: a misprint
+        ("0f", "of"),
+        ("hy", "by"),
+        ("Agreernent", "Agreement"),
+    ],
+)
+def test_in_a_clean_source_a_stray_misprint_still_reads_as_the_quotes_word(
+    damaged, word
+):
+    template = (
+        "The Licensor grants a licence {} the Software under this Agreement, and "
+        "the Licensee accepts it."
+    )
+    sentence = template.replace("{}", "{} use of".replace("{}", "to {}"))
+    source = sentence.replace("to {}", "to {}").format(damaged)
+    quote = sentence.format(word)
+    verdict = verify_quote(source, quote)
+    assert verdict.verified, verdict.reason
+    assert source[verdict.start : verdict.end] == verdict.source_text
+
+
 @pytest.mark.parametrize("prefix", ["", SCANNED_PREAMBLE])
 @pytest.mark.parametrize(
     ("written", "quoted"),
