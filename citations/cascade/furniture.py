@@ -105,7 +105,8 @@ def furniture_difference(
 ) -> str | None:
     """Why the span [start, end) of `quote` reads page furniture as text, or
     None. A quote of the furniture alone is its own business; one that skips
-    it across a page break is fine."""
+    it across a page break is fine, and so is one that copies it whole
+    between the body text either side."""
     lines = furniture(text, tuple(page_starts) if page_starts else None)
     if not lines:
         return None
@@ -121,18 +122,27 @@ def furniture_difference(
         return None
     quoted = _tokens(quote)
     span = _tokens(text[start:end])
-    body: list[str] = []
-    cursor = start
+    whole = Indel.distance(quoted, span)
     for a, b in inside:
-        body += _tokens(text[cursor : max(cursor, a)])
-        cursor = max(cursor, b)
-    body += _tokens(text[cursor:end])
-    read = len(span) - len(body)
-    # Aligning the quote with the whole span costs one deletion per furniture
-    # word it leaves out; any less, and it reads some of them.
-    if Indel.distance(quoted, span) - Indel.distance(quoted, body) >= read:
-        return None
-    shown = " ".join(text[inside[0][0] : inside[0][1]].split())
+        line = _tokens(text[a:b])
+        without = _tokens(text[start:a]) + _tokens(text[b:end])
+        # Aligning the quote with the whole span costs one deletion per
+        # furniture word it leaves out: it skips the line. One that reads
+        # the whole line, between body text on both sides, copies the
+        # page as extracted, furniture in view ("merger, Page 2 acquisition").
+        skipped = whole - Indel.distance(quoted, without) >= len(line)
+        through = (
+            Indel.distance(quoted, without) - whole >= len(line)
+            and _tokens(text[start:a])
+            and _tokens(text[b:end])
+        )
+        if not (skipped or through):
+            return _reads(text, a, b)
+    return None
+
+
+def _reads(text: str, a: int, b: int) -> str:
+    shown = " ".join(text[a:b].split())
     return (
         f"the quote reads the page header or footer “{shown[:80]}” as part of the text"
     )

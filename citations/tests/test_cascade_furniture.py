@@ -51,8 +51,10 @@ def test_running_header_and_page_numbers_are_furniture():
         # The body's last words run into the next page's header.
         "shall pay the fees of the Independent Auditor",
         "The Company shall pay the fees of the Independent Auditor's Report",
-        # Read straight through the header, and on into the body.
-        "the fees of the Independent Auditor's Report Page 3 This part of the report, page fourth line first,",
+        # The whole header, but the quote ends in it.
+        "The Company shall pay the fees of the Independent Auditor's Report Page 3",
+        # Part of the header, run into the body after it.
+        "Auditor's Report Page 3 This part of the report, page fourth line first,",
     ],
 )
 def test_quote_reading_a_header_as_text_fails(quote):
@@ -70,9 +72,11 @@ def test_quote_reading_a_header_as_text_fails(quote):
         "Independent Auditor's Report   Page 3",
         "This part of the report, page fourth line first, sets out the scope of the engagement",
         "shall pay the fees of the",
+        # Copied as extracted, the whole header in view between body text.
+        "the fees of the Independent Auditor's Report Page 3 This part of the report, page fourth line first,",
     ],
 )
-def test_quotes_of_the_header_alone_or_the_body_alone_verify(quote):
+def test_the_header_alone_the_body_alone_or_both_copied_whole_verify(quote):
     assert verify_quote(TEXT, quote, page_starts=STARTS).verified
 
 
