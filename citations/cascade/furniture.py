@@ -53,12 +53,10 @@ def _pages(text: str, page_starts: Sequence[int] | None) -> list[int]:
     return [0]
 
 
-def _key(line: str) -> str:
-    return " ".join(line.split()).casefold()
-
-
-def _numbered_key(key: str) -> str:
-    return re.sub(r"\d+", "#", key)
+def _keys(line: str) -> tuple[str, str]:
+    """The line as written, and with its numbers left out."""
+    key = " ".join(line.split()).casefold()
+    return key, re.sub(r"\d+", "#", key)
 
 
 @lru_cache(maxsize=4)
@@ -70,24 +68,25 @@ def furniture(
     if len(starts) < 2:
         return ()
     ends = [*starts[1:], len(text)]
-    edges: list[tuple[int, int, str]] = []
+    edges: list[tuple[int, int, str, str]] = []
     pages_with: dict[str, set[int]] = defaultdict(set)
+    pages_with_numbered: dict[str, set[int]] = defaultdict(set)
     for page, (start, end) in enumerate(zip(starts, ends, strict=True)):
         lines = [(m.start(), m.end()) for m in _LINE.finditer(text, start, end)]
         if len(lines) > 2 * EDGE_LINES:
             lines = lines[:EDGE_LINES] + lines[-EDGE_LINES:]
         for a, b in lines:
-            key = _key(text[a:b])
-            edges.append((a, b, key))
+            key, numbered_key = _keys(text[a:b])
+            edges.append((a, b, key, numbered_key))
             pages_with[key].add(page)
-            pages_with["#" + _numbered_key(key)].add(page)
+            pages_with_numbered[numbered_key].add(page)
     recurring = max(2, MIN_PAGE_SHARE * len(starts))
     numbered = max(2, MIN_PAGE_SHARE_NUMBERED * len(starts))
     return tuple(
         (a, b)
-        for a, b, key in edges
+        for a, b, key, numbered_key in edges
         if len(pages_with[key]) >= recurring
-        or len(pages_with["#" + _numbered_key(key)]) >= numbered
+        or len(pages_with_numbered[numbered_key]) >= numbered
         or _PAGE_NUMBER.fullmatch(text, a, b)
     )
 
@@ -130,9 +129,10 @@ def furniture_difference(
         # furniture word it leaves out: it skips the line. One that reads
         # the whole line, between body text on both sides, copies the
         # page as extracted, furniture in view ("merger, Page 2 acquisition").
-        skipped = whole - Indel.distance(quoted, without) >= len(line)
+        apart = Indel.distance(quoted, without)
+        skipped = whole - apart >= len(line)
         through = (
-            Indel.distance(quoted, without) - whole >= len(line)
+            apart - whole >= len(line)
             and _tokens(text[start:a])
             and _tokens(text[b:end])
         )

@@ -1221,10 +1221,7 @@ def _wording(
         q_words = _words(quote, group.quote_words)
         s_words = _words(span, group.span_words)
         if clean and _respelled_code(q_words, s_words, code_words):
-            return (
-                f"code differs: quote has '{q_words}', source has '{s_words}' "
-                "(the source shows no OCR damage)"
-            )
+            return _clean_word_differs(q_words, s_words, what="code")
         # In a clean source the quote's words are the source's, but for a
         # stray misprint; checked last, so the specific reasons come first.
         strict = (
@@ -1290,9 +1287,9 @@ def _wording(
     return None
 
 
-def _clean_word_differs(quote_words: str, span_words: str) -> str:
+def _clean_word_differs(quote_words: str, span_words: str, what: str = "word") -> str:
     return (
-        f"word differs: quote has '{quote_words}', source has '{span_words}' "
+        f"{what} differs: quote has '{quote_words}', source has '{span_words}' "
         "(the source shows no OCR damage)"
     )
 
