@@ -51,7 +51,7 @@ from citations.cascade.glyphs import (
 # "0rder") are read as a word and sorted out in `features`.
 _TOKEN = re.compile(
     r"(?P<num>(?:(?<![\w.])\.|(?<!\w))\d+(?:[.,]\d+)*+(?!\w))"
-    r"|(?P<sym>[$€£¥₹%]|[<>]=?|\+/-|[≥≤±≈~×+])|(?P<word>\w+(?:[.,']\w+)*)"
+    r"|(?P<sym>[$€£¥₹%§¶]|[<>]=?|\+/-|[≥≤±≈~×+])|(?P<word>\w+(?:[.,']\w+)*)"
 )
 _WORD = re.compile(r"\w+")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
@@ -71,7 +71,20 @@ LABEL = "label"  # "Section 8(b)", "Article IV", "Exhibit C"
 # What joins two numbers: "2-3" is a range, "2/3" a fraction or a date, "3:1"
 # a ratio, and "10 15" says neither.
 SEPARATOR = "number separator"
-KINDS = (NUMBER, PERCENT, CURRENCY, DATE, NEGATION, MODAL, LABEL, SEPARATOR)
+# "§ 4" is one section, "§§ 4-5" a range: the count of signs is part of the
+# reference. A paraphrase may say "Section 4" instead.
+SECTION_SIGN = "section sign"
+KINDS = (
+    NUMBER,
+    PERCENT,
+    CURRENCY,
+    DATE,
+    NEGATION,
+    MODAL,
+    LABEL,
+    SEPARATOR,
+    SECTION_SIGN,
+)
 _SEPARATOR = re.compile(r" ?([-/:]) ?| ")
 
 _NEGATIONS = [
@@ -265,6 +278,7 @@ def _damaged_nt(word: str, folded: str, end: int) -> str | None:
 
 _SYMBOLS = {"%": (PERCENT, "%"), "$": (CURRENCY, "$"), "€": (CURRENCY, "€")}
 _SYMBOLS |= {"£": (CURRENCY, "£"), "¥": (CURRENCY, "¥"), "₹": (CURRENCY, "₹")}
+_SYMBOLS |= {"§": (SECTION_SIGN, "§"), "¶": (SECTION_SIGN, "¶")}
 # Marks that bound, round or combine a number: "≥ $5,000,000", "~5%",
 # "30+ days", "±1%", "5 × 10". They count beside a number only: elsewhere
 # they are typography, or a scan's specks.
@@ -386,7 +400,7 @@ _LABELLED = frozenset(
 _ROMAN = re.compile(r"x{0,3}(?:ix|iv|v?i{0,3})")
 
 
-def _is_label(word: str, previous: str, folded: str, start: int, end: int) -> bool:
+def is_label(word: str, previous: str, folded: str, start: int, end: int) -> bool:
     """A letter or roman numeral naming a part: "(b)", "Article IV",
     "Exhibit C", "(ii)". Compared like a number: "8(b)" is not "8(h)". A
     lone "l" or "i" elsewhere is a stray stroke, and "a" an article."""
@@ -495,7 +509,7 @@ def features(folded: str) -> list[Feature]:
             modal = _CONTRACTED_MODALS.get(stem)
             if modal:
                 found.append(Feature(MODAL, modal, raw, context))
-        elif _is_label(word, previous_word, folded, start, end):
+        elif is_label(word, previous_word, folded, start, end):
             # As written: "(i)" and "(l)" name two parts, and OCR damage to
             # a label leaves it in doubt.
             found.append(Feature(LABEL, word, raw, _context(folded, start, end)))
@@ -672,6 +686,8 @@ def paraphrase_difference(quote: str, span: str) -> str | None:
     q = _by_kind(features(quote))
     s = _by_kind(features(span))
     for kind in KINDS:
+        if kind == SECTION_SIGN:
+            continue
         missing = Counter(f.value for f in q[kind]) - Counter(f.value for f in s[kind])
         if missing:
             shown = next(f for f in q[kind] if f.value in missing)
@@ -1595,7 +1611,7 @@ def _repair_guard_words(
 def _names_a_part(text: str, start: int, end: int) -> bool:
     word = text[start:end].lower()
     previous = text[max(0, start - 30) : start].split()[-1:] or [""]
-    return _is_label(word, re.sub(r"\W", "", previous[0].lower()), text, start, end)
+    return is_label(word, re.sub(r"\W", "", previous[0].lower()), text, start, end)
 
 
 def _sense(skeleton: str) -> frozenset[tuple[str, str]]:

@@ -29,6 +29,7 @@ from citations.cascade.elision import (
 from citations.cascade.folding import IGNORABLE, PUNCTUATION_FOLDS
 from citations.cascade.furniture import furniture_difference
 from citations.cascade.judging import Judge, ensemble_vote, vote
+from citations.cascade.lettercase import case_difference
 from citations.cascade.prepared import PreparedText, cached, prepare
 from citations.cascade.tolerant import (
     SIMILARITY_THRESHOLD,
@@ -128,8 +129,9 @@ def match_quote(
     page_starts: Sequence[int] | None = None,
 ) -> Match:
     """Stages 1-2 only: no model involved. No match may cut a word or number,
-    start just after a negation that governs it (context.py), nor read a
-    page's header or footer as text (furniture.py)."""
+    start just after a negation that governs it (context.py), read a
+    page's header or footer as text (furniture.py), nor differ in the case
+    of a code, unit or label (lettercase.py)."""
     match = _match_quote(text, quote, region)
     found = match.found
     if found is not None:
@@ -162,6 +164,10 @@ def match_quote(
                 f"the matching text {cut}: not a whole quotation",
                 match.stages,
             )
+        case = case_difference(quote, text[found.start : found.end])
+        if case:
+            near = Near(found.start, found.end, found.similarity, case)
+            return Match(None, near, case, match.stages)
     return match
 
 
