@@ -5,7 +5,8 @@ that reads a passage and a quote and answers with a `JudgeResult`; the
 OpenAI-compatible judge lives with the chat providers. A judge's word is never
 taken for the span: the span it names must be found in the passage (verbatim
 or tolerantly), and the quote's numbers, negations and modal verbs must appear
-in it (guards.paraphrase_difference).
+in it (guards.paraphrase_difference), written in the same case where case
+is meaning (lettercase.py).
 
 Exceptions raised by a judge propagate: a model server that is down is a
 reason to retry the task, not a verdict about the quote.
@@ -20,6 +21,7 @@ from typing import Protocol, runtime_checkable
 
 from citations.cascade.folding import fold_text
 from citations.cascade.guards import paraphrase_difference
+from citations.cascade.lettercase import case_difference
 from citations.cascade.prepared import PreparedText
 from citations.cascade.tolerant import find_exact, find_tolerant
 
@@ -98,9 +100,10 @@ def vote(
                 f"{name}'s span is not in the passage",
             )
         start, end = search.found.start, search.found.end
+    span = prepared.text[start:end]
     difference = paraphrase_difference(
-        fold_text(quote), fold_text(prepared.text[start:end])
-    )
+        fold_text(quote), fold_text(span)
+    ) or case_difference(quote, span)
     if difference:
         return Vote(
             name, False, start, end, confidence, f"{name}'s span rejected: {difference}"

@@ -177,3 +177,22 @@ def test_a_paraphrase_that_changes_the_modal_verb_fails():
     )
     assert not verdict.verified
     assert "modal verb" in verdict.reason
+
+
+def test_a_paraphrase_that_changes_the_case_of_a_unit_fails():
+    text = (
+        "Schedule 2. The plant shall deliver 40 MWh of energy to the Buyer each month."
+    )
+    span = "The plant shall deliver 40 MWh of energy to the Buyer each month"
+    judge = ScriptedJudge("judge-a", JudgeResult(True, span, 0.9, "same meaning"))
+    verdict = verify_quote(
+        text, "the facility supplies 40 mWh of power monthly", judge=judge
+    )
+    assert judge.calls == 1
+    assert not verdict.verified
+    assert "letter case differs" in verdict.reason
+    # The same paraphrase with the unit as written is the judge's to accept.
+    verdict = verify_quote(
+        text, "the facility supplies 40 MWh of power monthly", judge=judge
+    )
+    assert verdict.verified, verdict.reason
