@@ -464,7 +464,14 @@ _CONDITIONING = re.compile(
     r"(?!\s+(?-i:[A-Z]))"
     r"|object(?:s|ed)?\s+to|(?:may|shall|will|must|to|not)\s+dispute"
     r"|disputes?\s+that"
-    r"|after(?!-)|upon)\b",
+    r"|after(?!-)|upon"
+    # Time conditions: "may, until the Closing, ...", "before", "prior to",
+    # "following" (not "the following", a list). "where", "when" and "once"
+    # open a condition after a mark ("shall, when invoiced, pay"); elsewhere
+    # they are "the place where", "any sum when due", "an audit once a year".
+    r"|until|unless|before|prior\s+to|(?<!\bthe\s)following"
+    r"|(?:(?<=[,;(])|(?<=[,;(]\s)|^)\s*(?:where(?:ver)?|when(?:ever)?"
+    r"|once(?!\s+(?:again|more)\b)))\b",
     re.IGNORECASE,
 )
 # "upon" after these is their preposition, not a condition: "agreed upon",
@@ -520,6 +527,16 @@ def elided_condition(gap: str, before: str = "", after: str = "") -> str | None:
     mark = before.rstrip()[-1:]
     if len(clause) == len(gap) and mark in (",", ";", "("):
         clause = mark + clause
+    # A list's lead-in governs every item: "may, solely for its own use: (i)
+    # copy ..., and (ii) ... distribute".
+    for part in (clause, _lead_in(gap)):
+        condition = _condition_in(part, after)
+        if condition:
+            return condition
+    return None
+
+
+def _condition_in(clause: str, after: str) -> str | None:
     for m in _CONDITIONING.finditer(clause):
         word = m.group().lower()
         if word == "upon":
@@ -530,6 +547,14 @@ def elided_condition(gap: str, before: str = "", after: str = "") -> str | None:
             continue
         return " ".join(m.group().lstrip(",;( ").split())
     return None
+
+
+def _lead_in(gap: str) -> str:
+    """What the gap says before its last colon: the lead-in of the list the
+    quote goes on in ("" without a colon). An elision over a ";" joins two
+    sentences and never gets here."""
+    colon = gap.rfind(":")
+    return gap[:colon] if colon >= 0 else ""
 
 
 def _aside_either_way(clause: str, whether: re.Match[str], after: str) -> bool:

@@ -103,7 +103,8 @@ def furniture_difference(
     page_starts: Sequence[int] | None,
 ) -> str | None:
     """Why the span [start, end) of `quote` reads page furniture as text, or
-    None. A quote of the furniture alone is its own business; one that skips
+    None. A quote of the furniture alone (one line or several) is its own
+    business; one that skips
     it across a page break is fine, and so is one that copies it whole
     between the body text either side."""
     lines = furniture(text, tuple(page_starts) if page_starts else None)
@@ -118,6 +119,13 @@ def furniture_difference(
     if not inside or (
         len(inside) == 1 and inside[0][0] <= start and end <= inside[0][1]
     ):
+        return None
+    body, at = [], start
+    for a, b in inside:
+        body += _tokens(text[at:a])
+        at = max(at, b)
+    if not body + _tokens(text[at:end]):
+        # Furniture alone, over a page break ("7\f8"): nothing read as text.
         return None
     quoted = _tokens(quote)
     span = _tokens(text[start:end])

@@ -474,6 +474,49 @@ def test_brackets_for_what_a_pronoun_names_and_plain_elisions_verify(source, quo
             "The Buyer may reject any shipment of the Goods that fails the inspection.",
             "The Buyer may ... any shipment of the Goods that fails the inspection.",
         ),
+        # Time conditions, and a list's lead-in that governs every item.
+        (
+            "The Licensee may, once the Initial Term has expired, terminate this "
+            "Agreement.",
+            "The Licensee may ... terminate this Agreement.",
+        ),
+        (
+            "The Tenant shall, until the Landlord has completed the works, pay "
+            "half the rent.",
+            "The Tenant shall ... pay half the rent.",
+        ),
+        (
+            "The Tenant may, unless the Landlord objects in writing, sublet the "
+            "premises.",
+            "The Tenant may ... sublet the premises.",
+        ),
+        (
+            "The Buyer shall, when invoiced by the Seller, pay the Price.",
+            "The Buyer shall ... pay the Price.",
+        ),
+        (
+            "The Buyer may, where the Goods are defective, return the Goods.",
+            "The Buyer may ... return the Goods.",
+        ),
+        (
+            "The Seller shall, before the Closing Date, deliver the title documents.",
+            "The Seller shall ... deliver the title documents.",
+        ),
+        (
+            "The Seller shall, prior to the Closing Date, deliver the title "
+            "documents.",
+            "The Seller shall ... deliver the title documents.",
+        ),
+        (
+            "The Licensee may, following the acceptance of the Software, copy the "
+            "Software.",
+            "The Licensee may ... copy the Software.",
+        ),
+        (
+            "The Licensee may, solely for its internal business purposes: (i) use "
+            "the Software, and (ii) copy the Software.",
+            "The Licensee may ... copy the Software.",
+        ),
         # A leading bracket for a pronoun whose antecedent is further back
         # than the words next to the span.
         (
@@ -538,6 +581,31 @@ def test_elisions_and_insertions_that_change_the_meaning_fail(source, quote):
             "This Agreement shall be construed as if it were drafted jointly by the "
             "parties.",
             "This Agreement shall be ... drafted jointly by the parties.",
+        ),
+        # "where" after a noun, "at once", "the following", "when due" and
+        # "once a year": no conditions.
+        (
+            "If the Buyer fails to pay any sum when due, the Seller may suspend "
+            "performance.",
+            "If the Buyer fails to pay any sum ... the Seller may suspend performance.",
+        ),
+        (
+            "The Buyer shall keep records and allow an audit once in any 12-month "
+            "period.",
+            "The Buyer shall keep records ... in any 12-month period.",
+        ),
+        (
+            "The Seller shall deliver the Goods to the warehouse where the Buyer "
+            "stores its stock in Leeds.",
+            "The Seller shall deliver the Goods ... stores its stock in Leeds.",
+        ),
+        (
+            "The Seller shall at once and at its own cost replace the Goods.",
+            "The Seller shall ... replace the Goods.",
+        ),
+        (
+            "The Seller shall deliver the following items of the Goods to the Buyer.",
+            "The Seller shall deliver ... items of the Goods to the Buyer.",
         ),
         # A leading bracket for a pronoun that names its antecedent.
         (

@@ -91,6 +91,15 @@ def test_a_quote_skipping_the_header_is_not_refused_for_it():
     assert furniture_difference(TEXT, start, end, quote, STARTS) is None
 
 
+def test_a_quote_of_furniture_alone_across_pages_verifies():
+    # Pages that hold nothing but their numbers (found by the property test
+    # of prefixed texts): the quote reads no body text at all.
+    text = "0000000\f0"
+    verdict = verify_quote(text, text)
+    assert verdict.verified, verdict.reason
+    assert (verdict.start, verdict.end) == (0, len(text))
+
+
 def test_form_feeds_mark_pages_when_no_offsets_are_given():
     text = "\f".join(
         HEADER.format(n=n) + BODY.format(n=n) + ENDS.get(n, "") for n in range(1, 6)
