@@ -503,8 +503,7 @@ def test_brackets_for_what_a_pronoun_names_and_plain_elisions_verify(source, quo
             "The Seller shall ... deliver the title documents.",
         ),
         (
-            "The Seller shall, prior to the Closing Date, deliver the title "
-            "documents.",
+            "The Seller shall, prior to the Closing Date, deliver the title documents.",
             "The Seller shall ... deliver the title documents.",
         ),
         (
