@@ -1080,12 +1080,26 @@ _NAME = re.compile(
     r"\b(?:Mr|Mrs|Ms|Mx|Dr|Prof)\.?\s+[A-Z][\w'’-]*|[\w.-]*\w[@.]\w[\w.@-]*"
 )
 _TITLES = frozenset({"mr", "mrs", "ms", "mx", "dr", "prof"})
+_CAPITALISED = re.compile(r"\b[A-Z][^\W\d_]*")
 
 
-def names(original: str) -> frozenset[str]:
+class Written(NamedTuple):
+    """How a span's original text writes its words, lowercased as folding
+    leaves them: as names or in addresses (`names`), or with a capital
+    (`capitalised`, within a sentence: a defined term, or a name without a
+    title)."""
+
+    names: frozenset[str] = frozenset()
+    capitalised: frozenset[str] = frozenset()
+
+
+_PLAIN_WRITING = Written()
+
+
+def written(original: str) -> Written:
     """The words of an original (unfolded) text written as names or in
-    addresses, lowercased as folding leaves them."""
-    return (
+    addresses, and those written with a capital."""
+    names = (
         frozenset(
             word.lower()
             for m in _NAME.finditer(original)
@@ -1093,6 +1107,20 @@ def names(original: str) -> frozenset[str]:
         )
         - _TITLES
     )
+    capitalised = frozenset(
+        m.group().lower()
+        for m in _CAPITALISED.finditer(original)
+        if not _opens_sentence(original, m.start())
+    )
+    return Written(names, capitalised)
+
+
+def _opens_sentence(text: str, i: int) -> bool:
+    """Does the word at i open a sentence or line (or the text, whose start
+    is unknown)? Its capital then says nothing."""
+    before = text[:i]
+    stripped = before.rstrip()
+    return not stripped or stripped[-1] in '.!?:;"“(' or "\n" in before[len(stripped) :]
 
 
 def _possessive(text: str, spans: tuple[tuple[int, int], ...]) -> str:
@@ -1172,7 +1200,7 @@ def _stray_misprint(
     q_words: str,
     s_words: str,
     vocabulary: Mapping[str, int] | None,
-    names: frozenset[str] = frozenset(),
+    as_written: Written = _PLAIN_WRITING,
 ) -> bool:
     """In a clean source, do the span's words that differ from the quote's
     read as a one-off misprint of them ("Licensar", "0f"), not as words of
@@ -1183,17 +1211,20 @@ def _stray_misprint(
     (for a two-letter misprint, "hy" for "by") or one the document uses
     elsewhere. A person's name or an address in the span (`names`) is as
     written: a quote that "corrects" it ("Dr. Kern" for "Dr. Kem",
-    "acme.com" for "acrne.com") names someone else."""
+    "acme.com" for "acrne.com") names someone else. So is a word with a
+    capital inside a sentence, unless the document uses the quote's word
+    elsewhere: a defined term recurs ("Licensor" for "Licensar"), a name
+    may not ("Anna Kern" for "Anna Kem")."""
     used = vocabulary or {}
     q_list, s_list = q_words.split(), s_words.split()
     q_keys = {ocr_skeleton(w) for w in q_list}
-    short = False
+    short = proper = False
     for word in s_list:
         if word in q_list:
             continue
         key = ocr_skeleton(word)
         if (
-            word in names
+            word in as_written.names
             or lexicon.is_spelled(word)
             or (len(word) < 2 and not _mixed(word))
         ):
@@ -1201,13 +1232,21 @@ def _stray_misprint(
         if key not in q_keys and used.get(key, 0) > 1:
             return False
         short = short or (len(word) < 3 and not _mixed(word))
+        proper = proper or word in as_written.capitalised
     s_keys = {ocr_skeleton(w) for w in s_list}
     for word in q_list:
-        if word in s_list or lexicon.is_spelled(word):
+        if word in s_list:
+            continue
+        key = ocr_skeleton(word)
+        if proper:
+            # The span's own look-alike spelling counts under the same key.
+            if used.get(key, 0) > (key in s_keys):
+                continue
+            return False
+        if lexicon.is_spelled(word):
             continue
         if short:
             return False  # "μg" is no misprint of "mg", nor "Ga." of "Ca."
-        key = ocr_skeleton(word)
         # A look-alike spelling of the span's word must be a word itself: the
         # vocabulary counts the span's own spelling under the same key.
         if key in s_keys or not used.get(key):
@@ -1228,7 +1267,7 @@ def _wording(
     groups: list[_Group],
     vocabulary: Mapping[str, int] | None = None,
     code_words: frozenset[str] = frozenset(),
-    names: frozenset[str] = frozenset(),
+    as_written: Written = _PLAIN_WRITING,
 ) -> str | None:
     # In a clean (not OCR'd) source nothing misread a glyph: codes, words
     # and apostrophes are as written. In a scan they may be damaged.
@@ -1245,7 +1284,7 @@ def _wording(
             and group.quote_words
             and group.span_words
             and q_words.replace(" ", "") != s_words.replace(" ", "")
-            and not _stray_misprint(q_words, s_words, vocabulary, names)
+            and not _stray_misprint(q_words, s_words, vocabulary, as_written)
         )
         if group.same:
             if _spelled_swap(q_words, s_words, clean):
@@ -1651,14 +1690,14 @@ def fuzzy_difference(
     span: str,
     vocabulary: Mapping[str, int] | None = None,
     code_words: frozenset[str] = frozenset(),
-    names: frozenset[str] = frozenset(),
+    as_written: Written = _PLAIN_WRITING,
 ) -> str | None:
     """Everything a fuzzy match must pass: meaning, then wording (see module
     docstring). None when the span says what the quote says. `vocabulary`
     (OCR skeleton -> count in the source document) tells damaged words from
     the document's own words (lexicon.py); `code_words` are the words the
     quote or the span write as codes (`codes`), which folding lowercased, and
-    `names` the span's words it writes as names or addresses (`names`)."""
+    `as_written` how the span writes its words (`written`)."""
     if Counter(_DIGITS.findall(quote)) - Counter(_DIGITS.findall(span)):
         # Cheap early answer for a look-alike passage ("Section 11" for
         # "Section 38"): failing early is always the safe direction. Extra
@@ -1668,7 +1707,7 @@ def fuzzy_difference(
     groups = _align_words(quote, span)
     repaired = _repair_guard_words(quote, span, groups, vocabulary)
     return meaning_difference(quote, repaired) or _wording(
-        quote, span, groups, vocabulary, code_words, names
+        quote, span, groups, vocabulary, code_words, as_written
     )
 
 

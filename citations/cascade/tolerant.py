@@ -33,7 +33,7 @@ from citations.cascade.boundaries import cut_token, disallowed_cut
 from citations.cascade.context import dropped_negation
 from citations.cascade.folding import IGNORABLE, OCR_SAME_LENGTH, fold, ocr_skeleton
 from citations.cascade.glyphs import merged_once
-from citations.cascade.guards import codes, fuzzy_difference, names
+from citations.cascade.guards import codes, fuzzy_difference, written
 from citations.cascade.prepared import NUMBER_MIN_CHARS, PreparedText
 
 SIMILARITY_THRESHOLD = 0.85
@@ -745,7 +745,7 @@ def _judge_snapped(
         candidate,
         prepared.vocabulary,
         quote.codes | codes(prepared.text[span[0] : span[1]]),
-        names(prepared.text[span[0] : span[1]]),
+        written(prepared.text[span[0] : span[1]]),
     )
     if reason:
         return Near(*span, plain, reason)

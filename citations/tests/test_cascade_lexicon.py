@@ -32,10 +32,13 @@ QUOTE = (
     ],
 )
 def test_damage_that_is_no_word_reads_as_the_quotes_word(damaged):
-    verdict = verify_quote(damaged, QUOTE)
+    # The defined terms recur, as they do in a contract (a capitalised word
+    # used once in a clean text is as written: guards._stray_misprint).
+    source = damaged + " The Supplier, the Buyer and the Order Date are defined below."
+    verdict = verify_quote(source, QUOTE)
     assert verdict.verified, verdict.reason
     assert verdict.match_type == "fuzzy"
-    assert damaged[verdict.start : verdict.end] == verdict.source_text
+    assert source[verdict.start : verdict.end] == verdict.source_text
 
 
 @pytest.mark.parametrize(

@@ -95,7 +95,13 @@ def test_the_quote_may_carry_the_damage_instead_of_the_source():
     ],
 )
 def test_ocr_confusions_verify_as_fuzzy_with_exact_boundaries(ocr_source, quote):
-    text = "Header line.\n" + ocr_source + ".\nNext paragraph begins here."
+    # The defined terms recur, as they do in a contract (a capitalised word
+    # used once in a clean text is as written: guards._stray_misprint).
+    text = (
+        "Header line.\n"
+        + ocr_source
+        + ".\nNext paragraph begins here. This Agreement binds the parties."
+    )
     verdict = verify_quote(text, quote)
     _assert_span(text, verdict, ocr_source)
     assert verdict.method == "tolerant_match"

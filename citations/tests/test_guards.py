@@ -123,7 +123,10 @@ def test_ocr_damaged_digits_fail_rather_than_guess():
 
 
 def test_ocr_damaged_negation_and_modal_words_are_still_read():
-    text = "The Buyer rnay n0t assign this Agreernent without prior written consent."
+    text = (
+        "The Buyer rnay n0t assign this Agreernent without prior written consent. "
+        "This Agreement binds the parties."
+    )
     verdict = verify_quote(
         text, "The Buyer may not assign this Agreement without prior written consent."
     )
@@ -272,7 +275,10 @@ def test_a_negating_prefix_fits_the_word_it_negates():
 
 
 def test_a_capital_c_read_as_g_is_damage_only_at_a_words_start():
-    text = "The Gompany shall keep accurate books and records and allow an audit once a year."
+    text = (
+        "The Gompany shall keep accurate books and records and allow an audit once "
+        "a year. The Company's auditor is named in Schedule 2."
+    )
     verdict = verify_quote(
         text, "The Company shall keep accurate books and records and allow"
     )
@@ -608,6 +614,32 @@ def test_in_a_clean_source_the_quotes_words_are_the_sources(written, quoted):
     # The same slip in the source of a scan reads as damage.
     scanned = SCANNED_PREAMBLE + template.format("Dr. Kem")
     assert verify_quote(scanned, template.format("Dr. Kern")).verified
+
+
+@pytest.mark.parametrize(
+    ("written", "quoted"),
+    [
+        ("Anna Kem", "Anna Kern"),  # a look-alike spelling
+        ("Ed Cale", "Ed Cole"),
+        ("laws of Delavare", "laws of Delaware"),  # a place: no word, used once
+    ],
+)
+def test_in_a_clean_source_a_capitalised_word_without_a_title_is_as_written(
+    written, quoted
+):
+    # Without "Dr." before it a name looks like a damaged defined term; but
+    # a defined term recurs, and the quote's spelling of this one does not.
+    template = (
+        "The parties agree that {} is named in the Schedule, and that every "
+        "notice under this Agreement shall refer to it."
+    )
+    verdict = verify_quote(template.format(written), template.format(quoted))
+    assert not verdict.verified
+    assert "differs" in verdict.reason
+    # The same slip where the document uses the quote's word elsewhere, as a
+    # defined term is used, reads as a misprint.
+    source = template.format(written) + f" Schedule 1 names {quoted}."
+    assert verify_quote(source, template.format(quoted)).verified
 
 
 @pytest.mark.parametrize(
