@@ -247,14 +247,18 @@ def _nt_stem(word: str) -> bool:
 
 def _signed(folded: str, start: int) -> bool:
     """Does a sign touch the token at `start`, after a space or an opening
-    bracket? "by -5%" is no "by 5%" ("10-15" is a range)."""
+    bracket, or stand spaced between a word and it? "by -5%" is no "by 5%",
+    nor "be - 500,000" "be 500,000" ("10-15" and "10 - 15" are ranges)."""
+    if start > 0 and folded[start - 1] in SIGNS:
+        return start == 1 or not folded[start - 2].isalnum()
     return (
-        start > 0
-        and folded[start - 1] in SIGNS
-        and (start == 1 or not folded[start - 2].isalnum())
+        start > 3
+        and folded[start - 3 : start] in _SPACED_SIGNS
+        and folded[start - 4].isalpha()
     )
 
 
+_SPACED_SIGNS = frozenset(f" {sign} " for sign in SIGNS)
 _DAMAGED_NT = re.compile(r"(\w+)'([tlf1i]?)")
 
 
@@ -1058,8 +1062,10 @@ def _words(text: str, spans: tuple[tuple[int, int], ...]) -> str:
 # ("C$"), and words with a capital inside ("MWh", "kWh", "iPass"). Their
 # letters are few and arbitrary, so a look-alike glyph ("GA" for "CA") is as
 # likely another code as damage.
+# The longest word in capitals taken for a code.
+_CODE_LETTERS = 6
 _CODE = re.compile(
-    r"\b(?:[A-Z][A-Z0-9&]{1,5}\b|[A-Z](?=\$)"
+    rf"\b(?:[A-Z][A-Z0-9&]{{1,{_CODE_LETTERS - 1}}}\b|[A-Z](?=\$)"
     r"|[A-Za-z]*(?:[a-z][A-Z]|[A-Z]{2}[a-z])[A-Za-z]*)"
 )
 
@@ -1118,9 +1124,10 @@ def written(original: str) -> Written:
 def _opens_sentence(text: str, i: int) -> bool:
     """Does the word at i open a sentence or line (or the text, whose start
     is unknown)? Its capital then says nothing."""
-    before = text[:i]
-    stripped = before.rstrip()
-    return not stripped or stripped[-1] in '.!?:;"“(' or "\n" in before[len(stripped) :]
+    j = i
+    while j and text[j - 1].isspace():
+        j -= 1
+    return not j or text[j - 1] in '.!?:;"“(' or "\n" in text[j:i]
 
 
 def _possessive(text: str, spans: tuple[tuple[int, int], ...]) -> str:
@@ -1152,6 +1159,25 @@ def _respelled_code(q_words: str, s_words: str, code_words: frozenset[str]) -> b
     if len(q_list) == len(s_list) == 1 and _mixed(q_words) and _mixed(s_words):
         return True
     return any(w in code_words for w in chain(q_list, s_list))
+
+
+def _code_letter_added(q_words: str, s_words: str, code_words: frozenset[str]) -> bool:
+    """In a scan, one code is the other with a letter more ("GOOG", "GOOGL";
+    "MSFT", "MSF")? OCR drops thin lowercase strokes, but a code's capitals
+    are whole letters, and a one-letter-longer ticker is another company.
+    Words in capitals that are English words are a heading's, and damaged
+    like any word."""
+    q, s = q_words, s_words
+    if " " in q + s or abs(len(q) - len(s)) != 1 or max(len(q), len(s)) > _CODE_LETTERS:
+        # One word each ("the lessee" run together is no code), as long as
+        # a code in capitals: "iLicensor" is a damaged word.
+        return False
+    if not (q in code_words or s in code_words):
+        return False
+    if lexicon.is_spelled(q) or lexicon.is_spelled(s):
+        return False  # a heading's word in capitals ("NOTCE" for "NOTICE")
+    short, long = sorted((q, s), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 def _another_real_word(
@@ -1277,6 +1303,11 @@ def _wording(
         s_words = _words(span, group.span_words)
         if clean and _respelled_code(q_words, s_words, code_words):
             return _clean_word_differs(q_words, s_words, what="code")
+        if not clean and _code_letter_added(q_words, s_words, code_words):
+            return (
+                f"code differs: quote has '{q_words}', source has '{s_words}' "
+                "(a letter more or less, which no misread glyph explains)"
+            )
         # In a clean source the quote's words are the source's, but for a
         # stray misprint; checked last, so the specific reasons come first.
         strict = (
@@ -1628,9 +1659,15 @@ def _repair_guard_words(
             continue  # the span's own guard word ("nor", "mustnt", "couldn t")
         if len(group.quote_words) == 1:
             if (
-                plausible_ocr(q_bare, s_bare)
-                or _damage_reads_as(q_text, s_text, vocabulary)
-            ) and not _rival_guard_word(q_word, ocr_skeleton(s_bare.lower())):
+                (
+                    plausible_ocr(q_bare, s_bare)
+                    or _damage_reads_as(q_text, s_text, vocabulary)
+                )
+                and not _rival_guard_word(q_word, ocr_skeleton(s_bare.lower()))
+                and not _real_word_out_of_place(
+                    q_bare, s_bare, quote, group.quote_words
+                )
+            ):
                 repairs.append((s_start, s_end, q_text))
             continue
         # Damaged and spaced differently ("msybe" for "may be"): the quote's
@@ -1645,6 +1682,54 @@ def _repair_guard_words(
     for start, end, text in sorted(repairs, reverse=True):
         span = span[:start] + text + span[end:]
     return span
+
+
+# Words after which "not" stands ("shall not", "does not", "need not"): there a
+# real word in a scan may be a damaged "not" ("shall hot"); elsewhere it is
+# the word it is ("the net amount", "net 30 days").
+_BEFORE_NOT = frozenset(
+    [
+        "shall",
+        "will",
+        "may",
+        "must",
+        "can",
+        "could",
+        "should",
+        "would",
+        "might",
+        "need",
+        "do",
+        "does",
+        "did",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "am",
+        "has",
+        "have",
+        "had",
+    ]
+)
+
+
+def _real_word_out_of_place(
+    q_bare: str, s_bare: str, quote: str, quote_words: tuple[tuple[int, int], ...]
+) -> bool:
+    """Is the span's word a real word standing where the quote's "not"
+    cannot: after no auxiliary, or before a number? Then the quote adds a
+    negation the scan does not show. The quote's own words say where it
+    stands: the scan may have damaged the auxiliary too ("rnust hot")."""
+    if q_bare.lower() != "not" or not lexicon.is_spelled(s_bare.lower()):
+        return False
+    before = quote[: quote_words[0][0]].split()[-1:]
+    after = quote[quote_words[-1][1] :].split()[:1]
+    if after and after[0][:1].isdigit():
+        return True
+    return bool(before) and before[0].strip(",;:()").lower() not in _BEFORE_NOT
 
 
 def _names_a_part(text: str, start: int, end: int) -> bool:

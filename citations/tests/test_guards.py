@@ -845,3 +845,74 @@ def test_a_party_in_the_plural_never_reads_as_its_counterpart(source, quote):
     verdict = verify_quote(source, quote)
     assert not verdict.verified
     assert "party differs" in verdict.reason
+
+
+@pytest.mark.parametrize("prefix", ["", SCANNED_PREAMBLE])
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # A real word where "not" cannot stand is no damaged "not".
+        (
+            "The Buyer shall pay the net amount of each invoice within thirty days.",
+            "The Buyer shall pay the not amount of each invoice within thirty days",
+        ),
+        (
+            "Payment terms are net 30 days from the date of each invoice.",
+            "Payment terms are not 30 days from the date of each invoice",
+        ),
+        # A ticker with a letter more or less is another company.
+        (
+            "The Fund may hold shares of GOOG and other listed securities.",
+            "The Fund may hold shares of GOOGL and other listed securities",
+        ),
+        (
+            "The Fund may hold shares of MSFT and other listed securities.",
+            "The Fund may hold shares of MSF and other listed securities",
+        ),
+        # A spaced minus between a word and a number is the number's sign.
+        (
+            "The adjustment shall be - 500,000 dollars as stated in the statement.",
+            "The adjustment shall be 500,000 dollars as stated in the statement",
+        ),
+        (
+            "The adjustment shall be 500,000 dollars as stated in the statement.",
+            "The adjustment shall be - 500,000 dollars as stated in the statement",
+        ),
+    ],
+)
+def test_a_scan_never_reads_a_real_word_ticker_or_sign_as_the_quotes(
+    prefix, source, quote
+):
+    verdict = verify_quote(prefix + source, quote)
+    assert not verdict.verified, verdict.reason
+    assert "differs" in verdict.reason or "missing" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("damaged", "quote"),
+    [
+        # Where "not" stands, a real word in a scan may be a damaged "not".
+        (
+            "The Seller shall hot be liable for any delay in delivery.",
+            "The Seller shall not be liable for any delay in delivery",
+        ),
+        # A heading's word in capitals loses a thin letter like any word.
+        (
+            "NOTCE OF TERMINATION shall be given in writing to the Buyer.",
+            "NOTICE OF TERMINATION shall be given in writing to the Buyer",
+        ),
+        # A stray stroke before a capital is no code of its own.
+        (
+            "Notices are delivered by hand to the iLicensor's registered office.",
+            "Notices are delivered by hand to the Licensor's registered office",
+        ),
+        # A range stays a range.
+        (
+            "The fee for items 10 - 15 is payable on delivery of the Goods.",
+            "The fee for items 10-15 is payable on delivery of the Goods",
+        ),
+    ],
+)
+def test_in_a_scan_damage_where_the_word_fits_still_reads(damaged, quote):
+    verdict = verify_quote(SCANNED_PREAMBLE + damaged, quote)
+    assert verdict.verified, verdict.reason
