@@ -252,8 +252,18 @@ def _whole_tokens(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _without_form_feeds(text: str) -> str:
+    # Form feeds make pages, and a prefix changes which lines recur at their
+    # edges (furniture.py, tested on its own).
+    return text.replace("\f", " ")
+
+
 @SETTINGS
-@given(TEXTS, st.data(), st.text(min_size=1, max_size=50))
+@given(
+    TEXTS.map(_without_form_feeds),
+    st.data(),
+    st.text(min_size=1, max_size=50).map(_without_form_feeds),
+)
 def test_prefixing_text_shifts_a_unique_exact_match_by_the_prefix_length(
     text, data, prefix
 ):
@@ -271,9 +281,6 @@ def test_prefixing_text_shifts_a_unique_exact_match_by_the_prefix_length(
     # before the quote: neither is a shift.
     assume(negation_before(prefix + text, len(prefix) + start) is None)
     assume(negation_before(text, start) is None)
-    # Form feeds make pages, and a prefix changes which lines recur at their
-    # edges (furniture.py, tested on its own).
-    assume("\f" not in prefix + text)
     before = verify_quote(text, quote)
     after = verify_quote(prefix + text, quote)
     assert after.start == before.start + len(prefix)
