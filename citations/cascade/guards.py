@@ -35,7 +35,7 @@ from functools import lru_cache
 from itertools import chain
 from typing import NamedTuple
 
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import Indel, Levenshtein
 
 from citations.cascade import lexicon
 from citations.cascade.boundaries import SIGNS
@@ -1168,7 +1168,7 @@ def _code_letter_added(q_words: str, s_words: str, code_words: frozenset[str]) -
     Words in capitals that are English words are a heading's, and damaged
     like any word."""
     q, s = q_words, s_words
-    if " " in q + s or abs(len(q) - len(s)) != 1 or max(len(q), len(s)) > _CODE_LETTERS:
+    if " " in q + s or max(len(q), len(s)) > _CODE_LETTERS:
         # One word each ("the lessee" run together is no code), as long as
         # a code in capitals: "iLicensor" is a damaged word.
         return False
@@ -1176,8 +1176,7 @@ def _code_letter_added(q_words: str, s_words: str, code_words: frozenset[str]) -
         return False
     if lexicon.is_spelled(q) or lexicon.is_spelled(s):
         return False  # a heading's word in capitals ("NOTCE" for "NOTICE")
-    short, long = sorted((q, s), key=len)
-    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+    return Indel.distance(q, s) == 1
 
 
 def _another_real_word(
@@ -1689,15 +1688,7 @@ def _repair_guard_words(
 # the word it is ("the net amount", "net 30 days").
 _BEFORE_NOT = frozenset(
     [
-        "shall",
-        "will",
-        "may",
-        "must",
-        "can",
-        "could",
-        "should",
-        "would",
-        "might",
+        *_MODALS,
         "need",
         "do",
         "does",

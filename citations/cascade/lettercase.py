@@ -37,14 +37,6 @@ _TIMES = frozenset(["pm"])
 CAPITALS_REACH = 2
 
 
-def _tokens(text: str) -> list[re.Match[str]]:
-    return list(_TOKEN.finditer(text))
-
-
-def _nfkc(word: str) -> str:
-    return unicodedata.normalize("NFKC", word)
-
-
 def _in_capitals(words: list[str], i: int) -> bool:
     """Whether the i-th word stands among other words set in capitals."""
     lo, hi = max(0, i - CAPITALS_REACH), min(len(words), i + CAPITALS_REACH + 1)
@@ -63,8 +55,8 @@ class _Side:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.matches = _tokens(text)
-        self.words = [_nfkc(m.group()) for m in self.matches]
+        self.matches = list(_TOKEN.finditer(text))
+        self.words = [unicodedata.normalize("NFKC", m.group()) for m in self.matches]
         self.keys = [w.casefold() for w in self.words]
 
     def capitals(self, i: int) -> bool:
