@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from citations.cascade import lexicon, verify_quote
 from citations.cascade.boundaries import cut_token
-from citations.cascade.context import negation_before
+from citations.cascade.context import negation_after, negation_before
 from citations.cascade.folding import fold, ocr_skeleton
 from citations.cascade.guards import features
 from citations.cascade.prepared import clear_cache
@@ -281,6 +281,9 @@ def test_prefixing_text_shifts_a_unique_exact_match_by_the_prefix_length(
     # before the quote: neither is a shift.
     assume(negation_before(prefix + text, len(prefix) + start) is None)
     assume(negation_before(text, start) is None)
+    # A quote that stops inside a negation ("0’t", a damaged "n't") fails
+    # with or without a prefix: there is no span to shift.
+    assume(negation_after(text, end) is None)
     before = verify_quote(text, quote)
     after = verify_quote(prefix + text, quote)
     assert after.start == before.start + len(prefix)
