@@ -1765,15 +1765,15 @@ def fuzzy_difference(
     quote: str,
     span: str,
     vocabulary: Mapping[str, int] | None = None,
-    code_words: frozenset[str] = frozenset(),
-    as_written: Written = _PLAIN_WRITING,
+    quote_codes: frozenset[str] = frozenset(),
+    original: str | None = None,
 ) -> str | None:
     """Everything a fuzzy match must pass: meaning, then wording (see module
     docstring). None when the span says what the quote says. `vocabulary`
     (OCR skeleton -> count in the source document) tells damaged words from
-    the document's own words (lexicon.py); `code_words` are the words the
-    quote or the span write as codes (`codes`), which folding lowercased, and
-    `as_written` how the span writes its words (`written`)."""
+    the document's own words (lexicon.py); `quote_codes` are the words the
+    quote writes as codes (`codes`), which folding lowercased, and `original`
+    is the span as the document writes it, before folding."""
     if Counter(_DIGITS.findall(quote)) - Counter(_DIGITS.findall(span)):
         # Cheap early answer for a look-alike passage ("Section 11" for
         # "Section 38"): failing early is always the safe direction. Extra
@@ -1782,8 +1782,18 @@ def fuzzy_difference(
         return meaning_difference(quote, span) or "numbers differ"
     groups = _align_words(quote, span)
     repaired = _repair_guard_words(quote, span, groups, vocabulary)
-    return meaning_difference(quote, repaired) or _wording(
-        quote, span, groups, vocabulary, code_words, as_written
+    meaning = meaning_difference(quote, repaired)
+    if meaning or original is None:
+        return meaning or _wording(quote, span, groups, vocabulary, quote_codes)
+    # How the span writes its words is read only for a span whose meaning
+    # passed: most candidates of a long quote in a template fail before.
+    return _wording(
+        quote,
+        span,
+        groups,
+        vocabulary,
+        quote_codes | codes(original),
+        written(original),
     )
 
 

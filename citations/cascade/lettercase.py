@@ -18,9 +18,10 @@ sets everything in capitals.
 
 from __future__ import annotations
 
-import difflib
 import re
 import unicodedata
+
+from rapidfuzz.distance import Indel
 
 from citations.cascade import lexicon
 from citations.cascade.guards import is_label
@@ -95,8 +96,9 @@ def case_difference(quote: str, span: str) -> str | None:
     q, s = _Side(quote), _Side(span)
     if q.words == s.words:
         return None
-    blocks = difflib.SequenceMatcher(None, q.keys, s.keys, autojunk=False)
-    for i0, j0, size in blocks.get_matching_blocks():
+    # The longest common subsequence of the words (in C): every word the two
+    # share is compared, wherever the alignment pairs it.
+    for i0, j0, size in Indel.opcodes(q.keys, s.keys).as_matching_blocks():
         for k in range(size):
             i, j = i0 + k, j0 + k
             if q.words[i] != s.words[j] and not _style_only(q, i, s, j):

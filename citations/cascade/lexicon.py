@@ -74,9 +74,12 @@ _lock = threading.Lock()
 
 
 @lru_cache(maxsize=1)
-def _tables() -> tuple[dict[str, int], frozenset[str]]:
+def _tables() -> tuple[dict[str, int], dict[str, None]]:
     """OCR skeleton -> highest frequency of an English word with that
-    skeleton; and the words themselves, as spelled."""
+    skeleton; and the words themselves, as spelled (as dict keys: the
+    garbage collector stops tracking a dict of strings after one pass, but
+    walks a 128k-word frozenset on every full collection, ~5 ms each, in
+    whichever query it interrupts)."""
     from spellchecker import SpellChecker
 
     with _lock:
@@ -90,7 +93,7 @@ def _tables() -> tuple[dict[str, int], frozenset[str]]:
             key = ocr_skeleton(word)
             if count > table.get(key, 0):
                 table[key] = count
-        return table, frozenset(spelled)
+        return table, dict.fromkeys(spelled)
 
 
 def _frequencies() -> dict[str, int]:

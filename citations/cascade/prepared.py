@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import add, not_
 
+from citations.cascade import lexicon
 from citations.cascade.folding import OCR_SAME_LENGTH, Folded, fold, ocr_skeleton
 
 _WORD = re.compile(r"\w+")
@@ -55,7 +56,6 @@ class PreparedText:
     folded: Folded
     skeleton: str
     _keys: dict[str, Postings] | None = field(default=None, repr=False)
-    _words: Counter[str] | None = field(default=None, repr=False)
     _vocabulary: dict[str, int] | None = field(default=None, repr=False)
     _numbers: dict[str, tuple[int, ...]] | None = field(default=None, repr=False)
     _last_postings: tuple[tuple[object, ...], list[Postings]] | None = field(
@@ -72,7 +72,14 @@ class PreparedText:
         if index is None:
             with self._lock:
                 if self._keys is None:
-                    self._keys, self._words, self._numbers = _index_words(self.skeleton)
+                    # The vocabulary is built with the index, not on the first
+                    # fuzzy match: at 5 MB it costs ~15 ms, which would land
+                    # on whichever quote happened to come first.
+                    keys, words, self._numbers = _index_words(self.skeleton)
+                    self._vocabulary = _vocabulary(words)
+                    # Likewise whether it reads as a scan (lexicon caches it).
+                    lexicon.looks_scanned(self._vocabulary)
+                    self._keys = keys
                 index = self._keys
         return index
 
@@ -149,18 +156,19 @@ class PreparedText:
     def vocabulary(self) -> dict[str, int]:
         """Full OCR skeleton of each word -> how often the document uses it
         (lexicon.py tells damaged words from the document's own words)."""
-        vocabulary = self._vocabulary
-        if vocabulary is None:
-            self._index()
-            vocabulary = {}
-            for word, count in (self._words or {}).items():
-                key = ocr_skeleton(word)
-                vocabulary[key] = vocabulary.get(key, 0) + count
-            self._vocabulary = vocabulary
-        return vocabulary
+        self._index()
+        return self._vocabulary or {}
 
 
 _EMPTY: Postings = array("q")
+
+
+def _vocabulary(words: Counter[str]) -> dict[str, int]:
+    vocabulary: dict[str, int] = {}
+    for word, count in words.items():
+        key = ocr_skeleton(word)
+        vocabulary[key] = vocabulary.get(key, 0) + count
+    return vocabulary
 
 
 def _index_words(

@@ -33,7 +33,7 @@ from citations.cascade.boundaries import cut_token, disallowed_cut
 from citations.cascade.context import dropped_negation
 from citations.cascade.folding import IGNORABLE, OCR_SAME_LENGTH, fold, ocr_skeleton
 from citations.cascade.glyphs import merged_once
-from citations.cascade.guards import codes, fuzzy_difference, written
+from citations.cascade.guards import codes, fuzzy_difference
 from citations.cascade.prepared import NUMBER_MIN_CHARS, PreparedText
 
 SIMILARITY_THRESHOLD = 0.85
@@ -744,8 +744,8 @@ def _judge_snapped(
         quote.folded,
         candidate,
         prepared.vocabulary,
-        quote.codes | codes(prepared.text[span[0] : span[1]]),
-        written(prepared.text[span[0] : span[1]]),
+        quote.codes,
+        prepared.text[span[0] : span[1]],
     )
     if reason:
         return Near(*span, plain, reason)
