@@ -227,7 +227,15 @@ def fold(text: str) -> Folded:
 
 def fold_text(text: str) -> str:
     """Just the folded string (no offset map), for comparisons."""
+    if len(text) <= 32:
+        return _fold_word(text)
     return fold(text).text
+
+
+@lru_cache(maxsize=65536)
+def _fold_word(word: str) -> str:
+    # The context and scope checks fold the words around every span.
+    return fold(word).text
 
 
 # OCR confusions that keep length: applied to folded text so positions stay
