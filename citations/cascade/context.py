@@ -46,6 +46,7 @@ from citations.cascade.guards import (
     ocr_letters,
     plausible_ocr,
 )
+from citations.cascade.memo import memo
 from citations.cascade.prepared import prepare
 from citations.cascade.scope import opening_aside_end, reach, stands_before_verb
 
@@ -144,7 +145,7 @@ def _is_negation(word: str, damaged: bool = True) -> bool:
 _MOST_PIECES = 3
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)
 def _lookalike_negation(word: str) -> bool:
     """A real word that OCR could have made from a negation by one misread
     glyph ("riot" for "not": ri is n; "nol" for "not"; "r0t")."""
@@ -182,7 +183,7 @@ def _joined_negation(run: tuple[str, ...]) -> bool:
     )
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)
 def _cheaply_negation(word: str) -> bool:
     """A negation as spelled, or within two look-alike glyphs or thin strokes
     of one ("uot", "lnot", "n0t"), or run into a common word ("SHALLNOT")."""
@@ -206,7 +207,7 @@ def _split_tail(words: tuple[str, ...], i: int) -> bool:
     return lexicon.is_word(ocr_skeleton(fold_text(words[i - 1] + word)))
 
 
-@lru_cache(maxsize=8192)
+@memo(8192)
 def _negations_in(words: tuple[str, ...]) -> tuple[tuple[int, int, bool], ...]:
     """The negations among consecutive words that only spaces separate, as
     (first word, number of words, whether it takes a scanned text: a real

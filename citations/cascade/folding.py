@@ -18,7 +18,8 @@ import re
 import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
-from functools import lru_cache
+
+from citations.cascade.memo import memo
 
 # Characters that only exist to shape or break text; they are dropped.
 # U+FFFE is not here: pdfium emits it for a hyphen (see PUNCTUATION_FOLDS).
@@ -64,7 +65,7 @@ def _small_capitals() -> dict[str, str]:
 _SMALL_CAPITALS = _small_capitals()
 
 
-@lru_cache(maxsize=65536)
+@memo(65536)
 def fold_char(c: str) -> str:
     """The folded form of one character (possibly empty or several chars)."""
     if c in PUNCTUATION_FOLDS:
@@ -232,7 +233,7 @@ def fold_text(text: str) -> str:
     return fold(text).text
 
 
-@lru_cache(maxsize=65536)
+@memo(65536)
 def _fold_word(word: str) -> str:
     # The context and scope checks fold the words around every span.
     return fold(word).text
@@ -255,7 +256,7 @@ def ocr_skeleton(folded: str) -> str:
     return same.translate(OCR_SAME_LENGTH)
 
 
-@lru_cache(maxsize=65536)
+@memo(65536)
 def _word_skeleton(word: str) -> str:
     # Words recur: the guard looks every word of every quote up.
     same = _OCR_MULTI.sub(lambda m: _OCR_MULTI_MAP[m.group()], word)

@@ -46,6 +46,7 @@ from citations.cascade.glyphs import (
     SPLIT_GLYPHS,
     THIN,
 )
+from citations.cascade.memo import memo
 
 # A number stands alone ("30", "1,000.50"); digits glued to letters ("30days",
 # "0rder") are read as a word and sorted out in `features`.
@@ -239,7 +240,7 @@ _NT_STEMS = frozenset(
 _NT_WORDS = frozenset(["cant", "wont", "shant"])
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)
 def _nt_stem(word: str) -> bool:
     """Could OCR have made `word` from a stem of "n't" ("does", "ca")?"""
     return any(plausible_ocr(stem, word) for stem in _NT_STEMS)
@@ -668,9 +669,11 @@ def _by_kind(found: Iterable[Feature]) -> dict[str, list[Feature]]:
     return grouped
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=16)
 def _features_of(folded: str) -> tuple[Feature, ...]:
-    # The same quote is checked against every candidate placement.
+    # The same quote is checked against every candidate placement. Few are
+    # kept: a 2,000-character quote of legal prose holds hundreds of
+    # features, each an object the garbage collector walks.
     return tuple(features(folded))
 
 
@@ -729,7 +732,7 @@ def plausible_ocr(a: str, b: str, arbitrary: int = 0) -> bool:
     )
 
 
-@lru_cache(maxsize=65536)
+@memo(65536)
 def _plausible_folded(a: str, b: str, arbitrary: int = 0) -> bool:
     n, m = len(a), len(b)
     limit = 1 + max(n, m) // 4
@@ -792,7 +795,7 @@ def _plausible_folded(a: str, b: str, arbitrary: int = 0) -> bool:
 _GIVER_SUFFIXES = ("or", "er", "ant")
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)
 def damage_cost(a: str, b: str) -> float:
     """The noisy channel's cost (lexicon.py) of OCR making skeleton `b` from
     skeleton `a`: look-alike glyphs, thin strokes and one glyph read as two
@@ -1420,7 +1423,7 @@ def _mapped(opcodes: Iterable, i: int, length: int) -> int:
     return length
 
 
-@lru_cache(maxsize=65536)
+@memo(65536)
 def _damaged_negating_prefix(a: str, b: str) -> bool:
     """ "invaIid" for "valid", "itrevocable" for "revocable": one word reads
     (give or take look-alike damage) as the other's negated form, and that

@@ -29,6 +29,7 @@ from typing import Any
 
 from citations.cascade.folding import ocr_skeleton
 from citations.cascade.glyphs import CONFUSABLE, merged_once
+from citations.cascade.memo import memo
 
 # Real one- and two-letter English words; the frequency list also holds
 # letters, initials and fragments ("th", "cl", "o") that OCR leaves behind.
@@ -248,7 +249,7 @@ def reading(
     return None
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)
 def likeliest_reading(skeleton: str) -> str | None:
     """The dictionary word a damaged token most likely was, by the same noisy
     channel as `reading` but with no quote to favour; None if no word is in

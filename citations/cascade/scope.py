@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
 
 from citations.cascade import lexicon
 from citations.cascade.folding import fold_text, ocr_skeleton
 from citations.cascade.glyphs import DIGITS_AS_LETTERS
+from citations.cascade.memo import memo
 
 # Words are (text, offset) pairs, as context._words gives them.
 Word = tuple[str, int]
@@ -221,7 +221,7 @@ _VERB_KEYS = _MODAL_KEYS | {ocr_skeleton(w) for w in _AUXILIARIES}
 _NOUN_NEGATION_KEYS = frozenset(ocr_skeleton(w) for w in _NOUN_NEGATIONS)
 
 
-@lru_cache(maxsize=8192)
+@memo(8192)
 def _reads_as(word: str, keys: frozenset[str]) -> bool:
     """Is `word` one of `keys` (OCR skeletons), also as OCR damaged it
     ("sh0uld", "vvill", "shaII", "Neithcr"): a token that is no word and
