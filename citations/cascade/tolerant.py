@@ -586,7 +586,14 @@ def _number_seeds(prepared: PreparedText, quote: FoldedQuote) -> list[Seed]:
 # How far a boundary may move to reach the edge of the token it cuts.
 SNAP_REACH = 8
 _FIRST_WORD = re.compile(r"\w+")
-_LAST_WORD = re.compile(r"\w+$")
+
+
+def _last_word(text: str) -> str | None:
+    r"""The word `text` ends in, if any. (A search for r"\w+$" tries every
+    word of a 2,000-character quote, ~0.1 ms; the reversed text is matched
+    at its start.)"""
+    found = _FIRST_WORD.match(text[::-1])
+    return found.group()[::-1] if found else None
 
 
 def _closer(quote_word: str, whole: str, part: str) -> bool:
@@ -624,7 +631,7 @@ def _snap_to_tokens(
                 word_end += 1
             if _closer(first.group(), folded[lo:word_end], folded[f_start:word_end]):
                 f_start = lo
-    last = _LAST_WORD.search(quote)
+    last = _last_word(quote)
     if last and f_start < f_end < len(folded) and _inside_token(folded, f_end):
         hi = f_end
         while hi < len(folded) and hi - f_end <= SNAP_REACH and folded[hi].isalnum():
@@ -633,7 +640,7 @@ def _snap_to_tokens(
             word_start = f_end
             while word_start > f_start and folded[word_start - 1].isalnum():
                 word_start -= 1
-            if _closer(last.group(), folded[word_start:hi], folded[word_start:f_end]):
+            if _closer(last, folded[word_start:hi], folded[word_start:f_end]):
                 f_end = hi
     return _take_split_piece(folded, quote, f_start, f_end)
 
@@ -649,7 +656,7 @@ def _take_split_piece(
     ("Lesse| e" for "Lessee"), or starts one space after a piece of its
     first word ("T| he"), takes the piece in when the quote's word then
     reads closer."""
-    last = _LAST_WORD.search(quote)
+    last = _last_word(quote)
     if last and f_end + 1 < len(folded) and folded[f_end] == " ":
         hi = f_end + 1
         while hi < len(folded) and folded[hi].isalnum() and hi - f_end <= SPLIT_PIECE:
@@ -659,7 +666,7 @@ def _take_split_piece(
             while word_start > f_start and folded[word_start - 1].isalnum():
                 word_start -= 1
             whole = folded[word_start:f_end] + folded[f_end + 1 : hi]
-            if _closer(last.group(), whole, folded[word_start:f_end]):
+            if _closer(last, whole, folded[word_start:f_end]):
                 f_end = hi
     first = _FIRST_WORD.match(quote)
     if first and f_start >= 2 and folded[f_start - 1] == " ":
