@@ -103,7 +103,14 @@ _NEGATIONS = [
     "nobody",
     "nowhere",
 ]
-_MODALS = ["shall", "may", "must", "will", "should", "can", "might", "would", "could"]
+MODALS = frozenset(
+    ["shall", "may", "must", "will", "should", "can", "might", "would", "could"]
+)
+# Verbs a negated subject's verb may start with, besides the modals; unlike
+# them, they also follow a "not" as the verb it negates ("does not have").
+AUXILIARIES = frozenset(
+    ["is", "are", "was", "were", "has", "have", "had", "does", "do", "did"]
+)
 _NUMBER_WORDS = [
     "zero",
     "one",
@@ -186,7 +193,7 @@ _CURRENCY_WORDS = {
 _WORD_FEATURES: dict[str, tuple[tuple[str, str], ...]] = {}
 for _w in _NEGATIONS:
     _WORD_FEATURES[ocr_skeleton(_w)] = ((NEGATION, _w),)
-for _w in _MODALS:
+for _w in MODALS:
     _WORD_FEATURES[ocr_skeleton(_w)] = ((MODAL, _w),)
 for _w in _NUMBER_WORDS:
     _WORD_FEATURES[ocr_skeleton(_w)] = ((NUMBER, _w),)
@@ -1689,25 +1696,7 @@ def _repair_guard_words(
 # Words after which "not" stands ("shall not", "does not", "need not"): there a
 # real word in a scan may be a damaged "not" ("shall hot"); elsewhere it is
 # the word it is ("the net amount", "net 30 days").
-_BEFORE_NOT = frozenset(
-    [
-        *_MODALS,
-        "need",
-        "do",
-        "does",
-        "did",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "am",
-        "has",
-        "have",
-        "had",
-    ]
-)
+_BEFORE_NOT = MODALS | AUXILIARIES | {"need", "be", "been", "am"}
 
 
 def _real_word_out_of_place(
@@ -1786,8 +1775,10 @@ def fuzzy_difference(
     groups = _align_words(quote, span)
     repaired = _repair_guard_words(quote, span, groups, vocabulary)
     meaning = meaning_difference(quote, repaired)
-    if meaning or original is None:
-        return meaning or _wording(quote, span, groups, vocabulary, quote_codes)
+    if meaning:
+        return meaning
+    if original is None:
+        return _wording(quote, span, groups, vocabulary, quote_codes)
     # How the span writes its words is read only for a span whose meaning
     # passed: most candidates of a long quote in a template fail before.
     return _wording(

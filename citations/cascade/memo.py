@@ -15,6 +15,7 @@ from functools import wraps
 from typing import TypeVar
 
 R = TypeVar("R")
+_MISSING = object()
 
 
 def memo(limit: int) -> Callable[[Callable[..., R]], Callable[..., R]]:
@@ -27,10 +28,10 @@ def memo(limit: int) -> Callable[[Callable[..., R]], Callable[..., R]]:
         @wraps(function)
         def remembered(*args):
             key = args[0] if len(args) == 1 else args
-            try:
-                return found[key]
-            except KeyError:
-                value = function(*args)
+            value = found.get(key, _MISSING)
+            if value is not _MISSING:
+                return value
+            value = function(*args)
             if len(found) >= limit:
                 found.clear()
             found[key] = value

@@ -157,7 +157,8 @@ class PreparedText:
         """Full OCR skeleton of each word -> how often the document uses it
         (lexicon.py tells damaged words from the document's own words)."""
         self._index()
-        return self._vocabulary or {}
+        assert self._vocabulary is not None  # set with the index
+        return self._vocabulary
 
 
 _EMPTY: Postings = array("q")

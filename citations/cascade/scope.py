@@ -35,19 +35,12 @@ from collections.abc import Sequence
 from citations.cascade import lexicon
 from citations.cascade.folding import fold_text, ocr_skeleton
 from citations.cascade.glyphs import DIGITS_AS_LETTERS
+from citations.cascade.guards import AUXILIARIES, MODALS
 from citations.cascade.memo import memo
 
 # Words are (text, offset) pairs, as context._words gives them.
 Word = tuple[str, int]
 
-MODALS = frozenset(
-    ["shall", "will", "may", "must", "can", "could", "should", "would", "might"]
-)
-# Verbs a negated subject's verb may start with, besides the modals; unlike
-# them, they also follow a "not" as the verb it negates ("does not have").
-_AUXILIARIES = frozenset(
-    ["is", "are", "was", "were", "has", "have", "had", "does", "do", "did"]
-)
 # Negations that head a noun: a subject ("No Party shall") or an object
 # ("has no obligation").
 _NOUN_NEGATIONS = ("no", "nothing", "none", "neither", "nor")
@@ -217,7 +210,7 @@ def _plain(word: str) -> str:
 
 
 _MODAL_KEYS = frozenset(ocr_skeleton(w) for w in MODALS)
-_VERB_KEYS = _MODAL_KEYS | {ocr_skeleton(w) for w in _AUXILIARIES}
+_VERB_KEYS = _MODAL_KEYS | {ocr_skeleton(w) for w in AUXILIARIES}
 _NOUN_NEGATION_KEYS = frozenset(ocr_skeleton(w) for w in _NOUN_NEGATIONS)
 
 
