@@ -57,6 +57,7 @@ _TOKEN = re.compile(
 _WORD = re.compile(r"\w+")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _DIGITS = re.compile(r"\d+")
+_NON_WORD = re.compile(r"\W")
 _NUMBER_OR_LETTERS = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 _NUMBER_ONLY = re.compile(r"(\d+(?:[.,]\d+)*)(?:st|nd|rd|th)?")
 # Glyphs of a folded token that OCR makes of digits.
@@ -872,8 +873,11 @@ def counterpart(a: str, b: str) -> bool:
     )
 
 
+_PLURAL_ENDING = re.compile(r"(?<=[a-z]{3})(?:s'|'s|s)\Z")
+
+
 def _singular(word: str) -> str:
-    return re.sub(r"(?<=[a-z]{3})(?:s'|'s|s)\Z", "", word)
+    return _PLURAL_ENDING.sub("", word)
 
 
 def party_rival(
@@ -930,8 +934,8 @@ def _damage_reads_as(
     the quote's when none of them is a word and a spelling corrector would
     read them as the quote's words (lexicon.py). Never for digits, and never
     between a party and its counterpart ("Licensor"/"Licensee")."""
-    q = re.sub(r"\W", "", quote_words)
-    s = re.sub(r"\W", "", span_words)
+    q = _NON_WORD.sub("", quote_words)
+    s = _NON_WORD.sub("", span_words)
     if not q or not s or any(c.isdigit() for c in q + s):
         return False
     qk, sk = ocr_skeleton(q), ocr_skeleton(s)
@@ -1308,6 +1312,10 @@ def _wording(
     # and apostrophes are as written. In a scan they may be damaged.
     clean = not lexicon.looks_scanned(vocabulary)
     for group in groups:
+        if group.same:
+            (qa, qb), (sa, sb) = group.quote_words[0], group.span_words[0]
+            if quote[qa:qb] == span[sa:sb]:
+                continue  # the same word: nothing below can object to it
         q_words = _words(quote, group.quote_words)
         s_words = _words(span, group.span_words)
         if clean and _respelled_code(q_words, s_words, code_words):
@@ -1557,14 +1565,14 @@ def _respaced(letters: str, span_words: list[str]) -> str | None:
     """`letters` cut where the span's words are cut, when the span has as
     many letters (glyph-for-glyph damage): "maybe" spaced as "msybe"; or
     uncut, when the span is one word ("shall be" as "sliallbe")."""
-    bare = re.sub(r"\W", "", span_words[0]) if len(span_words) == 1 else ""
+    bare = _NON_WORD.sub("", span_words[0]) if len(span_words) == 1 else ""
     if bare and len(bare) != len(letters):
         # Not a damaged single word ("nohe" is "none", not "in one").
         token = ocr_skeleton(bare.lower())
         if lexicon.frequency(token) or lexicon.likeliest_reading(token):
             return None
         return letters
-    lengths = [len(re.sub(r"\W", "", w)) for w in span_words]
+    lengths = [len(_NON_WORD.sub("", w)) for w in span_words]
     if sum(lengths) != len(letters):
         return None
     pieces, at = [], 0
@@ -1632,8 +1640,8 @@ def _repair_guard_words(
             continue
         if any(c.isdigit() for c in q_text) or not any(c.isalpha() for c in s_text):
             continue
-        q_bare = re.sub(r"\W", "", q_text)
-        s_bare = re.sub(r"\W", "", s_text)
+        q_bare = _NON_WORD.sub("", q_text)
+        s_bare = _NON_WORD.sub("", s_text)
         if _names_a_part(span, s_start, s_end) or _names_a_part(
             quote, group.quote_words[0][0], group.quote_words[-1][1]
         ):
@@ -1718,7 +1726,7 @@ def _real_word_out_of_place(
 def _names_a_part(text: str, start: int, end: int) -> bool:
     word = text[start:end].lower()
     previous = text[max(0, start - 30) : start].split()[-1:] or [""]
-    return is_label(word, re.sub(r"\W", "", previous[0].lower()), text, start, end)
+    return is_label(word, _NON_WORD.sub("", previous[0].lower()), text, start, end)
 
 
 def _sense(skeleton: str) -> frozenset[tuple[str, str]]:

@@ -260,13 +260,16 @@ def _is_adverb(word: str) -> bool:
     return any(len(s) >= 4 and lexicon.is_common_word(ocr_skeleton(s)) for s in stems)
 
 
+_PLACEHOLDER = re.compile(r"\[[^\w\]]*\]|\([^\w)]*\)")
+
+
 def _gap(text: str, words: Sequence[Word], i: int, lo: int, end: int) -> str:
     """The text before words[i] (from `lo` for the first), or after the last
     word up to `end` for i == len(words), less bracketed placeholders such
     as "[***]" that stand between words."""
     start = words[i - 1][1] + len(words[i - 1][0]) if i > 0 else lo
     stop = words[i][1] if i < len(words) else end
-    return re.sub(r"\[[^\w\]]*\]|\([^\w)]*\)", " ", text[start:stop])
+    return _PLACEHOLDER.sub(" ", text[start:stop])
 
 
 def _closing(
