@@ -955,7 +955,8 @@ def _is_junk(word: str) -> bool:
 
 
 class _Group(NamedTuple):
-    """Words of the quote and of the span that an alignment ties together."""
+    """Words of the quote and of the span that an alignment ties together
+    (`_align_words` leaves out a word written alike in both)."""
 
     quote_words: tuple[tuple[int, int], ...]
     span_words: tuple[tuple[int, int], ...]
@@ -995,9 +996,12 @@ def _align_words(quote: str, span: str) -> list[_Group]:
         if region:
             groups += _align_chars(qk, sk, q_tokens, s_tokens, *region)
             region = None
+        # Words written alike in quote and span need no group: every check
+        # of a group is about a difference.
         groups += (
-            _Group((q_tokens[i1 + k],), (s_tokens[j1 + k],), same=True)
-            for k in range(i2 - i1)
+            _Group((q,), (s,), same=True)
+            for q, s in zip(q_tokens[i1:i2], s_tokens[j1:j2], strict=True)
+            if quote[q[0] : q[1]] != span[s[0] : s[1]]
         )
     if region:
         groups += _align_chars(qk, sk, q_tokens, s_tokens, *region)
@@ -1312,10 +1316,6 @@ def _wording(
     # and apostrophes are as written. In a scan they may be damaged.
     clean = not lexicon.looks_scanned(vocabulary)
     for group in groups:
-        if group.same:
-            (qa, qb), (sa, sb) = group.quote_words[0], group.span_words[0]
-            if quote[qa:qb] == span[sa:sb]:
-                continue  # the same word: nothing below can object to it
         q_words = _words(quote, group.quote_words)
         s_words = _words(span, group.span_words)
         if clean and _respelled_code(q_words, s_words, code_words):
@@ -1628,10 +1628,6 @@ def _repair_guard_words(
     for group in groups:
         if not group.quote_words or not group.span_words:
             continue
-        if group.same:
-            (qa, qb), (sa, sb) = group.quote_words[0], group.span_words[0]
-            if quote[qa:qb] == span[sa:sb]:
-                continue
         q_text = quote[group.quote_words[0][0] : group.quote_words[-1][1]]
         s_start, s_end = group.span_words[0][0], group.span_words[-1][1]
         s_text = span[s_start:s_end]
