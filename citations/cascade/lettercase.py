@@ -10,7 +10,8 @@ wrong where case is part of the name: "40 mWh" is not "40 MWh", "Section
 A case difference is style when the word is a plain word (lower, Capitalised
 or CAPITALS) and, for a short word in capitals, when it is an English word
 ("NO", "MAY") or sits among other words in capitals (a heading, a
-disclaimer). A token with digits, a label
+disclaimer). "US", "IT" and "WHO" are English words that name something
+else in capitals: outside a run of capitals their case is compared. A token with digits, a label
 ("(b)", "Exhibit C", "Article IV") or a word with a capital inside ("MWh",
 "iPass") is compared as written, unless its side is a run of capitals, which
 sets everything in capitals.
@@ -31,9 +32,14 @@ _TOKEN = re.compile(r"[^\W_]+")
 # "MM", "CO") unless they stand among other words in capitals; longer ones
 # are emphasis ("NOTWITHSTANDING") or acronyms whose case carries nothing.
 SHORT_CAPITALS = 3
-# Short words in capitals that are words all the same ("NO", "MAY", "US")
-# are spelled; these are not, and mean the same in either case.
+# Short words in capitals that are words all the same ("NO", "MAY") are
+# spelled; these are not, and mean the same in either case.
 _TIMES = frozenset(["pm"])
+# ... and these are spelled, but in capitals outside a run of capitals they
+# name something else where the other side writes them in lower case: "due
+# to US" is the United States, "due to us" the writer; "IT" is information
+# technology, "WHO" an organisation.
+_ACRONYMS_SPELLED = frozenset(["us", "it", "who"])
 # Neighbours either side that show a run of capitals.
 CAPITALS_REACH = 2
 
@@ -87,7 +93,14 @@ def _style_only(q: _Side, i: int, s: _Side, j: int) -> bool:
     if not (_plain_shape(a) and _plain_shape(b)):
         return False
     short = 1 < len(a) <= SHORT_CAPITALS and (a.isupper() or b.isupper())
-    return not short or lexicon.is_spelled(a.lower()) or a.lower() in _TIMES
+    if not short:
+        return True
+    key = a.lower()
+    if key in _ACRONYMS_SPELLED and (a.islower() or b.islower()):
+        # Capitals against lower case; an opening word in capitals against
+        # "It" or "Us" is a sentence's first word set in capitals.
+        return False
+    return lexicon.is_spelled(key) or key in _TIMES
 
 
 def case_difference(quote: str, span: str) -> str | None:

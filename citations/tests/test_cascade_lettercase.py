@@ -48,6 +48,15 @@ CODES = [
         "the licence covers the iPass client on every device of the Licensee.",
         "the licence covers the IPass client on every device",
     ),
+    # English words that name something else in capitals
+    (
+        "The royalties are payable to US within 30 days of each quarter.",
+        "payable to us within 30 days",
+    ),
+    (
+        "The Supplier shall provide IT support to the Customer's staff.",
+        "shall provide it support",
+    ),
 ]
 
 
@@ -98,7 +107,10 @@ STYLE = [
     ),
     # a quote set in capitals; short English words in capitals
     ("The Licensee may not assign this Agreement.", "MAY NOT ASSIGN"),
-    ("The parties to this Agreement are based in the US.", "based in the us"),
+    ("THE GOODS SHIPPED TO US REMAIN THE SELLER'S PROPERTY.", "goods shipped to us"),
+    ("There is NO warranty of any kind.", "there is no warranty"),
+    # a sentence's first word set in capitals, as old books set it
+    ("IT was reported about the country.", "It was reported about the country"),
     ("Delivery is due by 5 PM on the Delivery Date.", "Delivery is due by 5 pm"),
     (
         "Emphasis: NOTWITHSTANDING the foregoing, the Buyer may audit.",
