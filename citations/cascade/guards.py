@@ -1757,6 +1757,21 @@ def _rival_guard_word(quote_word: str, span_word: str) -> str | None:
     )
 
 
+def numbers_missing(quote: str, span: str) -> bool:
+    """Does the span lack a run of digits the quote has? Then a fuzzy match
+    fails whatever else it says: a look-alike passage ("Section 11" for
+    "Section 38"), and failing early is always the safe direction. Extra
+    digits in the span may be OCR'd letters ("f0" for "to"): the full check
+    decides those."""
+    return bool(Counter(_DIGITS.findall(quote)) - Counter(_DIGITS.findall(span)))
+
+
+def missing_numbers_reason(quote: str, span: str) -> str:
+    """Why a span that `numbers_missing` fails says something else: the
+    first difference of meaning, as `fuzzy_difference` names it."""
+    return meaning_difference(quote, span) or "numbers differ"
+
+
 def fuzzy_difference(
     quote: str,
     span: str,
@@ -1770,12 +1785,8 @@ def fuzzy_difference(
     the document's own words (lexicon.py); `quote_codes` are the words the
     quote writes as codes (`codes`), which folding lowercased, and `original`
     is the span as the document writes it, before folding."""
-    if Counter(_DIGITS.findall(quote)) - Counter(_DIGITS.findall(span)):
-        # Cheap early answer for a look-alike passage ("Section 11" for
-        # "Section 38"): failing early is always the safe direction. Extra
-        # digits in the span may be OCR'd letters ("f0" for "to"): the full
-        # check below decides.
-        return meaning_difference(quote, span) or "numbers differ"
+    if numbers_missing(quote, span):
+        return missing_numbers_reason(quote, span)
     groups = _align_words(quote, span)
     repaired = _repair_guard_words(quote, span, groups, vocabulary)
     meaning = meaning_difference(quote, repaired)
