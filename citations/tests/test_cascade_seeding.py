@@ -99,3 +99,42 @@ def test_where_no_place_holds_more_than_a_few_anchors_more_places_are_ranked():
     seeds = tolerant._seeds(prepared, FoldedQuote.of(quote), None)
     assert max(s.anchors for s in seeds) <= tolerant.WEAK_ANCHORS
     assert tolerant.CANDIDATES < len(seeds) <= tolerant.WEAK_CANDIDATES
+
+
+CLAUSE = (
+    "The Supplier shall deliver the Goods to the premises of the Buyer within "
+    "the period stated in the order, and shall bear the cost of carriage."
+)
+
+
+def _numbered_clauses(numbers: list[int]) -> str:
+    return "\n\n".join(f"Section {n}. {CLAUSE}" for n in numbers)
+
+
+def test_a_look_alike_copy_without_the_quotes_number_is_the_reported_near():
+    # Every copy of the clause lacks the quote's "38": each is refused before
+    # the guard reads it, and the reason is worked out for the closest one.
+    from citations.cascade import verify_quote
+
+    text = _numbered_clauses([31, 2, 36, 4])
+    quote = f"Section 38. {CLAUSE}"
+    verdict = verify_quote(text, quote)
+    assert not verdict.verified
+    assert "number differs: quote has '38'" in verdict.reason
+    # The closest copy is one of the two-digit sections, and the offsets
+    # shown slice back to it.
+    shown = text[verdict.candidate_start : verdict.candidate_end]
+    assert shown.startswith(("Section 31.", "Section 36.")), shown
+    assert f"source has '{shown.split()[1].rstrip('.')}'" in verdict.reason
+
+
+def test_the_copy_with_the_quotes_number_verifies_among_look_alikes():
+    from citations.cascade import verify_quote
+
+    text = _numbered_clauses([31, 2, 38, 4]).replace(
+        "Section 38. The Suppl", "Section 38. The Supp1"
+    )
+    verdict = verify_quote(text, f"Section 38. {CLAUSE}")
+    assert verdict.verified, verdict.reason
+    assert verdict.match_type == "fuzzy"
+    assert text[verdict.start : verdict.end].startswith("Section 38.")
