@@ -247,17 +247,21 @@ _OCR_MULTI = re.compile(r"rn|cl|vv|ii")
 _OCR_MULTI_MAP = {"rn": "m", "cl": "d", "vv": "w", "ii": "u"}
 
 
-def ocr_skeleton(folded: str) -> str:
+def ocr_skeleton(folded: str, *, remember: bool = True) -> str:
     """Collapse common OCR confusions (rn/m, cl/d, vv/w, l/1/I, 0/O) of a
-    folded string. For comparing, never for offsets: it changes length."""
-    if len(folded) <= 32:
+    folded string. For comparing, never for offsets: it changes length.
+    Words are remembered, as the guard looks every word of every quote up;
+    `remember=False` for words looked at once, such as the word list's as
+    it loads or a whole document's while its vocabulary is counted, which
+    would crowd them out."""
+    if remember and len(folded) <= 32:
         return _word_skeleton(folded)
+    return _skeleton(folded)
+
+
+def _skeleton(folded: str) -> str:
     same = _OCR_MULTI.sub(lambda m: _OCR_MULTI_MAP[m.group()], folded)
     return same.translate(OCR_SAME_LENGTH)
 
 
-@memo(65536)
-def _word_skeleton(word: str) -> str:
-    # Words recur: the guard looks every word of every quote up.
-    same = _OCR_MULTI.sub(lambda m: _OCR_MULTI_MAP[m.group()], word)
-    return same.translate(OCR_SAME_LENGTH)
+_word_skeleton = memo(65536)(_skeleton)

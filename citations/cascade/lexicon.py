@@ -91,7 +91,7 @@ def _tables() -> tuple[dict[str, int], dict[str, None]]:
             if not word.isalpha() or (len(word) <= 2 and word not in SHORT_WORDS):
                 continue
             spelled.add(word)
-            key = ocr_skeleton(word)
+            key = ocr_skeleton(word, remember=False)
             if count > table.get(key, 0):
                 table[key] = count
         return table, dict.fromkeys(spelled)

@@ -167,7 +167,7 @@ _EMPTY: Postings = array("q")
 def _vocabulary(words: Counter[str]) -> dict[str, int]:
     vocabulary: dict[str, int] = {}
     for word, count in words.items():
-        key = ocr_skeleton(word)
+        key = ocr_skeleton(word, remember=False)
         vocabulary[key] = vocabulary.get(key, 0) + count
     return vocabulary
 

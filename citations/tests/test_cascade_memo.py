@@ -57,3 +57,22 @@ def test_the_cascade_word_caches_answer_as_before():
     assert ocr_skeleton("rnay") == ocr_skeleton("may")
     assert fold_text("ﬁnal") == "final"
     assert fold_text("ﬁnal") == "final"
+
+
+def test_counting_a_documents_vocabulary_leaves_the_word_memo_to_recurring_words():
+    # A scan's vocabulary is mostly one-off damaged words, and the word list
+    # (loaded with the first document) 160k words: remembering them would
+    # empty the memo the guard reads for every quote.
+    from citations.cascade import lexicon
+    from citations.cascade.folding import _word_skeleton, ocr_skeleton
+    from citations.cascade.prepared import prepare
+
+    _word_skeleton.entries.clear()
+    ocr_skeleton("agreemernt")
+    words = [f"zq{i}x" for i in range(2_000)]
+    vocabulary = prepare(" ".join(words) + " rnay").vocabulary
+    lexicon.frequency("the")
+    assert vocabulary["may"] == 1
+    assert "zq7x" in vocabulary
+    assert "agreemernt" in _word_skeleton.entries
+    assert len(_word_skeleton.entries) < 100
