@@ -20,7 +20,7 @@ first, so they include folding and indexing the whole document. Both are
 reported. Before anything is timed, the guard's word list is loaded (once
 per process, not per document; its time is printed).
 Stage-2 times are also split into "locate" (everything but the guard) and
-"guard" (guards.fuzzy_difference), medians per quote. Separately, on 1 MB of
+"guard" (guards.numbered_difference), medians per quote. Separately, on 1 MB of
 prose with 5% OCR damage in the document, it reports how many clean quotes
 are placed with exact boundaries (stage 2's span, or for a quote the guard
 then refused, the candidate it refused), and how many are verified with them.
@@ -131,13 +131,13 @@ def quote_at(text: str, rng: random.Random, length: int) -> tuple[int, int]:
 
 
 class GuardClock:
-    """Time spent in the guard (guards.fuzzy_difference, as stage 2 calls it),
+    """Time spent in the guard (guards.numbered_difference, as stage 2 calls it),
     so a stage-2 time can be split into locating the passage and guarding it.
     Reporting only: the wrapper adds well under a microsecond per call."""
 
     def __init__(self) -> None:
         self.ms = 0.0
-        self._inner = tolerant.fuzzy_difference
+        self._inner = tolerant.numbered_difference
 
     def __call__(self, *args, **kwargs):
         started = time.perf_counter()
@@ -147,11 +147,11 @@ class GuardClock:
             self.ms += (time.perf_counter() - started) * 1000
 
     def __enter__(self) -> GuardClock:
-        tolerant.fuzzy_difference = self
+        tolerant.numbered_difference = self
         return self
 
     def __exit__(self, *exc) -> None:
-        tolerant.fuzzy_difference = self._inner
+        tolerant.numbered_difference = self._inner
 
 
 def warm_up_process() -> float:

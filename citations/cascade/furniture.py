@@ -104,9 +104,8 @@ def furniture_difference(
 ) -> str | None:
     """Why the span [start, end) of `quote` reads page furniture as text, or
     None. A quote of the furniture alone (one line or several) is its own
-    business; one that skips
-    it across a page break is fine, and so is one that copies it whole
-    between the body text either side."""
+    business; one that skips it across a page break is fine, and so is one
+    that copies it whole between the body text either side."""
     lines = furniture(text, tuple(page_starts) if page_starts else None)
     if not lines:
         return None

@@ -1787,6 +1787,19 @@ def fuzzy_difference(
     is the span as the document writes it, before folding."""
     if numbers_missing(quote, span):
         return missing_numbers_reason(quote, span)
+    return numbered_difference(quote, span, vocabulary, quote_codes, original)
+
+
+def numbered_difference(
+    quote: str,
+    span: str,
+    vocabulary: Mapping[str, int] | None = None,
+    quote_codes: frozenset[str] = frozenset(),
+    original: str | None = None,
+) -> str | None:
+    """`fuzzy_difference` of a span that has every number of the quote
+    (`numbers_missing` is False): stage 2 asks that first of every
+    placement, to refuse a template's look-alike copies cheaply."""
     groups = _align_words(quote, span)
     repaired = _repair_guard_words(quote, span, groups, vocabulary)
     meaning = meaning_difference(quote, repaired)

@@ -35,8 +35,8 @@ from citations.cascade.folding import IGNORABLE, OCR_SAME_LENGTH, fold, ocr_skel
 from citations.cascade.glyphs import merged_once
 from citations.cascade.guards import (
     codes,
-    fuzzy_difference,
     missing_numbers_reason,
+    numbered_difference,
     numbers_missing,
 )
 from citations.cascade.prepared import NUMBER_MIN_CHARS, PreparedText
@@ -773,7 +773,7 @@ def _judge_snapped(
         return Near(*span, plain, f"closest passage is only {plain:.2f} similar")
     if numbers_missing(quote.folded, candidate):
         return _NumbersDiffer(*span, plain, quote.folded, candidate)
-    reason = fuzzy_difference(
+    reason = numbered_difference(
         quote.folded,
         candidate,
         prepared.vocabulary,

@@ -139,8 +139,7 @@ def match_quote(
             text, found.start, found.end, quote, page_starts
         )
         if furniture:
-            near = Near(found.start, found.end, found.similarity, furniture)
-            return Match(None, near, furniture, match.stages)
+            return _refused(match, furniture)
     # Exact matches were taken only where no negation governs them and no
     # token is cut (tolerant.find_exact).
     if found is not None and found.match_type != "exact":
@@ -152,8 +151,7 @@ def match_quote(
         if negated is None and split is not None:
             negated = outer_party_difference(text, found.start, found.end, split)
         if negated:
-            near = Near(negated.start, found.end, found.similarity, negated.reason)
-            return Match(None, near, negated.reason, match.stages)
+            return _refused(match, negated.reason, start=negated.start)
         cut = disallowed_cut(
             text, found.start, found.end, fuzzy=found.match_type == "fuzzy"
         )
@@ -166,9 +164,19 @@ def match_quote(
             )
         case = case_difference(quote, text[found.start : found.end])
         if case:
-            near = Near(found.start, found.end, found.similarity, case)
-            return Match(None, near, case, match.stages)
+            return _refused(match, case)
     return match
+
+
+def _refused(match: Match, reason: str, start: int | None = None) -> Match:
+    """The found span refused for `reason`, kept as the near match to show
+    (from `start`: a negation left out before the span is shown with it)."""
+    found = match.found
+    assert found is not None
+    near = Near(
+        found.start if start is None else start, found.end, found.similarity, reason
+    )
+    return Match(None, near, reason, match.stages)
 
 
 def _match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:

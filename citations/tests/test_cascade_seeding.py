@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
 from citations.cascade import prepared as prepared_module
+from citations.cascade import verify_quote
 from citations.cascade.prepared import MAX_KEY_WORDS, prepare
 from citations.cascade.tolerant import FoldedQuote, Seed, _rank
 
@@ -114,8 +115,6 @@ def _numbered_clauses(numbers: list[int]) -> str:
 def test_a_look_alike_copy_without_the_quotes_number_is_the_reported_near():
     # Every copy of the clause lacks the quote's "38": each is refused before
     # the guard reads it, and the reason is worked out for the closest one.
-    from citations.cascade import verify_quote
-
     text = _numbered_clauses([31, 2, 36, 4])
     quote = f"Section 38. {CLAUSE}"
     verdict = verify_quote(text, quote)
@@ -129,8 +128,6 @@ def test_a_look_alike_copy_without_the_quotes_number_is_the_reported_near():
 
 
 def test_the_copy_with_the_quotes_number_verifies_among_look_alikes():
-    from citations.cascade import verify_quote
-
     text = _numbered_clauses([31, 2, 38, 4]).replace(
         "Section 38. The Suppl", "Section 38. The Supp1"
     )
