@@ -31,6 +31,20 @@ SPLIT_GLYPHS = frozenset(
     | {("ll", "h"), ("ll", "u"), ("ll", "d")}
 )
 
+# The same tables as the edit distances of guards.py read them in their inner
+# loops: a two-letter string, in either order, is cheaper to build and look up
+# than a frozenset, and a split glyph is looked up by the two it was read as.
+CONFUSABLE_PAIRS = frozenset(
+    x + y for pair in CONFUSABLE for x in pair for y in pair - {x}
+)
+INITIAL_CONFUSABLE_PAIRS = frozenset(
+    x + y for pair in INITIAL_CONFUSABLE for x in pair for y in pair - {x}
+)
+MERGED: dict[str, frozenset[str]] = {
+    two: frozenset(one for t, one in SPLIT_GLYPHS if t == two)
+    for two, _ in SPLIT_GLYPHS
+}
+
 
 def merged_once(word: str) -> Iterator[str]:
     """`word` with one glyph OCR read as two put back, in every way it can

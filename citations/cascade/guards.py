@@ -41,9 +41,9 @@ from citations.cascade import lexicon
 from citations.cascade.boundaries import SIGNS
 from citations.cascade.folding import OCR_SAME_LENGTH, ocr_skeleton
 from citations.cascade.glyphs import (
-    CONFUSABLE,
-    INITIAL_CONFUSABLE,
-    SPLIT_GLYPHS,
+    CONFUSABLE_PAIRS,
+    INITIAL_CONFUSABLE_PAIRS,
+    MERGED,
     THIN,
 )
 from citations.cascade.memo import memo
@@ -753,40 +753,46 @@ def _plausible_folded(a: str, b: str, arbitrary: int = 0) -> bool:
     if Levenshtein.distance(a, b, score_cutoff=cutoff + 1) > cutoff:
         return False
     if n == m and not arbitrary:
-        differing = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+        differing = [x + y for x, y in zip(a, b, strict=True) if x != y]
         if len(differing) <= limit and all(
-            frozenset(p) in CONFUSABLE for p in differing
+            pair in CONFUSABLE_PAIRS for pair in differing
         ):
             return True
     never = limit + 1
+    thin_b = [y in THIN for y in b]
+    merged_b = _merged_ending(b)
     # One table per number of arbitrary edits spent; cells hold OCR edits.
-    tables = [[[never] * (m + 1) for _ in range(n + 1)] for _ in range(arbitrary + 1)]
-    tables[0][0][0] = 0
-    for layer, table in enumerate(tables):
-        below = tables[layer - 1] if layer else None
+    tables: list[list[list[int]]] = []
+    for layer in range(arbitrary + 1):
+        below = tables[-1] if tables else None
+        table: list[list[int]] = []
         for i in range(n + 1):
-            row = table[i]
+            x = a[i - 1] if i else ""
+            thin_x = x in THIN
+            merged_a = MERGED.get(a[i - 2 : i], _NO_GLYPHS) if i >= 2 else _NO_GLYPHS
+            above = table[i - 1] if i else []
+            row: list[int] = []
             for j in range(m + 1):
-                here = row[j]
-                if i == 0 and j == 0:
+                if not (i or j):
+                    row.append(never if layer else 0)
                     continue
                 best = never
                 if i and j:
-                    x, y = a[i - 1], b[j - 1]
+                    y = b[j - 1]
                     if x == y:
-                        best = table[i - 1][j - 1]
-                    elif frozenset((x, y)) in CONFUSABLE or (
-                        i == j == 1 and frozenset((x, y)) in INITIAL_CONFUSABLE
+                        best = above[j - 1]
+                    elif x + y in CONFUSABLE_PAIRS or (
+                        i == j == 1 and x + y in INITIAL_CONFUSABLE_PAIRS
                     ):
-                        best = table[i - 1][j - 1] + 1
-                if i and a[i - 1] in THIN:
-                    best = min(best, table[i - 1][j] + 1)
-                if j and b[j - 1] in THIN:
+                        best = above[j - 1] + 1
+                    if y in merged_a:
+                        best = min(best, table[i - 2][j - 1] + 1)
+                if thin_x:
+                    best = min(best, above[j] + 1)
+                if j and thin_b[j - 1]:
                     best = min(best, row[j - 1] + 1)
-                if i >= 2 and j and (a[i - 2 : i], b[j - 1]) in SPLIT_GLYPHS:
-                    best = min(best, table[i - 2][j - 1] + 1)
-                if j >= 2 and i and (b[j - 2 : j], a[i - 1]) in SPLIT_GLYPHS:
-                    best = min(best, table[i - 1][j - 2] + 1)
+                if x in merged_b[j]:
+                    best = min(best, above[j - 2] + 1)
                 if below is not None:
                     if i and j:
                         best = min(best, below[i - 1][j - 1])
@@ -794,8 +800,21 @@ def _plausible_folded(a: str, b: str, arbitrary: int = 0) -> bool:
                         best = min(best, below[i - 1][j])
                     if j:
                         best = min(best, below[i][j - 1])
-                row[j] = min(here, best, never)
+                row.append(min(best, never))
+            table.append(row)
+        tables.append(table)
     return min(table[n][m] for table in tables) <= limit
+
+
+_NO_GLYPHS: frozenset[str] = frozenset()
+
+
+def _merged_ending(word: str) -> list[frozenset[str]]:
+    """For each j, the glyphs word[j - 2 : j] may be one glyph read as two."""
+    return [
+        MERGED.get(word[j - 2 : j], _NO_GLYPHS) if j >= 2 else _NO_GLYPHS
+        for j in range(len(word) + 1)
+    ]
 
 
 # Parties named by the same stem: the one who grants and the one who
@@ -809,31 +828,33 @@ def damage_cost(a: str, b: str) -> float:
     skeleton `a`: look-alike glyphs, thin strokes and one glyph read as two
     (or two as one) are cheap, any other edit dear. A weighted edit distance."""
     cheap, dear = lexicon.LOOKALIKE_COST, lexicon.ARBITRARY_COST
-    n, m = len(a), len(b)
-    cost = [[0.0] * (m + 1) for _ in range(n + 1)]
-    for i in range(n + 1):
-        for j in range(m + 1):
-            if i == 0 and j == 0:
-                continue
-            best = float("inf")
-            if i and j:
-                x, y = a[i - 1], b[j - 1]
-                pair = frozenset((x, y))
-                lookalike = pair in CONFUSABLE or (
-                    i == j == 1 and pair in INITIAL_CONFUSABLE
-                )
-                step = 0.0 if x == y else cheap if lookalike else dear
-                best = cost[i - 1][j - 1] + step
-            if i:
-                best = min(best, cost[i - 1][j] + (cheap if a[i - 1] in THIN else dear))
-            if j:
-                best = min(best, cost[i][j - 1] + (cheap if b[j - 1] in THIN else dear))
-            if i >= 2 and j and (a[i - 2 : i], b[j - 1]) in SPLIT_GLYPHS:
-                best = min(best, cost[i - 2][j - 1] + cheap)
-            if j >= 2 and i and (b[j - 2 : j], a[i - 1]) in SPLIT_GLYPHS:
-                best = min(best, cost[i - 1][j - 2] + cheap)
-            cost[i][j] = best
-    return cost[n][m]
+    drop_b = [cheap if y in THIN else dear for y in b]
+    merged_b = _merged_ending(b)
+    above: list[float] = [0.0]
+    for drop in drop_b:
+        above.append(above[-1] + drop)
+    two_above = above
+    for i, x in enumerate(a, 1):
+        drop_x = cheap if x in THIN else dear
+        merged_a = MERGED.get(a[i - 2 : i], _NO_GLYPHS) if i >= 2 else _NO_GLYPHS
+        row = [above[0] + drop_x]
+        for j, y in enumerate(b, 1):
+            if x == y:
+                best = above[j - 1]
+            elif x + y in CONFUSABLE_PAIRS or (
+                i == j == 1 and x + y in INITIAL_CONFUSABLE_PAIRS
+            ):
+                best = above[j - 1] + cheap
+            else:
+                best = above[j - 1] + dear
+            best = min(best, above[j] + drop_x, row[j - 1] + drop_b[j - 1])
+            if y in merged_a:
+                best = min(best, two_above[j - 1] + cheap)
+            if x in merged_b[j]:
+                best = min(best, above[j - 2] + cheap)
+            row.append(best)
+        two_above, above = above, row
+    return above[-1]
 
 
 # Parties named other than by -or/-ee: each is the other's counterpart.
