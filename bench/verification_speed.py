@@ -183,15 +183,19 @@ def stats(values: list[float]) -> dict:
 
 
 def with_damaged_quotes(
-    text: str, rng: random.Random, count: int
+    text: str,
+    rng: random.Random,
+    count: int,
+    lengths: tuple[int, ...] = QUOTE_LENGTHS,
 ) -> tuple[str, list[tuple[int, str]]]:
-    """`text` with 5% OCR damage inside `count` quote spans (the rest stays
-    clean: damaging 5 MB in Python would dominate the run), and the clean
-    quotes. Documents are damaged, quotes are clean: a model quoting an OCR'd
-    passage corrects it, it does not invent OCR errors."""
+    """`text` with 5% OCR damage inside `count` quote spans of the `lengths`
+    in turn (the rest stays clean: damaging 5 MB in Python would dominate the
+    run), and the clean quotes. Documents are damaged, quotes are clean: a
+    model quoting an OCR'd passage corrects it, it does not invent OCR
+    errors."""
     spans: list[tuple[int, int, int]] = []
     taken: list[tuple[int, int]] = []
-    lengths = [QUOTE_LENGTHS[i % len(QUOTE_LENGTHS)] for i in range(count)]
+    lengths = [lengths[i % len(lengths)] for i in range(count)]
     for length in lengths:
         for _ in range(50):
             start, end = quote_at(text, rng, length)
