@@ -1121,9 +1121,12 @@ def codes(original: str) -> frozenset[str]:
 # Kem"), or inside an address or a dotted abbreviation ("acme.com",
 # "legal@acme", "N.J."). Capitals alone make no name: a contract capitalizes
 # its defined terms, which a scan damages like any word ("Agreernent").
-_NAME = re.compile(
-    r"\b(?:Mr|Mrs|Ms|Mx|Dr|Prof)\.?\s+[A-Z][\w'’-]*|[\w.-]*\w[@.]\w[\w.@-]*"
-)
+_TITLED = r"\b(?:Mr|Mrs|Ms|Mx|Dr|Prof)\.?\s+[A-Z][\w'’-]*"
+_NAME = re.compile(_TITLED + r"|[\w.-]*\w[@.]\w[\w.@-]*")
+# Most spans hold no address or dotted abbreviation, where _NAME would try a
+# backtracking match from every letter in vain: those are read for titles only.
+_TITLED_NAME = re.compile(_TITLED)
+_DOTTED = re.compile(r"\w[@.]\w")
 _TITLES = frozenset({"mr", "mrs", "ms", "mx", "dr", "prof"})
 _CAPITALISED = re.compile(r"\b[A-Z][^\W\d_]*")
 
@@ -1147,7 +1150,9 @@ def written(original: str) -> Written:
     names = (
         frozenset(
             word.lower()
-            for m in _NAME.finditer(original)
+            for m in (_NAME if _DOTTED.search(original) else _TITLED_NAME).finditer(
+                original
+            )
             for word in re.findall(r"[^\W_]+", m.group())
         )
         - _TITLES
