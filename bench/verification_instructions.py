@@ -6,7 +6,7 @@ compared on a machine whose speed will not hold still.
 
 Wall-clock medians on a shared machine have swung by up to 2x between runs
 minutes apart (bench/verification_speed.py times the same code at 1.8-3.1 ms);
-the instruction count of the same run repeats to 0.01%. It is no time: memory
+the instruction count of the same run repeats to within 1%. It is no time: memory
 stalls are not in it. The document, the quotes and the damage are those of
 verification_speed.py (prose, 5% OCR look-alike damage in the document around
 each stage-2 quote, clean quotes), each quote verified once, as users verify

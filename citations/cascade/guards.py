@@ -760,7 +760,7 @@ def _plausible_folded(a: str, b: str, arbitrary: int = 0) -> bool:
             return True
     never = limit + 1
     thin_b = [y in THIN for y in b]
-    merged_b = _merged_ending(b)
+    merged_a, merged_b = _merged_ending(a), _merged_ending(b)
     # One table per number of arbitrary edits spent; cells hold OCR edits.
     tables: list[list[list[int]]] = []
     for layer in range(arbitrary + 1):
@@ -769,7 +769,6 @@ def _plausible_folded(a: str, b: str, arbitrary: int = 0) -> bool:
         for i in range(n + 1):
             x = a[i - 1] if i else ""
             thin_x = x in THIN
-            merged_a = MERGED.get(a[i - 2 : i], _NO_GLYPHS) if i >= 2 else _NO_GLYPHS
             above = table[i - 1] if i else []
             row: list[int] = []
             for j in range(m + 1):
@@ -785,7 +784,7 @@ def _plausible_folded(a: str, b: str, arbitrary: int = 0) -> bool:
                         i == j == 1 and x + y in INITIAL_CONFUSABLE_PAIRS
                     ):
                         best = above[j - 1] + 1
-                    if y in merged_a:
+                    if y in merged_a[i]:
                         best = min(best, table[i - 2][j - 1] + 1)
                 if thin_x:
                     best = min(best, above[j] + 1)
@@ -810,7 +809,8 @@ _NO_GLYPHS: frozenset[str] = frozenset()
 
 
 def _merged_ending(word: str) -> list[frozenset[str]]:
-    """For each j, the glyphs word[j - 2 : j] may be one glyph read as two."""
+    """For each j, the glyphs word[j - 2 : j] may be one glyph read as two
+    (empty for j < 2), as the edit distances' rows and columns look it up."""
     return [
         MERGED.get(word[j - 2 : j], _NO_GLYPHS) if j >= 2 else _NO_GLYPHS
         for j in range(len(word) + 1)
@@ -829,14 +829,13 @@ def damage_cost(a: str, b: str) -> float:
     (or two as one) are cheap, any other edit dear. A weighted edit distance."""
     cheap, dear = lexicon.LOOKALIKE_COST, lexicon.ARBITRARY_COST
     drop_b = [cheap if y in THIN else dear for y in b]
-    merged_b = _merged_ending(b)
+    merged_a, merged_b = _merged_ending(a), _merged_ending(b)
     above: list[float] = [0.0]
     for drop in drop_b:
         above.append(above[-1] + drop)
     two_above = above
     for i, x in enumerate(a, 1):
         drop_x = cheap if x in THIN else dear
-        merged_a = MERGED.get(a[i - 2 : i], _NO_GLYPHS) if i >= 2 else _NO_GLYPHS
         row = [above[0] + drop_x]
         for j, y in enumerate(b, 1):
             if x == y:
@@ -848,7 +847,7 @@ def damage_cost(a: str, b: str) -> float:
             else:
                 best = above[j - 1] + dear
             best = min(best, above[j] + drop_x, row[j - 1] + drop_b[j - 1])
-            if y in merged_a:
+            if y in merged_a[i]:
                 best = min(best, two_above[j - 1] + cheap)
             if x in merged_b[j]:
                 best = min(best, above[j - 2] + cheap)

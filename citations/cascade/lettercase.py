@@ -11,10 +11,10 @@ A case difference is style when the word is a plain word (lower, Capitalised
 or CAPITALS) and, for a short word in capitals, when it is an English word
 ("NO", "MAY") or sits among other words in capitals (a heading, a
 disclaimer). "US", "IT" and "WHO" are English words that name something
-else in capitals: outside a run of capitals their case is compared. A token with digits, a label
-("(b)", "Exhibit C", "Article IV") or a word with a capital inside ("MWh",
-"iPass") is compared as written, unless its side is a run of capitals, which
-sets everything in capitals.
+else in capitals: outside a run of capitals their case is compared. A token
+with digits, a label ("(b)", "Exhibit C", "Article IV") or a word with a
+capital inside ("MWh", "iPass") is compared as written, unless its side is a
+run of capitals, which sets everything in capitals.
 """
 
 from __future__ import annotations
