@@ -60,8 +60,10 @@ def chunk_text(
     start = match.start() if match else len(content)
     end = start
     n = len(content)
+    ahead: tuple[int, bool] | None = None  # the next chunk's end, if known
     while start < n:
-        end, hard_cut = _chunk_end(content, start, target_chars, min_end=end)
+        end, hard_cut = ahead or _chunk_end(content, start, target_chars, min_end=end)
+        ahead = None
         spans.append(
             ChunkSpan(
                 index=len(spans),
@@ -78,14 +80,15 @@ def chunk_text(
             start = end  # continue the long word where it was cut
             continue
         overlap_start = _overlap_start(content, start, end, overlap_chars)
-        # Overlap only when the next chunk can still reach new text within its target.
-        if (
-            overlap_start is not None
-            and following.start() < overlap_start + target_chars
-        ):
-            start = overlap_start
-        else:
-            start = following.start()
+        start = following.start()
+        # Overlap only when the next chunk can still reach new text within its
+        # target, and stays within 2 * target + overlap: the space between the
+        # two chunks is no overlap, and the chunk may have to finish a word of
+        # up to 2 * target.
+        if overlap_start is not None and start < overlap_start + target_chars:
+            overlapped = _chunk_end(content, overlap_start, target_chars, min_end=end)
+            if overlapped[0] - overlap_start <= 2 * target_chars + overlap_chars:
+                start, ahead = overlap_start, overlapped
     return spans
 
 

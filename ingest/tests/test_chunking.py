@@ -146,6 +146,15 @@ def test_word_up_to_twice_the_target_is_kept_whole():
     )
 
 
+def test_no_overlap_when_a_long_word_follows_a_gap():
+    # Found by the property test: overlapping "a" and the blank lines after it
+    # before a word of exactly twice the target made a chunk of 75 > 70 + 4.
+    content = "a\na\n\n\n\n" + "Q" * 70
+    spans = chunk_text(content, [0], target_chars=35, overlap_chars=4)
+    check_invariants(content, [0], spans, 35, 4)
+    assert [(s.start, s.end) for s in spans] == [(0, 3), (7, 77)]
+
+
 def test_pathological_word_is_split_every_target_chars():
     blob = "A" * 1000
     content = f"intro {blob} outro"
