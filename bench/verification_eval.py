@@ -611,7 +611,8 @@ BEYOND_ISSUE_KINDS = {"ocr_5pct": ("recall", 0.97)}
 
 
 # Known limits, printed but not counted in the zero: in a scanned text a
-# look-alike real word cannot be told from damage (near_word), and OCR can
+# look-alike real word cannot be told from damage (near_word) unless the
+# document repeats the source's phrase and never writes the quote's, and OCR can
 # wreck the very negation a quote leaves out ("Neither" read as "either", "No"
 # as "ao", "not" as "yot") beyond recognition. Recognisable damage ("uot",
 # "lnot", "W ithout", "N'either") is caught, and the clean variants count.

@@ -14,6 +14,10 @@ above 0.85. So every tolerant or fuzzy match also passes:
   OCR folding or differs only by edits OCR makes (confusable glyphs, thin
   strokes). A fuzzy match tolerates damage, never a different word:
   "Licensee"/"Licensor", "and"/"or", "limited"/"unlimited" all fail.
+  In a scan a real word may be damage to another ("fails" read for
+  "falls"), unless the document writes the source's word beside the quote's
+  neighbours elsewhere and the quote's word beside them nowhere ("own data",
+  never "own date"): then it is the document's word, and the quote's differs.
 
 A paraphrase (stage 3) may reword freely, so `paraphrase_difference` only asks
 that the quote's numbers, negations and modals appear in the span, and that
@@ -30,7 +34,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from itertools import chain
 from typing import NamedTuple
@@ -1254,6 +1258,66 @@ def _another_real_word(
     return not lexicon.habitual_confusion(span_word, quote_word, vocabulary)
 
 
+# How often the document writes two folded words in a row, counted up to a
+# limit: PreparedText.phrase_count.
+PhraseCount = Callable[[str, str, int], int]
+
+
+def _rewritten_phrase(
+    quote: str,
+    span: str,
+    group: _Group,
+    vocabulary: Mapping[str, int] | None,
+    phrases: PhraseCount | None,
+) -> str | None:
+    """For one dictionary word of a scan in place of another ("data" where
+    the quote has "date"): the words the document writes twice or more with
+    the source's word and the quote's neighbours ("own data"), where it never
+    writes the quote's word with them ("own date"), or None. OCR damage that
+    happens to make a real word is a one-off; a phrase the document repeats
+    is its own wording, which the quote changed. Unless the glyph between
+    the two is one the scan confuses habitually: where every "he" came out
+    "be", "be came" repeats and "he came" is written nowhere."""
+    if (
+        phrases is None
+        or vocabulary is None
+        or len(group.quote_words) != 1
+        or len(group.span_words) != 1
+    ):
+        return None
+    ((q_start, q_end),) = group.quote_words
+    ((s_start, s_end),) = group.span_words
+    ours, theirs = quote[q_start:q_end], span[s_start:s_end]
+    if not (
+        ours != theirs
+        and ours.isalpha()
+        and theirs.isalpha()
+        and lexicon.is_spelled(ours)
+        and lexicon.is_spelled(theirs)
+    ):
+        return None
+    before = _WORD.findall(quote[max(0, q_start - 40) : q_start])[-1:]
+    after = _WORD.findall(quote[q_end : q_end + 40])[:1]
+    beside = [(word, None) for word in before] + [(None, word) for word in after]
+    if any(phrases(a or ours, b or ours, 1) for a, b in beside):
+        return None
+    repeated = next(
+        (
+            f"{a or theirs} {b or theirs}"
+            for a, b in beside
+            if phrases(a or theirs, b or theirs, 2) >= 2
+        ),
+        None,
+    )
+    # Last: the first question about a pair of glyphs reads the whole
+    # vocabulary.
+    if repeated is None or lexicon.habitual_confusion(
+        ocr_skeleton(theirs), ocr_skeleton(ours), vocabulary
+    ):
+        return None
+    return repeated
+
+
 def _spelled_swap(quote_word: str, span_word: str, clean: bool) -> bool:
     """Words equal up to look-alike glyphs are still two words when both are
     spelled so in the dictionary ("fails"/"falls", "mail"/"mall",
@@ -1336,6 +1400,7 @@ def _wording(
     vocabulary: Mapping[str, int] | None = None,
     code_words: frozenset[str] = frozenset(),
     as_written: Written = _PLAIN_WRITING,
+    phrases: PhraseCount | None = None,
 ) -> str | None:
     # In a clean (not OCR'd) source nothing misread a glyph: codes, words
     # and apostrophes are as written. In a scan they may be damaged.
@@ -1343,6 +1408,17 @@ def _wording(
     for group in groups:
         q_words = _words(quote, group.quote_words)
         s_words = _words(span, group.span_words)
+        rewritten = (
+            None
+            if clean
+            else _rewritten_phrase(quote, span, group, vocabulary, phrases)
+        )
+        if rewritten:
+            return (
+                f"word differs: quote has '{q_words}', source has '{s_words}' "
+                f"(the document writes '{rewritten}' elsewhere too, and never "
+                "the quote's word there)"
+            )
         if clean and _respelled_code(q_words, s_words, code_words):
             return _clean_word_differs(q_words, s_words, what="code")
         if not clean and _code_letter_added(q_words, s_words, code_words):
@@ -1803,16 +1879,18 @@ def fuzzy_difference(
     vocabulary: Mapping[str, int] | None = None,
     quote_codes: frozenset[str] = frozenset(),
     original: str | None = None,
+    phrases: PhraseCount | None = None,
 ) -> str | None:
     """Everything a fuzzy match must pass: meaning, then wording (see module
     docstring). None when the span says what the quote says. `vocabulary`
     (OCR skeleton -> count in the source document) tells damaged words from
     the document's own words (lexicon.py); `quote_codes` are the words the
-    quote writes as codes (`codes`), which folding lowercased, and `original`
-    is the span as the document writes it, before folding."""
+    quote writes as codes (`codes`), which folding lowercased, `original`
+    is the span as the document writes it, before folding, and `phrases`
+    counts the document's word pairs (`_rewritten_phrase`)."""
     if numbers_missing(quote, span):
         return missing_numbers_reason(quote, span)
-    return numbered_difference(quote, span, vocabulary, quote_codes, original)
+    return numbered_difference(quote, span, vocabulary, quote_codes, original, phrases)
 
 
 def numbered_difference(
@@ -1821,6 +1899,7 @@ def numbered_difference(
     vocabulary: Mapping[str, int] | None = None,
     quote_codes: frozenset[str] = frozenset(),
     original: str | None = None,
+    phrases: PhraseCount | None = None,
 ) -> str | None:
     """`fuzzy_difference` of a span that has every number of the quote
     (`numbers_missing` is False): stage 2 asks that first of every
@@ -1831,7 +1910,7 @@ def numbered_difference(
     if meaning:
         return meaning
     if original is None:
-        return _wording(quote, span, groups, vocabulary, quote_codes)
+        return _wording(quote, span, groups, vocabulary, quote_codes, phrases=phrases)
     # How the span writes its words is read only for a span whose meaning
     # passed: most candidates of a long quote in a template fail before.
     return _wording(
@@ -1841,6 +1920,7 @@ def numbered_difference(
         vocabulary,
         quote_codes | codes(original),
         written(original),
+        phrases,
     )
 
 

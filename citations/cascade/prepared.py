@@ -145,6 +145,28 @@ class PreparedText:
                 found[k] = longer_hits
         return found
 
+    def phrase_count(self, first: str, second: str, enough: int) -> int:
+        """How many times the folded text writes the words `first` and
+        `second` (folded, as spelled, not as skeletons) one after the other,
+        counted up to `enough`. The word-pair index narrows the search; its
+        skeleton keys do not tell "fails to" from "falls to"."""
+        key = f"{first} {second}".translate(OCR_SAME_LENGTH)
+        text = self.folded.text
+        found = 0
+        for at in self.bigram_postings(key)[:_PHRASE_PROBES]:
+            word = _WORD.match(text, at)
+            following = _WORD.search(text, word.end()) if word else None
+            if (
+                word is not None
+                and following is not None
+                and word.group() == first
+                and following.group() == second
+            ):
+                found += 1
+                if found >= enough:
+                    break
+        return found
+
     def number_postings(self, token: str) -> Sequence[int]:
         """Skeleton offsets where `token`, a whole token of NUMBER_MIN_CHARS
         or more with a digit (2 to 9: the skeleton reads 0 and 1 as letters),
@@ -162,6 +184,9 @@ class PreparedText:
 
 
 _EMPTY: Postings = array("q")
+# Occurrences of a pair's skeleton checked for its spelling: a bound on the
+# rare pair whose skeleton is everywhere ("of the") and its spelling nowhere.
+_PHRASE_PROBES = 4096
 
 
 def _vocabulary(words: Counter[str]) -> dict[str, int]:

@@ -779,6 +779,7 @@ def _judge_snapped(
         prepared.vocabulary,
         quote.codes,
         prepared.text[span[0] : span[1]],
+        prepared.phrase_count,
     )
     if reason:
         return Near(*span, plain, reason)

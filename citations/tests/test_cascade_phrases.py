@@ -1,0 +1,106 @@
+"""A real word in a scan where the quote has another: damage, or the
+document's own wording? The document's repeated phrases decide
+(guards._rewritten_phrase, PreparedText.phrase_count)."""
+
+from __future__ import annotations
+
+from citations.cascade import verify_quote
+from citations.cascade.prepared import prepare
+from citations.tests.sources import SCANNED_PREAMBLE
+
+
+def test_phrase_count_reads_the_spelling_not_the_skeleton():
+    # "fails" and "falls" share a skeleton (l/i), so one index key.
+    prepared = prepare(
+        "If the Buyer fails to pay, the Seller may stop. If the Seller falls "
+        "to pay, the Buyer may stop. If the Agent fails to pay, it ends."
+    )
+    assert prepared.phrase_count("fails", "to", 9) == 2
+    assert prepared.phrase_count("falls", "to", 9) == 1
+    assert prepared.phrase_count("fails", "pay", 9) == 0
+
+
+def test_phrase_count_stops_at_enough_and_reads_past_punctuation():
+    prepared = prepare("own data, own data; own data. Own, data and own date")
+    assert prepared.phrase_count("own", "data", 9) == 4  # "Own, data" too
+    assert prepared.phrase_count("own", "data", 2) == 2
+    assert prepared.phrase_count("own", "date", 9) == 1
+    assert prepared.phrase_count("date", "own", 9) == 0
+
+
+def test_a_scan_that_repeats_the_sources_phrase_refuses_the_quotes_word():
+    # "date" is a word of this document too ("Effective Date"), so the
+    # vocabulary alone leaves "data" in doubt as damage; but the document
+    # writes "own data" three times and "own date" never.
+    scan = SCANNED_PREAMBLE + (
+        "The Buyer keeps its own data. The Seller keeps its own data. The "
+        "Effective Date is the date of signing. The Supplier is not "
+        "responsible for the sufficiency of the Buyer's own data."
+    )
+    quote = (
+        "The Supplier is not responsible for the sufficiency of the Buyer's own date."
+    )
+    verdict = verify_quote(scan, quote)
+    assert not verdict.verified
+    assert "quote has 'date', source has 'data'" in verdict.reason
+    assert "'own data'" in verdict.reason
+    right = verify_quote(scan, quote.replace("own date", "own data"))
+    assert right.verified, right.reason
+
+
+def test_a_scan_that_writes_the_quotes_phrase_elsewhere_reads_damage():
+    # The same glyph, the other way: "own date" is the document's phrase,
+    # and the one "own data" reads as damage to it.
+    scan = SCANNED_PREAMBLE + (
+        "The notice states its own date. The invoice states its own date. "
+        "The order form of the Buyer states its own data and its number."
+    )
+    quote = "The order form of the Buyer states its own date and its number."
+    verdict = verify_quote(scan, quote)
+    assert verdict.verified, verdict.reason
+    assert verdict.source_text.endswith("own data and its number.")
+
+
+def test_a_look_alike_real_word_in_a_scan_is_refused_by_the_same_evidence():
+    # "falls" for "fails": l and i are one glyph to OCR, so only the
+    # spelling tells them apart, and the document spells "fails to" twice.
+    scan = SCANNED_PREAMBLE + (
+        "If the Buyer fails to pay any sum when due, interest accrues. If "
+        "the Agent fails to pay any sum when due, the fee lapses. If the "
+        "Seller fails to pay any sum when due, the Buyer may set it off."
+    )
+    quote = "If the Seller falls to pay any sum when due, the Buyer may set it off."
+    verdict = verify_quote(scan, quote)
+    assert not verdict.verified
+    assert "quote has 'falls', source has 'fails'" in verdict.reason
+    assert "'fails to'" in verdict.reason
+
+
+def test_damage_that_makes_a_real_word_once_still_reads_as_damage():
+    # "mouth" for "month", at the quoted place only: the scan's phrase
+    # "each mouth" is written nowhere else, so it is no evidence against
+    # the quote.
+    scan = SCANNED_PREAMBLE + (
+        "The Buyer pays the fee each mouth in advance, by bank transfer to "
+        "the account the Seller names."
+    )
+    quote = "The Buyer pays the fee each month in advance, by bank transfer"
+    verdict = verify_quote(scan, quote)
+    assert verdict.verified, verdict.reason
+    assert verdict.source_text.startswith("The Buyer pays the fee each mouth")
+
+
+def test_a_glyph_the_scan_confuses_habitually_is_no_evidence():
+    # Every "he" came out "be": "be came" repeats and "he came" is written
+    # nowhere, yet the scan's habit, not the document, wrote it.
+    scan = (
+        "Tbe knigbt rode to tbe towne, and wben be came tbere be found bis "
+        "horse lame, wbich grieued bim sore. Tben be came to a smitb, wbo "
+        "sbod tbe steed, and be came bome, and tben be came to tbe inne."
+    )
+    for quote in (
+        "and when he came there he found his horse lame",
+        "Then he came to a smith, who shod the steed, and he came home",
+    ):
+        verdict = verify_quote(scan, quote)
+        assert verdict.verified, verdict.reason
