@@ -34,10 +34,10 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from itertools import chain
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from rapidfuzz.distance import Indel, Levenshtein
 
@@ -1258,26 +1258,33 @@ def _another_real_word(
     return not lexicon.habitual_confusion(span_word, quote_word, vocabulary)
 
 
-# How often the document writes two folded words in a row, counted up to a
-# limit: PreparedText.phrase_count.
-PhraseCount = Callable[[str, str, int], int]
+class PhraseCount(Protocol):
+    """How often the document writes two folded words in a row, counted up
+    to `enough`: PreparedText.phrase_count."""
+
+    def __call__(
+        self, first: str, second: str, enough: int, *, spelled: bool = True
+    ) -> int: ...
 
 
-def _rewritten_phrase(
+def _document_wording(
     quote: str,
     span: str,
     group: _Group,
     vocabulary: Mapping[str, int] | None,
     phrases: PhraseCount | None,
 ) -> str | None:
-    """For one dictionary word of a scan in place of another ("data" where
-    the quote has "date"): the words the document writes twice or more with
-    the source's word and the quote's neighbours ("own data"), where it never
-    writes the quote's word with them ("own date"), or None. OCR damage that
-    happens to make a real word is a one-off; a phrase the document repeats
-    is its own wording, which the quote changed. Unless the glyph between
-    the two is one the scan confuses habitually: where every "he" came out
-    "be", "be came" repeats and "he came" is written nowhere."""
+    """Why one word of a scan is the document's own wording rather than
+    damage to the quote's, or None. OCR damage is a one-off; a phrase the
+    document repeats is its wording. So the quote's word is refused where
+    the document never writes it beside the quote's neighbours, and writes
+    twice or more beside them
+    - the span's word, a dictionary word too ("own data" where the quote has
+      "own date"), unless the glyph between the two is one the scan
+      confuses habitually (where every "he" came out "be", "be came"
+      repeats and "he came" is written nowhere); or
+    - a word the span's damaged token reads as at least as cheaply as the
+      quote's ("calendar month", where "menth" is "month" or "mouth")."""
     if (
         phrases is None
         or vocabulary is None
@@ -1288,34 +1295,51 @@ def _rewritten_phrase(
     ((q_start, q_end),) = group.quote_words
     ((s_start, s_end),) = group.span_words
     ours, theirs = quote[q_start:q_end], span[s_start:s_end]
-    if not (
-        ours != theirs
-        and ours.isalpha()
-        and theirs.isalpha()
-        and lexicon.is_spelled(ours)
-        and lexicon.is_spelled(theirs)
+    if ours == theirs or not (
+        ours.isalpha() and theirs.isalpha() and lexicon.is_spelled(ours)
     ):
         return None
+    spelled = lexicon.is_spelled(theirs)
+    ours_key, theirs_key = ocr_skeleton(ours), ocr_skeleton(theirs)
+    if spelled:
+        readings = [theirs]
+    else:
+        readings = [
+            word
+            for word in lexicon.document_lookalikes(theirs_key, vocabulary)
+            if word != ours_key
+        ]
+        if not readings:
+            return None
+        own_cost = damage_cost(ours_key, theirs_key)
+        readings = [w for w in readings if damage_cost(w, theirs_key) <= own_cost]
     before = _WORD.findall(quote[max(0, q_start - 40) : q_start])[-1:]
     after = _WORD.findall(quote[q_end : q_end + 40])[:1]
     beside = [(word, None) for word in before] + [(None, word) for word in after]
-    if any(phrases(a or ours, b or ours, 1) for a, b in beside):
+    if not readings or any(phrases(a or ours, b or ours, 1) for a, b in beside):
         return None
     repeated = next(
         (
-            f"{a or theirs} {b or theirs}"
+            (word, f"{a or word} {b or word}")
+            for word in readings
             for a, b in beside
-            if phrases(a or theirs, b or theirs, 2) >= 2
+            if phrases(a or word, b or word, 2, spelled=spelled) >= 2
         ),
         None,
     )
+    if repeated is None:
+        return None
+    word, phrase = repeated
     # Last: the first question about a pair of glyphs reads the whole
     # vocabulary.
-    if repeated is None or lexicon.habitual_confusion(
-        ocr_skeleton(theirs), ocr_skeleton(ours), vocabulary
-    ):
+    if spelled and lexicon.habitual_confusion(theirs_key, ours_key, vocabulary):
         return None
-    return repeated
+    reads = "" if spelled else f", which reads as '{word}' at least as well"
+    return (
+        f"word differs: quote has '{ours}', source has '{theirs}'{reads} "
+        f"(the document writes '{phrase}' elsewhere too, and never the "
+        "quote's word there)"
+    )
 
 
 def _spelled_swap(quote_word: str, span_word: str, clean: bool) -> bool:
@@ -1408,17 +1432,13 @@ def _wording(
     for group in groups:
         q_words = _words(quote, group.quote_words)
         s_words = _words(span, group.span_words)
-        rewritten = (
+        wording = (
             None
             if clean
-            else _rewritten_phrase(quote, span, group, vocabulary, phrases)
+            else _document_wording(quote, span, group, vocabulary, phrases)
         )
-        if rewritten:
-            return (
-                f"word differs: quote has '{q_words}', source has '{s_words}' "
-                f"(the document writes '{rewritten}' elsewhere too, and never "
-                "the quote's word there)"
-            )
+        if wording:
+            return wording
         if clean and _respelled_code(q_words, s_words, code_words):
             return _clean_word_differs(q_words, s_words, what="code")
         if not clean and _code_letter_added(q_words, s_words, code_words):
@@ -1887,7 +1907,7 @@ def fuzzy_difference(
     the document's own words (lexicon.py); `quote_codes` are the words the
     quote writes as codes (`codes`), which folding lowercased, `original`
     is the span as the document writes it, before folding, and `phrases`
-    counts the document's word pairs (`_rewritten_phrase`)."""
+    counts the document's word pairs (`_document_wording`)."""
     if numbers_missing(quote, span):
         return missing_numbers_reason(quote, span)
     return numbered_difference(quote, span, vocabulary, quote_codes, original, phrases)

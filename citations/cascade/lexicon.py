@@ -176,6 +176,20 @@ def _lookalikes(word: str) -> dict[str, float]:
     return out
 
 
+def document_lookalikes(
+    skeleton: str, vocabulary: Mapping[str, int], least: int = 2
+) -> list[str]:
+    """Dictionary words one look-alike glyph from `skeleton` that the
+    document uses `least` times or more, in order."""
+    found = set()
+    for i, glyph in enumerate(skeleton):
+        for other in _PARTNERS.get(glyph, ()):
+            word = skeleton[:i] + other + skeleton[i + 1 :]
+            if vocabulary.get(word, 0) >= least and frequency(word):
+                found.add(word)
+    return sorted(found)
+
+
 def common_lookalike(skeleton: str) -> str | None:
     """A common word one look-alike glyph away ("ot" for "of"), or None."""
     once = (w for w, cost in _lookalikes(skeleton).items() if cost == LOOKALIKE_COST)

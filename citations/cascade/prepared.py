@@ -145,12 +145,17 @@ class PreparedText:
                 found[k] = longer_hits
         return found
 
-    def phrase_count(self, first: str, second: str, enough: int) -> int:
+    def phrase_count(
+        self, first: str, second: str, enough: int, *, spelled: bool = True
+    ) -> int:
         """How many times the folded text writes the words `first` and
-        `second` (folded, as spelled, not as skeletons) one after the other,
-        counted up to `enough`. The word-pair index narrows the search; its
-        skeleton keys do not tell "fails to" from "falls to"."""
+        `second` (folded) one after the other, counted up to `enough`. As
+        spelled: the word-pair index narrows the search, and its skeleton
+        keys do not tell "fails to" from "falls to"; `spelled=False` counts
+        the skeleton pair (l/1/i and 0/o alike)."""
         key = f"{first} {second}".translate(OCR_SAME_LENGTH)
+        if not spelled:
+            return min(len(self.bigram_postings(key)), enough)
         text = self.folded.text
         found = 0
         for at in self.bigram_postings(key)[:_PHRASE_PROBES]:

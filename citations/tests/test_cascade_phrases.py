@@ -104,3 +104,31 @@ def test_a_glyph_the_scan_confuses_habitually_is_no_evidence():
     ):
         verdict = verify_quote(scan, quote)
         assert verdict.verified, verdict.reason
+
+
+def test_a_damaged_token_that_reads_as_the_documents_word_refuses_the_quotes():
+    # "menth" is "month" with one look-alike glyph, "mouth" with two; the
+    # document writes "calendar month" twice and "calendar mouth" never.
+    scan = SCANNED_PREAMBLE + (
+        "Rent is due in each calendar month. Interest accrues per calendar "
+        "month. The Tenant pays the fee for each calendar menth of the Term."
+    )
+    quote = "The Tenant pays the fee for each calendar mouth of the Term."
+    verdict = verify_quote(scan, quote)
+    assert not verdict.verified
+    assert "source has 'menth', which reads as 'month'" in verdict.reason
+    assert "'calendar month'" in verdict.reason
+    right = verify_quote(scan, quote.replace("mouth", "month"))
+    assert right.verified, right.reason
+
+
+def test_a_damaged_token_with_no_repeated_rival_phrase_reads_as_damage():
+    # The same damage where the document never repeats "calendar month":
+    # nothing tells "menth" from damage to the quote's word.
+    scan = SCANNED_PREAMBLE + (
+        "The Tenant pays the fee for each calendar menth of the Term, and "
+        "the month ends on its last day. A month is a month."
+    )
+    quote = "The Tenant pays the fee for each calendar month of the Term"
+    verdict = verify_quote(scan, quote)
+    assert verdict.verified, verdict.reason
