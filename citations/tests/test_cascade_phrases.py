@@ -132,3 +132,17 @@ def test_a_damaged_token_with_no_repeated_rival_phrase_reads_as_damage():
     quote = "The Tenant pays the fee for each calendar month of the Term"
     verdict = verify_quote(scan, quote)
     assert verdict.verified, verdict.reason
+
+
+def test_the_neighbours_are_the_quotes_not_the_damaged_spans():
+    # OCR damaged the word before too ("thind"): the phrases are looked up
+    # with the quote's neighbours, so "third party" still counts.
+    scan = SCANNED_PREAMBLE + (
+        "No third party may rely on it. Each third party is bound. The "
+        "Contractor shall not tell any thind party the terms of this Agreement."
+    )
+    quote = "The Contractor shall not tell any third panty the terms of this Agreement."
+    verdict = verify_quote(scan, quote)
+    assert not verdict.verified
+    assert "quote has 'panty', source has 'party'" in verdict.reason
+    assert "'third party'" in verdict.reason
