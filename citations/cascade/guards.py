@@ -1670,6 +1670,15 @@ def _resegmented(q_text: str, s_text: str, before: str) -> bool:
         return False
     # In any order: "can not" and "cannot" list their two kinds differently.
     wanted = tuple(sorted(_guard_words(q_text)))
+    readings = _span_readings(s_text)
+    return readings is not None and {tuple(sorted(said)) for said in readings} == {
+        wanted
+    }
+
+
+def _span_readings(s_text: str) -> frozenset[_Said] | None:
+    """`_likeliest_readings` of the letters of the span words `s_text`, with
+    the span's own spaces; None when they are too long to read."""
     pieces = [ocr_skeleton(w.lower()) for w in _WORD.findall(s_text)]
     spaces, at = set(), 0
     for piece in pieces[:-1]:
@@ -1677,9 +1686,22 @@ def _resegmented(q_text: str, s_text: str, before: str) -> bool:
         spaces.add(at)
     letters = "".join(pieces)
     if len(letters) > 4 * _LONGEST_WORD:
-        return False
-    readings = _likeliest_readings(letters, frozenset(spaces))
-    return {tuple(sorted(said)) for said in readings} == {wanted}
+        return None
+    return _likeliest_readings(letters, frozenset(spaces))
+
+
+def _hides_guard_words(q_text: str, s_text: str) -> bool:
+    """Do the span's letters, read as words, hold a guard word the quote's
+    words lack? "willnothing" is "will nothing": a modal verb OCR ran into
+    the word, not damage to "nothing". Negations are alike whichever word
+    says them: "noither" may read as "no" and a fragment."""
+
+    def senses(said: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+        return {(kind, "" if kind == NEGATION else value) for kind, value in said}
+
+    wanted = senses(_guard_words(q_text))
+    readings = _span_readings(s_text)
+    return readings is None or any(not senses(said) <= wanted for said in readings)
 
 
 def _respaced(letters: str, span_words: list[str]) -> str | None:
@@ -1801,6 +1823,7 @@ def _repair_guard_words(
                 and not _real_word_out_of_place(
                     q_bare, s_bare, quote, group.quote_words
                 )
+                and not _hides_guard_words(q_text, s_text)
             ):
                 repairs.append((s_start, s_end, q_text))
             continue

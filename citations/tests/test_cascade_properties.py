@@ -17,6 +17,7 @@ from citations.cascade import lexicon, verify_quote
 from citations.cascade.boundaries import cut_token
 from citations.cascade.context import negation_after, negation_before
 from citations.cascade.folding import fold, ocr_skeleton
+from citations.cascade.furniture import furniture_difference
 from citations.cascade.guards import features
 from citations.cascade.prepared import clear_cache
 
@@ -138,6 +139,9 @@ def test_any_whole_token_substring_verifies_exactly(text, data):
     assume(cut_token(text, start, end) is None)
     # A quote that a negation just before it governs says the opposite.
     assume(negation_before(text, start) is None)
+    # Nor is one that reads a page number across a form feed as text
+    # ("0\f0" of "0\f0:0": page 1's footer, then page 2).
+    assume(furniture_difference(text, start, end, quote, None) is None)
     verdict = verify_quote(text, quote)
     assert verdict.verified and verdict.method == "exact_match"
     assert text[verdict.start : verdict.end] == verdict.source_text == quote

@@ -302,6 +302,12 @@ def test_ocr_look_alikes_inside_words_and_guard_words_are_read(ocr_source, quote
             "The Seller no will be paid for the goods delivered late",
         ),
         (
+            # "willnever" is "will never": the quote drops the modal verb
+            # OCR ran into the negation, which is no damage to "never".
+            "The Receiving Party willnever disclose the terms of this Agreement.",
+            "The Receiving Party never disclose the terms of this Agreement.",
+        ),
+        (
             # Words as they stand: "with out" is not "without", nor "writ
             # ten" "written" (a writ and a number).
             "The Seller may proceed with out the consent of the Buyer",
