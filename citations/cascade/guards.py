@@ -1274,8 +1274,8 @@ def _document_wording(
     vocabulary: Mapping[str, int] | None,
     phrases: PhraseCount | None,
 ) -> str | None:
-    """Why one word of a scan is the document's own wording rather than
-    damage to the quote's, or None. OCR damage is a one-off; a phrase the
+    """Why one word of a scan (which OCR may have split) is the document's
+    own wording rather than damage to the quote's, or None. OCR damage is a one-off; a phrase the
     document repeats is its wording. So the quote's word is refused where
     the document never writes it beside the quote's neighbours, and writes
     twice or more beside them
@@ -1285,16 +1285,12 @@ def _document_wording(
       repeats and "he came" is written nowhere); or
     - a word the span's damaged token reads as at least as cheaply as the
       quote's ("calendar month", where "menth" is "month" or "mouth")."""
-    if (
-        phrases is None
-        or vocabulary is None
-        or len(group.quote_words) != 1
-        or len(group.span_words) != 1
-    ):
+    if phrases is None or vocabulary is None or len(group.quote_words) != 1:
         return None
     ((q_start, q_end),) = group.quote_words
-    ((s_start, s_end),) = group.span_words
-    ours, theirs = quote[q_start:q_end], span[s_start:s_end]
+    # A word OCR split is read whole ("f ails" for "fails").
+    ours = quote[q_start:q_end]
+    theirs = "".join(span[a:b] for a, b in group.span_words)
     if ours == theirs or not (
         ours.isalpha() and theirs.isalpha() and lexicon.is_spelled(ours)
     ):

@@ -146,3 +146,20 @@ def test_the_neighbours_are_the_quotes_not_the_damaged_spans():
     assert not verdict.verified
     assert "quote has 'panty', source has 'party'" in verdict.reason
     assert "'third party'" in verdict.reason
+
+
+def test_a_word_ocr_split_is_read_whole():
+    # "losse s" is "losses" split in two; the document writes "all losses"
+    # twice elsewhere and "all tosses" never.
+    scan = SCANNED_PREAMBLE + (
+        "The Seller bears all losses in transit. The Buyer bears all losses "
+        "after delivery. The Employer must indemnify the Employee against all "
+        "losse s arising from a breach of this clause."
+    )
+    quote = "The Employer must indemnify the Employee against all tosses arising"
+    verdict = verify_quote(scan, quote)
+    assert not verdict.verified
+    assert "quote has 'tosses', source has 'losses'" in verdict.reason
+    assert "'all losses'" in verdict.reason
+    right = verify_quote(scan, quote.replace("tosses", "losses"))
+    assert right.verified, right.reason
