@@ -137,8 +137,10 @@ def test_any_whole_token_substring_verifies_exactly(text, data):
     quote = text[start:end]
     assume(quote.strip())
     assume(cut_token(text, start, end) is None)
-    # A quote that a negation just before it governs says the opposite.
+    # A quote that a negation just before it governs says the opposite, and
+    # so does one that stops just before it ("0<" of "0<N0", "N0" being "No").
     assume(negation_before(text, start) is None)
+    assume(negation_after(text, end) is None)
     # Nor is one that reads a page number across a form feed as text
     # ("0\f0" of "0\f0:0": page 1's footer, then page 2).
     assume(furniture_difference(text, start, end, quote, None) is None)
