@@ -25,8 +25,10 @@ effective"; such spans are never drawn as positives), a changed modal verb, swap
 word one edit away ("goods"/"gods"), 20% of words replaced, a
 sentence from another document, a frankenquote (halves of two sentences), an
 elided frankenquote (parts far apart), and a real sentence cited to the wrong
-source (verify_cited_quote). Traps run against the clean document and its 2%
-OCR copy, so the fuzzy path and its guard are exercised.
+source (verify_cited_quote), and a quote that drops a negation or modal verb
+the document ran into the next or previous word ("partywill be liable" quoted
+as "party be liable"; guard_word_run_in). Traps run against the clean document
+and its 2% OCR copy, so the fuzzy path and its guard are exercised.
 
 With a corpus (--corpus or DOCUIQ_CORPUS):
   cuad   expert clause spans copied from CUAD's .txt, looked up in the text
@@ -392,6 +394,47 @@ def _trap_quotes(
     }
 
 
+GUARD_WORD = re.compile(
+    r"\b(?:shall|may|must|will|should|not|no|never|without|unless|except|nor|"
+    r"neither|cannot)\b",
+    re.IGNORECASE,
+)
+
+
+def _run_in(doc: str, rng: random.Random, count: int) -> tuple[str, list[str]]:
+    """`doc` with a guard word run into the word before or after it in up to
+    `count` sentences, as OCR that lost a space writes it ("partywill be
+    liable"), and for each the sentence without that guard word ("party be
+    liable"): a quote that drops it."""
+    folded_doc = fold_text(doc)
+    pieces, quotes, position = [], [], 0
+    spans = _sentences(doc)
+    for start, end in sorted(rng.sample(spans, min(count, len(spans)))):
+        sentence = doc[start:end]
+        found = [
+            m
+            for m in GUARD_WORD.finditer(sentence)
+            if m.start() > 0
+            and sentence[m.start() - 1] == " "
+            and sentence[m.end() : m.end() + 1] == " "
+        ]
+        if not found:
+            continue
+        m = rng.choice(found)
+        if rng.random() < 0.5:
+            joined = sentence[: m.start() - 1] + sentence[m.start() :]
+        else:
+            joined = sentence[: m.end()] + sentence[m.end() + 1 :]
+        quote = sentence[: m.start()] + sentence[m.end() + 1 :]
+        if fold_text(quote) in folded_doc:
+            continue
+        pieces += [doc[position:start], joined]
+        position = end
+        quotes.append(quote)
+    pieces.append(doc[position:])
+    return "".join(pieces), quotes
+
+
 def run_traps(
     tally: Tally, rng: random.Random, documents: list[str], per_doc: int
 ) -> None:
@@ -403,6 +446,15 @@ def run_traps(
             for quote in quotes:
                 tally.trap(kind, quote, verify_quote(doc, quote))
                 tally.trap(kind + "_ocr", quote, verify_quote(damaged, quote))
+        # A generator of their own: the other kinds' cases stay as they were.
+        own = random.Random(f"run-in {index}")
+        run_in, quotes = _run_in(doc, own, per_doc)
+        run_in_damaged, _ = ocr_damage(run_in, own, 0.02)
+        for quote in quotes:
+            tally.trap("trap_guard_word_run_in", quote, verify_quote(run_in, quote))
+            tally.trap(
+                "trap_guard_word_run_in_ocr", quote, verify_quote(run_in_damaged, quote)
+            )
         cited = SourceText("S1", doc)
         source = SourceText("S2", other)
         for a, b in rng.sample(_sentences(other), min(per_doc, len(_sentences(other)))):

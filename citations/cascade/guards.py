@@ -1487,6 +1487,12 @@ def _wording(
             continue
         if _negating_prefix(kq, ks) or _damaged_negating_prefix(kq, ks):
             return f"negation differs: quote has '{q_words}', source has '{s_words}'"
+        if _runs_in_guard_words(kq, ks, q_words, s_words):
+            return (
+                f"word differs: quote has '{q_words}', source has '{s_words}' "
+                "(read as words, the source's letters hold a negation, modal "
+                "verb or number the quote leaves out)"
+            )
         if len(group.quote_words) == 1 and party_rival(kq, ks, vocabulary):
             return (
                 f"party differs: quote has '{q_words}', source has '{s_words}' "
@@ -1686,18 +1692,71 @@ def _span_readings(s_text: str) -> frozenset[_Said] | None:
     return _likeliest_readings(letters, frozenset(spaces))
 
 
+def _senses(said: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    # Negations are alike whichever word says them.
+    return {(kind, "" if kind == NEGATION else value) for kind, value in said}
+
+
 def _hides_guard_words(q_text: str, s_text: str) -> bool:
     """Do the span's letters, read as words, hold a guard word the quote's
     words lack? "willnothing" is "will nothing": a modal verb OCR ran into
     the word, not damage to "nothing". Negations are alike whichever word
     says them: "noither" may read as "no" and a fragment."""
-
-    def senses(said: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
-        return {(kind, "" if kind == NEGATION else value) for kind, value in said}
-
-    wanted = senses(_guard_words(q_text))
+    wanted = _senses(_guard_words(q_text))
     readings = _span_readings(s_text)
-    return readings is None or any(not senses(said) <= wanted for said in readings)
+    return readings is None or any(not _senses(said) <= wanted for said in readings)
+
+
+# Any guard word inside a token, found in C: most damaged tokens hold none,
+# and reading a token's letters as words costs a table per token.
+_GUARD_INSIDE = re.compile(
+    "|".join(map(re.escape, sorted(_GUARD_SKELETONS, key=len, reverse=True)))
+)
+
+
+def _runs_in_guard_words(kq: str, ks: str, q_words: str, s_words: str) -> bool:
+    """Did OCR run a guard word the quote leaves out into the span's words
+    ("partywill" for "party will", where the quote has "party")? Only span
+    letters beyond the quote's can hold a whole word more."""
+    if len(ks) < len(kq) + 2:
+        return False
+    wanted = _senses(_guard_words(q_words))
+    # The quote's word with a guard word before or after it, either of them
+    # damaged, whether or not the quote's word is in the dictionary
+    # ("Contrsctorwill", "Supplierwil", "mutinspect", "notesponsible"),
+    # compared glyph for glyph ("wiIl" is "wlll", where the skeleton reads
+    # "ii" as "u").
+    quoted = _NON_WORD.sub("", q_words).translate(OCR_SAME_LENGTH)
+    letters = _NON_WORD.sub("", s_words).translate(OCR_SAME_LENGTH)
+    for k in range(2, min(len(letters) - 1, _LONGEST_GUARD_WORD) + 1):
+        for piece, rest in ((letters[:k], letters[k:]), (letters[-k:], letters[:-k])):
+            extra = _guard_reading(piece)
+            if extra and not extra <= wanted and plausible_ocr(quoted, rest, 1):
+                return True
+    return _GUARD_INSIDE.search(ks) is not None and _hides_guard_words(q_words, s_words)
+
+
+_LONGEST_GUARD_WORD = max(map(len, _GUARD_SKELETONS))
+
+
+def _guard_reading(piece: str) -> set[tuple[str, str]]:
+    """The senses of the guard word `piece` is, or OCR could have made it
+    from (a thin stroke lost, "wil"; a letter lost from a word of four or
+    more, "mut"); empty when none."""
+    key = ocr_skeleton(piece)
+    known = _WORD_FEATURES.get(key)
+    if known:
+        return _senses(known)
+    return next(
+        (
+            _senses(_WORD_FEATURES[guard])
+            for guard in _SORTED_GUARD_SKELETONS
+            if len(guard) > 2
+            and Levenshtein.distance(guard, key, score_cutoff=1) <= 1
+            and plausible_ocr(guard, key, int(len(guard) >= 4))
+        ),
+        set(),
+    )
 
 
 def _respaced(letters: str, span_words: list[str]) -> str | None:

@@ -656,3 +656,47 @@ def test_the_whole_token_at_a_span_edge_never_lends_its_meaning(source, quote):
     for prefix in ("", SCANNED_PREAMBLE):
         verdict = verify_quote(prefix + source, quote)
         assert not verdict.verified, (prefix, verdict.reason)
+
+
+@pytest.mark.parametrize("prefix", ["", SCANNED_PREAMBLE])
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "Neither partywill be liable for any failure caused by force majeure.",
+            "Neither party be liable for any failure caused by force majeure.",
+        ),
+        (
+            # The quote's word damaged too, and the guard word after it.
+            "The Contrsctorwil comply with all applicable export control laws.",
+            "The Contractor comply with all applicable export control laws.",
+        ),
+        (
+            # A letter of "must" lost as well, before the word.
+            "The Provider mutinspect all goods within 3 business days of delivery.",
+            "The Provider inspect all goods within 3 business days of delivery.",
+        ),
+        (
+            "The Licensee is notesponsible for the sufficiency of its own data.",
+            "The Licensee is responsible for the sufficiency of its own data.",
+        ),
+    ],
+)
+def test_a_guard_word_ocr_ran_into_a_word_is_not_damage_to_it(prefix, source, quote):
+    # OCR lost the space beside a modal verb or negation; a quote that drops
+    # that word says something else, however like damage the letters look.
+    verdict = verify_quote(prefix + source, quote)
+    assert not verdict.verified
+    assert (
+        "the source's letters hold a negation, modal verb or number" in (verdict.reason)
+        or "missing in source" in verdict.reason
+    )
+
+
+def test_a_quote_with_the_guard_word_ocr_ran_in_still_verifies_in_a_scan():
+    source = SCANNED_PREAMBLE + (
+        "Neither partywill be liable for any failure caused by force majeure."
+    )
+    quote = "Neither party will be liable for any failure caused by force majeure."
+    verdict = verify_quote(source, quote)
+    assert verdict.verified, verdict.reason
