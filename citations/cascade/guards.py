@@ -923,6 +923,15 @@ def party_rival(
             if quote_word.endswith(suffix)
         ]
     real = [r for r in rivals if len(r) > 4 and lexicon.is_word(r, vocabulary)]
+    # A counterpart no dictionary lists and the document does not use
+    # elsewhere ("Licensor") still names the other party: a token OCR made
+    # from it more cheaply than from the quote's word ("Licenso") is none of
+    # the quote's party.
+    if span_word != quote_word and any(
+        len(r) > 4 and damage_cost(r, span_word) < damage_cost(quote_word, span_word)
+        for r in rivals
+    ):
+        return True
     # Damage that the other party of the document explains about as well as
     # the quote's leaves the party in doubt: "Employex" is "Employer" or
     # "Employee" with one letter changed either way. "Licensce" is Licensee

@@ -847,6 +847,29 @@ def test_a_party_in_the_plural_never_reads_as_its_counterpart(source, quote):
     assert "party differs" in verdict.reason
 
 
+@pytest.mark.parametrize(
+    ("damaged", "quote"),
+    [
+        ("The Licenso rshould appoint", "The Licensee should appoint"),
+        ("The Lesso shall pay", "The Lessee shall pay"),
+        ("The License shall pay", "The Licensor shall pay"),
+    ],
+)
+def test_a_counterpart_no_dictionary_lists_still_names_the_other_party(damaged, quote):
+    # "Licensor" and "Lessor" are in no word list, and this scan uses
+    # neither elsewhere; "Licenso" is still a letter short of "Licensor",
+    # and two changes from "Licensee".
+    source = SCANNED_PREAMBLE + (
+        f"The Company and the Seller agree. {damaged} a qualified officer to "
+        "supervise the flow of work under this Agreement."
+    )
+    verdict = verify_quote(
+        source, f"{quote} a qualified officer to supervise the flow of work"
+    )
+    assert not verdict.verified
+    assert "party differs" in verdict.reason
+
+
 @pytest.mark.parametrize("prefix", ["", SCANNED_PREAMBLE])
 @pytest.mark.parametrize(
     ("source", "quote"),
