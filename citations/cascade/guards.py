@@ -1434,7 +1434,7 @@ def _wording(
     # In a clean (not OCR'd) source nothing misread a glyph: codes, words
     # and apostrophes are as written. In a scan they may be damaged.
     clean = not lexicon.looks_scanned(vocabulary)
-    for group in groups:
+    for at, group in enumerate(groups):
         q_words = _words(quote, group.quote_words)
         s_words = _words(span, group.span_words)
         wording = (
@@ -1496,7 +1496,7 @@ def _wording(
             continue
         if _negating_prefix(kq, ks) or _damaged_negating_prefix(kq, ks):
             return f"negation differs: quote has '{q_words}', source has '{s_words}'"
-        if _runs_in_guard_words(kq, ks, q_words, s_words):
+        if _runs_in_guard_words(q_words, s_words, span, groups, at):
             return (
                 f"word differs: quote has '{q_words}', source has '{s_words}' "
                 "(read as words, the source's letters hold a negation, modal "
@@ -1723,49 +1723,100 @@ _GUARD_INSIDE = re.compile(
 )
 
 
-def _runs_in_guard_words(kq: str, ks: str, q_words: str, s_words: str) -> bool:
+def _runs_in_guard_words(
+    q_words: str, s_words: str, span: str, groups: list[_Group], at: int
+) -> bool:
     """Did OCR run a guard word the quote leaves out into the span's words
-    ("partywill" for "party will", where the quote has "party")? Only span
-    letters beyond the quote's can hold a whole word more."""
-    if len(ks) < len(kq) + 2:
+    of groups[at] ("partywill" for "party will", where the quote has
+    "party")? Only span letters beyond the quote's can hold a whole word
+    more."""
+    if at + 1 < len(groups) and not groups[at + 1].quote_words:
+        s_words = _with_strays(span, groups, at)
+    if len(s_words) < len(q_words) + 2:
         return False
+    ks = ocr_skeleton(s_words.replace(" ", ""))
     wanted = _senses(_guard_words(q_words))
-    # The quote's word with a guard word before or after it, either of them
-    # damaged, whether or not the quote's word is in the dictionary
-    # ("Contrsctorwill", "Supplierwil", "mutinspect", "notesponsible"),
-    # compared glyph for glyph ("wiIl" is "wlll", where the skeleton reads
-    # "ii" as "u").
+    # The quote's words with a guard word among them, either damaged, and
+    # whether or not the quote's words are in the dictionary
+    # ("Contrsctorwill", "Supplierwil", "mutinspect", "notesponsible",
+    # "Buyerwi l pay"): the letters the span has beyond the quote's, give or
+    # take one either side, compared glyph for glyph ("wiIl" is "wlll",
+    # where the skeleton reads "ii" as "u").
     quoted = _NON_WORD.sub("", q_words).translate(OCR_SAME_LENGTH)
     letters = _NON_WORD.sub("", s_words).translate(OCR_SAME_LENGTH)
-    for k in range(2, min(len(letters) - 1, _LONGEST_GUARD_WORD) + 1):
-        for piece, rest in ((letters[:k], letters[k:]), (letters[-k:], letters[:-k])):
-            extra = _guard_reading(piece)
-            if extra and not extra <= wanted and plausible_ocr(quoted, rest, 1):
-                return True
+    for lo, hi in _extra_stretches(quoted, letters):
+        for a in (lo - 1, lo, lo + 1):
+            for b in (hi - 1, hi, hi + 1):
+                if a < 0 or b > len(letters) or b - a < 2:
+                    continue
+                extra = _guard_reading(letters[a:b])
+                if (
+                    extra
+                    and not extra <= wanted
+                    and plausible_ocr(quoted, letters[:a] + letters[b:], 1)
+                ):
+                    return True
     return _GUARD_INSIDE.search(ks) is not None and _hides_guard_words(q_words, s_words)
 
 
-_LONGEST_GUARD_WORD = max(map(len, _GUARD_SKELETONS))
+def _with_strays(span: str, groups: list[_Group], at: int) -> str:
+    """The span words of groups[at] and of the stray strokes after it, which
+    `_wording` passes over as junk: "buyerwi l" holds "will" only whole."""
+    words = [_words(span, groups[at].span_words)]
+    for group in groups[at + 1 :]:
+        strays = _words(span, group.span_words)
+        if group.quote_words or not all(
+            _is_junk(ocr_skeleton(w)) for w in strays.split()
+        ):
+            break
+        words.append(strays)
+    return " ".join(words)
 
 
-def _guard_reading(piece: str) -> set[tuple[str, str]]:
+def _extra_stretches(quoted: str, letters: str) -> list[tuple[int, int]]:
+    """[start, end) in `letters` of each run of edits that aligns them with
+    `quoted` (neighbouring edits together)."""
+    stretches: list[tuple[int, int]] = []
+    for tag, _, _, j1, j2 in Levenshtein.opcodes(quoted, letters):
+        if tag == "equal":
+            continue
+        if stretches and stretches[-1][1] == j1:
+            stretches[-1] = (stretches[-1][0], j2)
+        else:
+            stretches.append((j1, j2))
+    return stretches
+
+
+@memo(4096)
+def _guard_reading(piece: str) -> frozenset[tuple[str, str]]:
     """The senses of the guard word `piece` is, or OCR could have made it
     from (a thin stroke lost, "wil"; a letter lost from a word of four or
     more, "mut"); empty when none."""
     key = ocr_skeleton(piece)
+    if len(key) > _LONGEST_GUARD_WORD + 1:
+        return frozenset()
     known = _WORD_FEATURES.get(key)
     if known:
-        return _senses(known)
+        return frozenset(_senses(known))
     return next(
         (
-            _senses(_WORD_FEATURES[guard])
-            for guard in _SORTED_GUARD_SKELETONS
-            if len(guard) > 2
-            and Levenshtein.distance(guard, key, score_cutoff=1) <= 1
+            frozenset(_senses(_WORD_FEATURES[guard]))
+            for size in (len(key) - 1, len(key), len(key) + 1)
+            for guard in _GUARD_SKELETONS_BY_LENGTH.get(size, ())
+            if Levenshtein.distance(guard, key, score_cutoff=1) <= 1
             and plausible_ocr(guard, key, int(len(guard) >= 4))
         ),
-        set(),
+        frozenset(),
     )
+
+
+_LONGEST_GUARD_WORD = max(map(len, _GUARD_SKELETONS))
+# Guard words of three letters or more by length: one edit apart is at most
+# one letter longer or shorter.
+_GUARD_SKELETONS_BY_LENGTH: dict[int, tuple[str, ...]] = {
+    size: tuple(g for g in _SORTED_GUARD_SKELETONS if len(g) == size)
+    for size in range(3, _LONGEST_GUARD_WORD + 1)
+}
 
 
 def _respaced(letters: str, span_words: list[str]) -> str | None:

@@ -680,6 +680,11 @@ def test_the_whole_token_at_a_span_edge_never_lends_its_meaning(source, quote):
             "The Licensee is notesponsible for the sufficiency of its own data.",
             "The Licensee is responsible for the sufficiency of its own data.",
         ),
+        (
+            # Split again after running in: "wi" and a stray stroke "l".
+            "The Buyerwi l pay the Supplier a fee for each calendar month.",
+            "The Buyer pay the Supplier a fee for each calendar month.",
+        ),
     ],
 )
 def test_a_guard_word_ocr_ran_into_a_word_is_not_damage_to_it(prefix, source, quote):
