@@ -926,10 +926,16 @@ def party_rival(
     # A counterpart no dictionary lists and the document does not use
     # elsewhere ("Licensor") still names the other party: a token OCR made
     # from it more cheaply than from the quote's word ("Licenso") is none of
-    # the quote's party.
-    if span_word != quote_word and any(
-        len(r) > 4 and damage_cost(r, span_word) < damage_cost(quote_word, span_word)
-        for r in rivals
+    # the quote's party. Party names are rare words; "order" and "under"
+    # name no party, and are left out before any cost is worked out.
+    if (
+        span_word != quote_word
+        and lexicon.frequency(quote_word) < lexicon.COMMON
+        and any(
+            len(r) > 4
+            and damage_cost(r, span_word) < damage_cost(quote_word, span_word)
+            for r in rivals
+        )
     ):
         return True
     # Damage that the other party of the document explains about as well as
@@ -1304,6 +1310,13 @@ def _document_wording(
         ours.isalpha() and theirs.isalpha() and lexicon.is_spelled(ours)
     ):
         return None
+    before = _WORD.findall(quote[max(0, q_start - 40) : q_start])[-1:]
+    after = _WORD.findall(quote[q_end : q_end + 40])[:1]
+    beside = [(word, None) for word in before] + [(None, word) for word in after]
+    # First the quote's own phrases: in a document that repeats itself most
+    # are found at the first place the index lists.
+    if any(phrases(a or ours, b or ours, 1) for a, b in beside):
+        return None
     spelled = lexicon.is_spelled(theirs)
     ours_key, theirs_key = ocr_skeleton(ours), ocr_skeleton(theirs)
     if spelled:
@@ -1314,15 +1327,9 @@ def _document_wording(
             for word in lexicon.document_lookalikes(theirs_key, vocabulary)
             if word != ours_key
         ]
-        if not readings:
-            return None
-        own_cost = damage_cost(ours_key, theirs_key)
-        readings = [w for w in readings if damage_cost(w, theirs_key) <= own_cost]
-    before = _WORD.findall(quote[max(0, q_start - 40) : q_start])[-1:]
-    after = _WORD.findall(quote[q_end : q_end + 40])[:1]
-    beside = [(word, None) for word in before] + [(None, word) for word in after]
-    if not readings or any(phrases(a or ours, b or ours, 1) for a, b in beside):
-        return None
+        if readings:
+            own_cost = damage_cost(ours_key, theirs_key)
+            readings = [w for w in readings if damage_cost(w, theirs_key) <= own_cost]
     repeated = next(
         (
             (word, f"{a or word} {b or word}")
