@@ -1739,9 +1739,9 @@ def _runs_in_guard_words(
     more."""
     if at + 1 < len(groups) and not groups[at + 1].quote_words:
         s_words = _with_strays(span, groups, at)
-    if len(s_words) < len(q_words) + 2:
-        return False
     ks = ocr_skeleton(s_words.replace(" ", ""))
+    if len(ks) < len(ocr_skeleton(q_words.replace(" ", ""))) + 2:
+        return False
     wanted = _senses(_guard_words(q_words))
     # The quote's words with a guard word among them, either damaged, and
     # whether or not the quote's words are in the dictionary
