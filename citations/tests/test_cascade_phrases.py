@@ -1,8 +1,10 @@
 """A real word in a scan where the quote has another: damage, or the
 document's own wording? The document's repeated phrases decide
-(guards._rewritten_phrase, PreparedText.phrase_count)."""
+(guards._document_wording, PreparedText.phrase_count)."""
 
 from __future__ import annotations
+
+import pytest
 
 from citations.cascade import verify_quote
 from citations.cascade.prepared import prepare
@@ -28,26 +30,6 @@ def test_phrase_count_stops_at_enough_and_reads_past_punctuation():
     assert prepared.phrase_count("date", "own", 9) == 0
 
 
-def test_a_scan_that_repeats_the_sources_phrase_refuses_the_quotes_word():
-    # "date" is a word of this document too ("Effective Date"), so the
-    # vocabulary alone leaves "data" in doubt as damage; but the document
-    # writes "own data" three times and "own date" never.
-    scan = SCANNED_PREAMBLE + (
-        "The Buyer keeps its own data. The Seller keeps its own data. The "
-        "Effective Date is the date of signing. The Supplier is not "
-        "responsible for the sufficiency of the Buyer's own data."
-    )
-    quote = (
-        "The Supplier is not responsible for the sufficiency of the Buyer's own date."
-    )
-    verdict = verify_quote(scan, quote)
-    assert not verdict.verified
-    assert "quote has 'date', source has 'data'" in verdict.reason
-    assert "'own data'" in verdict.reason
-    right = verify_quote(scan, quote.replace("own date", "own data"))
-    assert right.verified, right.reason
-
-
 def test_a_scan_that_writes_the_quotes_phrase_elsewhere_reads_damage():
     # The same glyph, the other way: "own date" is the document's phrase,
     # and the one "own data" reads as damage to it.
@@ -59,21 +41,6 @@ def test_a_scan_that_writes_the_quotes_phrase_elsewhere_reads_damage():
     verdict = verify_quote(scan, quote)
     assert verdict.verified, verdict.reason
     assert verdict.source_text.endswith("own data and its number.")
-
-
-def test_a_look_alike_real_word_in_a_scan_is_refused_by_the_same_evidence():
-    # "falls" for "fails": l and i are one glyph to OCR, so only the
-    # spelling tells them apart, and the document spells "fails to" twice.
-    scan = SCANNED_PREAMBLE + (
-        "If the Buyer fails to pay any sum when due, interest accrues. If "
-        "the Agent fails to pay any sum when due, the fee lapses. If the "
-        "Seller fails to pay any sum when due, the Buyer may set it off."
-    )
-    quote = "If the Seller falls to pay any sum when due, the Buyer may set it off."
-    verdict = verify_quote(scan, quote)
-    assert not verdict.verified
-    assert "quote has 'falls', source has 'fails'" in verdict.reason
-    assert "'fails to'" in verdict.reason
 
 
 def test_damage_that_makes_a_real_word_once_still_reads_as_damage():
@@ -106,22 +73,6 @@ def test_a_glyph_the_scan_confuses_habitually_is_no_evidence():
         assert verdict.verified, verdict.reason
 
 
-def test_a_damaged_token_that_reads_as_the_documents_word_refuses_the_quotes():
-    # "menth" is "month" with one look-alike glyph, "mouth" with two; the
-    # document writes "calendar month" twice and "calendar mouth" never.
-    scan = SCANNED_PREAMBLE + (
-        "Rent is due in each calendar month. Interest accrues per calendar "
-        "month. The Tenant pays the fee for each calendar menth of the Term."
-    )
-    quote = "The Tenant pays the fee for each calendar mouth of the Term."
-    verdict = verify_quote(scan, quote)
-    assert not verdict.verified
-    assert "source has 'menth', which reads as 'month'" in verdict.reason
-    assert "'calendar month'" in verdict.reason
-    right = verify_quote(scan, quote.replace("mouth", "month"))
-    assert right.verified, right.reason
-
-
 def test_a_damaged_token_with_no_repeated_rival_phrase_reads_as_damage():
     # The same damage where the document never repeats "calendar month":
     # nothing tells "menth" from damage to the quote's word.
@@ -134,32 +85,85 @@ def test_a_damaged_token_with_no_repeated_rival_phrase_reads_as_damage():
     assert verdict.verified, verdict.reason
 
 
-def test_the_neighbours_are_the_quotes_not_the_damaged_spans():
-    # OCR damaged the word before too ("thind"): the phrases are looked up
-    # with the quote's neighbours, so "third party" still counts.
-    scan = SCANNED_PREAMBLE + (
-        "No third party may rely on it. Each third party is bound. The "
-        "Contractor shall not tell any thind party the terms of this Agreement."
-    )
-    quote = "The Contractor shall not tell any third panty the terms of this Agreement."
+@pytest.mark.parametrize(
+    ("body", "quote", "differs", "phrase", "right"),
+    [
+        pytest.param(
+            # "date" is a word of this document too ("Effective Date"), so
+            # the vocabulary alone leaves "data" in doubt as damage; but the
+            # document writes "own data" three times and "own date" never.
+            "The Buyer keeps its own data. The Seller keeps its own data. The "
+            "Effective Date is the date of signing. The Supplier is not "
+            "responsible for the sufficiency of the Buyer's own data.",
+            "The Supplier is not responsible for the sufficiency of the Buyer's "
+            "own date.",
+            "quote has 'date', source has 'data'",
+            "'own data'",
+            "The Supplier is not responsible for the sufficiency of the Buyer's "
+            "own data.",
+            id="real-word",
+        ),
+        pytest.param(
+            # "falls" for "fails": l and i are one glyph to OCR, so only the
+            # spelling tells them apart, and the document spells "fails to"
+            # twice.
+            "If the Buyer fails to pay any sum when due, interest accrues. If "
+            "the Agent fails to pay any sum when due, the fee lapses. If the "
+            "Seller fails to pay any sum when due, the Buyer may set it off.",
+            "If the Seller falls to pay any sum when due, the Buyer may set it off.",
+            "quote has 'falls', source has 'fails'",
+            "'fails to'",
+            None,
+            id="look-alike-real-word",
+        ),
+        pytest.param(
+            # "menth" is "month" with one look-alike glyph, "mouth" with two;
+            # the document writes "calendar month" twice and "calendar
+            # mouth" never.
+            "Rent is due in each calendar month. Interest accrues per calendar "
+            "month. The Tenant pays the fee for each calendar menth of the Term.",
+            "The Tenant pays the fee for each calendar mouth of the Term.",
+            "source has 'menth', which reads as 'month'",
+            "'calendar month'",
+            "The Tenant pays the fee for each calendar month of the Term.",
+            id="damaged-token",
+        ),
+        pytest.param(
+            # OCR damaged the word before too ("thind"): the phrases are
+            # looked up with the quote's neighbours, so "third party" still
+            # counts.
+            "No third party may rely on it. Each third party is bound. The "
+            "Contractor shall not tell any thind party the terms of this "
+            "Agreement.",
+            "The Contractor shall not tell any third panty the terms of this "
+            "Agreement.",
+            "quote has 'panty', source has 'party'",
+            "'third party'",
+            None,
+            id="damaged-neighbour",
+        ),
+        pytest.param(
+            # "losse s" is "losses" split in two; the document writes "all
+            # losses" twice elsewhere and "all tosses" never.
+            "The Seller bears all losses in transit. The Buyer bears all losses "
+            "after delivery. The Employer must indemnify the Employee against "
+            "all losse s arising from a breach of this clause.",
+            "The Employer must indemnify the Employee against all tosses arising",
+            "quote has 'tosses', source has 'losses'",
+            "'all losses'",
+            "The Employer must indemnify the Employee against all losses arising",
+            id="split-word",
+        ),
+    ],
+)
+def test_a_phrase_the_scan_repeats_refuses_the_quotes_word(
+    body, quote, differs, phrase, right
+):
+    scan = SCANNED_PREAMBLE + body
     verdict = verify_quote(scan, quote)
     assert not verdict.verified
-    assert "quote has 'panty', source has 'party'" in verdict.reason
-    assert "'third party'" in verdict.reason
-
-
-def test_a_word_ocr_split_is_read_whole():
-    # "losse s" is "losses" split in two; the document writes "all losses"
-    # twice elsewhere and "all tosses" never.
-    scan = SCANNED_PREAMBLE + (
-        "The Seller bears all losses in transit. The Buyer bears all losses "
-        "after delivery. The Employer must indemnify the Employee against all "
-        "losse s arising from a breach of this clause."
-    )
-    quote = "The Employer must indemnify the Employee against all tosses arising"
-    verdict = verify_quote(scan, quote)
-    assert not verdict.verified
-    assert "quote has 'tosses', source has 'losses'" in verdict.reason
-    assert "'all losses'" in verdict.reason
-    right = verify_quote(scan, quote.replace("tosses", "losses"))
-    assert right.verified, right.reason
+    assert differs in verdict.reason
+    assert phrase in verdict.reason
+    if right is not None:
+        fixed = verify_quote(scan, right)
+        assert fixed.verified, fixed.reason
