@@ -1290,10 +1290,10 @@ def _document_wording(
     phrases: PhraseCount | None,
 ) -> str | None:
     """Why one word of a scan (which OCR may have split) is the document's
-    own wording rather than damage to the quote's, or None. OCR damage is a one-off; a phrase the
-    document repeats is its wording. So the quote's word is refused where
-    the document never writes it beside the quote's neighbours, and writes
-    twice or more beside them
+    own wording rather than damage to the quote's, or None. OCR damage is a
+    one-off; a phrase the document repeats is its wording. So the quote's
+    word is refused where the document never writes it beside the quote's
+    neighbours, and writes twice or more beside them
     - the span's word, a dictionary word too ("own data" where the quote has
       "own date"), unless the glyph between the two is one the scan
       confuses habitually (where every "he" came out "be", "be came"
@@ -1709,15 +1709,16 @@ def _span_readings(s_text: str) -> frozenset[_Said] | None:
 
 
 def _senses(said: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
-    # Negations are alike whichever word says them.
+    # Negations are alike whichever word says them ("no" and "not"); a modal
+    # or a number is its value.
     return {(kind, "" if kind == NEGATION else value) for kind, value in said}
 
 
 def _hides_guard_words(q_text: str, s_text: str) -> bool:
     """Do the span's letters, read as words, hold a guard word the quote's
-    words lack? "willnothing" is "will nothing": a modal verb OCR ran into
-    the word, not damage to "nothing". Negations are alike whichever word
-    says them: "noither" may read as "no" and a fragment."""
+    words lack (in sense: "noither" may read as "no" and a fragment)?
+    "willnothing" is "will nothing": a modal verb OCR ran into the word, not
+    damage to "nothing"."""
     wanted = _senses(_guard_words(q_text))
     readings = _span_readings(s_text)
     return readings is None or any(not _senses(said) <= wanted for said in readings)
@@ -1728,6 +1729,14 @@ def _hides_guard_words(q_text: str, s_text: str) -> bool:
 _GUARD_INSIDE = re.compile(
     "|".join(map(re.escape, sorted(_GUARD_SKELETONS, key=len, reverse=True)))
 )
+
+_LONGEST_GUARD_WORD = max(map(len, _GUARD_SKELETONS))
+# Guard words of three letters or more by length: one edit apart is at most
+# one letter longer or shorter.
+_GUARD_SKELETONS_BY_LENGTH: dict[int, tuple[str, ...]] = {
+    size: tuple(g for g in _SORTED_GUARD_SKELETONS if len(g) == size)
+    for size in range(3, _LONGEST_GUARD_WORD + 1)
+}
 
 
 def _runs_in_guard_words(
@@ -1802,12 +1811,12 @@ def _guard_reading(piece: str) -> frozenset[tuple[str, str]]:
     key = ocr_skeleton(piece)
     if len(key) > _LONGEST_GUARD_WORD + 1:
         return frozenset()
-    known = _WORD_FEATURES.get(key)
+    known = _sense(key)
     if known:
-        return frozenset(_senses(known))
+        return known
     return next(
         (
-            frozenset(_senses(_WORD_FEATURES[guard]))
+            _sense(guard)
             for size in (len(key) - 1, len(key), len(key) + 1)
             for guard in _GUARD_SKELETONS_BY_LENGTH.get(size, ())
             if Levenshtein.distance(guard, key, score_cutoff=1) <= 1
@@ -1815,15 +1824,6 @@ def _guard_reading(piece: str) -> frozenset[tuple[str, str]]:
         ),
         frozenset(),
     )
-
-
-_LONGEST_GUARD_WORD = max(map(len, _GUARD_SKELETONS))
-# Guard words of three letters or more by length: one edit apart is at most
-# one letter longer or shorter.
-_GUARD_SKELETONS_BY_LENGTH: dict[int, tuple[str, ...]] = {
-    size: tuple(g for g in _SORTED_GUARD_SKELETONS if len(g) == size)
-    for size in range(3, _LONGEST_GUARD_WORD + 1)
-}
 
 
 def _respaced(letters: str, span_words: list[str]) -> str | None:
@@ -1992,12 +1992,7 @@ def _names_a_part(text: str, start: int, end: int) -> bool:
 
 
 def _sense(skeleton: str) -> frozenset[tuple[str, str]]:
-    # Negations are alike whichever word says them ("no" and "not"); a modal
-    # or a number is its value.
-    return frozenset(
-        (kind, "" if kind == NEGATION else value)
-        for kind, value in _WORD_FEATURES.get(skeleton, ())
-    )
+    return frozenset(_senses(_WORD_FEATURES.get(skeleton, ())))
 
 
 def _rival_guard_word(quote_word: str, span_word: str) -> str | None:

@@ -181,18 +181,26 @@ def document_lookalikes(
 ) -> list[str]:
     """Dictionary words one look-alike glyph from `skeleton` that the
     document uses `least` times or more, in order."""
-    found = set()
-    for i, glyph in enumerate(skeleton):
-        for other in _PARTNERS.get(glyph, ()):
-            word = skeleton[:i] + other + skeleton[i + 1 :]
-            if vocabulary.get(word, 0) >= least and frequency(word):
-                found.add(word)
-    return sorted(found)
+    return sorted(
+        word
+        for word in _one_lookalike_away(skeleton)
+        if vocabulary.get(word, 0) >= least and frequency(word)
+    )
+
+
+def _one_lookalike_away(word: str) -> set[str]:
+    """The strings one look-alike glyph from `word`: those `_lookalikes`
+    costs LOOKALIKE_COST, without the two-glyph ones."""
+    return {
+        word[:i] + other + word[i + 1 :]
+        for i, glyph in enumerate(word)
+        for other in _PARTNERS.get(glyph, ())
+    }
 
 
 def common_lookalike(skeleton: str) -> str | None:
     """A common word one look-alike glyph away ("ot" for "of"), or None."""
-    once = (w for w, cost in _lookalikes(skeleton).items() if cost == LOOKALIKE_COST)
+    once = _one_lookalike_away(skeleton)
     return next((w for w in sorted(once) if is_common_word(w)), None)
 
 
