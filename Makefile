@@ -41,6 +41,7 @@ worker: venv
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 fmt: venv
 	$(VENV)/bin/ruff check --fix .

@@ -84,10 +84,10 @@ def main() -> None:
     from django.test.utils import override_settings
 
     from accounts.scoping import tenant_scope
-    from chat.llm.openai_compat import OpenAICompatProvider
     from chat.services import message_ask, session_create
     from docuiq.testing.llm_server import ScriptedLLMServer
     from ingest.search import refresh_statistics
+    from llm.openai_compat import OpenAICompatProvider
 
     started = time.perf_counter()
     tenant = _documents(args.documents)

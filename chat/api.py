@@ -1,5 +1,7 @@
-"""REST API for chat: sessions, asking, messages, and the chat widget's
-citation status endpoint (seed 003, X-API-Key only).
+"""REST API for chat: sessions, asking, messages, the chat widget's
+citation status endpoint (seed 003, X-API-Key only), and seed 003's
+`resolve_citation` (`POST /api/citations/resolve`), whose citation hangs on a
+holder message (see chat.resolve).
 
 Who sees which sessions: a person sees their own sessions, as on the chat
 page; an API key acts for its whole tenant (a service account), so it sees
@@ -36,8 +38,15 @@ from accounts.api import (
 from accounts.auth import ApiKeyAuthentication, ApiKeyOnly, HasTenant
 from chat.models import ChatSession, Message
 from chat.payload import payload_with_verdicts
+from chat.resolve import citation_resolve
 from chat.selectors import session_get, session_list
 from chat.services import message_ask, session_create
+from citations.api import (
+    CONTEXT_TYPE_PATTERN,
+    MAX_CONTEXT_ID,
+    MAX_QUOTE_CHARS,
+    CitationOutputSerializer,
+)
 from citations.models import MessageCitation, Status
 from ingest.selectors import document_list
 
@@ -428,6 +437,87 @@ class ChatCitationStatusApi(ChatSessionApiView):
         return Response(self.OutputSerializer(data).data)
 
 
+class CitationResolveApi(TenantApiView):
+    """seed 003's `resolve_citation`: cite a chunk from an execution context.
+
+    With `quoted_text` the quote is verified against the chunk now
+    (match_type exact / normalized / fuzzy, or not_found: the citation is
+    still created, as failed). Without it the citation is `unverified`.
+    Repeating the same call returns the same citation (200 instead of 201).
+    """
+
+    class InputSerializer(serializers.Serializer):
+        chunk_id = serializers.UUIDField(
+            help_text="the chunk's id as search returns it"
+        )
+        quoted_text = serializers.CharField(
+            max_length=MAX_QUOTE_CHARS,
+            required=False,
+            allow_blank=True,
+            default="",
+            help_text="exact text being referenced (enables verification)",
+        )
+        execution_context_type = serializers.RegexField(
+            CONTEXT_TYPE_PATTERN,
+            required=False,
+            default="api",
+            help_text='e.g. "chat" (then execution_context_id is a chat session id), '
+            '"workflow", "function_call"',
+        )
+        execution_context_id = serializers.CharField(
+            max_length=MAX_CONTEXT_ID, required=False, allow_blank=True, default=""
+        )
+
+        class Meta:
+            ref_name = "CitationResolveInput"
+
+    @extend_schema(
+        operation_id="citations_resolve",
+        summary="Resolve (create) a citation of a chunk",
+        request=InputSerializer,
+        responses={
+            201: CitationOutputSerializer,
+            200: OpenApiResponse(
+                CitationOutputSerializer, description="The same citation again."
+            ),
+            400: ERROR_400,
+            404: ERROR_404,
+            **COMMON_ERRORS,
+        },
+        tags=["citations"],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        if data["execution_context_type"] == "chat":
+            # A chat context names a session: it must be one the caller can
+            # see, or the citation would surface in a foreign chat (TEN-04).
+            session = session_get(
+                tenant=self.tenant,
+                pk=parse_uuid(data["execution_context_id"]),
+                user=self.acting_user,
+            )
+            if session is None:
+                raise serializers.ValidationError(
+                    {"execution_context_id": ["Unknown chat session."]}
+                )
+            data["execution_context_id"] = str(session.pk)
+        resolved = citation_resolve(
+            tenant=self.tenant,
+            chunk_uid=data["chunk_id"],
+            quoted_text=data["quoted_text"],
+            context_type=data["execution_context_type"],
+            context_id=data["execution_context_id"],
+        )
+        if resolved is None:
+            raise not_found()
+        return Response(
+            CitationOutputSerializer(resolved.citation).data,
+            status=status.HTTP_201_CREATED if resolved.created else status.HTTP_200_OK,
+        )
+
+
 __all__ = [
     "ChatCitationStatusApi",
     "ChatMessageAskApi",
@@ -435,4 +525,5 @@ __all__ = [
     "ChatSessionCreateApi",
     "ChatSessionDetailApi",
     "ChatSessionListApi",
+    "CitationResolveApi",
 ]

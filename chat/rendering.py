@@ -6,7 +6,6 @@ quote or answer containing `<script>` is only ever shown as text (SPEC §7).
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -100,29 +99,6 @@ def answer_segments(
     return segments, footnotes
 
 
-@dataclass(frozen=True)
-class DiffPart:
-    op: str  # "equal" | "insert" (in quote only) | "delete" (in source only)
-    text: str
-
-
-def word_diff(quote: str, source: str) -> list[DiffPart]:
-    """Word-level diff of the model's quote against the document's text."""
-    a, b = quote.split(), source.split()
-    parts: list[DiffPart] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(
-        a=a, b=b, autojunk=False
-    ).get_opcodes():
-        if op == "equal":
-            parts.append(DiffPart("equal", " ".join(a[i1:i2])))
-            continue
-        if op in {"replace", "delete"}:
-            parts.append(DiffPart("insert", " ".join(a[i1:i2])))
-        if op in {"replace", "insert"}:
-            parts.append(DiffPart("delete", " ".join(b[j1:j2])))
-    return parts
-
-
 def answer_with_footnotes(
     segments: Sequence, footnotes: Sequence[Badge], describe
 ) -> str:
@@ -139,20 +115,3 @@ def answer_with_footnotes(
             )
     notes = [f"[{b.number}] {describe(b)}" for b in footnotes]
     return "".join(body).strip() + ("\n\n" + "\n".join(notes) if notes else "")
-
-
-def context_window(
-    text: str, start: int, end: int, *, around: int = 300
-) -> tuple[str, str, str]:
-    """(before, span, after) around a span, cut at word boundaries."""
-    lo = max(0, start - around)
-    hi = min(len(text), end + around)
-    if lo > 0:
-        space = text.find(" ", lo, start)
-        lo = space + 1 if space != -1 else lo
-    if hi < len(text):
-        space = text.rfind(" ", end, hi)
-        hi = space if space != -1 else hi
-    before = ("…" if lo > 0 else "") + text[lo:start]
-    after = text[end:hi] + ("…" if hi < len(text) else "")
-    return before, text[start:end], after

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from chat.prompting import PromptSource
 from ingest.search import SearchHit, search_chunks
+from llm.prompting import PromptSource
 
 if TYPE_CHECKING:
     from chat.models import ChatSession

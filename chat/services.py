@@ -16,14 +16,15 @@ from typing import TYPE_CHECKING
 
 from django.db import transaction
 
-from chat.llm.errors import LLMError
-from chat.llm.types import ChatMessage, Completion
-from chat.models import ChatSession, Message, MessageSource
+from chat.models import ChatSession, Message
 from chat.payload import build_payload
-from chat.providers import provider
 from chat.retrieval import Retrieved, retrieve
+from chat.sources import SourceChunk, message_sources_create
 from citations.extraction import extract_citations
 from citations.services import citations_record
+from llm.configured import provider
+from llm.errors import LLMError
+from llm.types import ChatMessage, Completion
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -131,29 +132,17 @@ def turn_finish(*, turn: Turn, completion: Completion) -> Message:
             prompt_tokens=completion.prompt_tokens,
             completion_tokens=completion.completion_tokens,
         )
-        sources = MessageSource.objects.bulk_create(
-            [
-                MessageSource(
-                    message=message,
-                    tenant_id=turn.session.tenant_id,
-                    ref_label=r.ref,
-                    rank=r.hit.rank,
-                    score=r.hit.score,
+        sources = message_sources_create(
+            message=message,
+            chunks=[
+                SourceChunk(
                     chunk=r.hit.chunk,
-                    chunk_uid=r.hit.chunk.uid,
-                    chunk_index=r.hit.chunk.chunk_index,
                     document=r.hit.chunk.document,
-                    revision_id=r.hit.chunk.revision_id,
                     file_id=r.hit.chunk.document.file_id,  # the current revision's file
-                    document_title=r.hit.chunk.document.title,
-                    source_type=r.hit.chunk.document.source_type,
-                    page_start=r.hit.chunk.page_start,
-                    page_end=r.hit.chunk.page_end,
-                    start_offset=r.hit.chunk.start_offset,
-                    end_offset=r.hit.chunk.end_offset,
+                    score=r.hit.score,
                 )
                 for r in turn.retrieved
-            ]
+            ],
         )
         recorded = citations_record(
             message=message, candidates=extraction.candidates, sources=sources

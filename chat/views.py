@@ -12,7 +12,6 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.http import require_tenant
 from accounts.models import Collection
 from chat.models import Message
-from chat.rendering import context_window, word_diff
 from chat.selectors import message_view, session_get, session_list, session_messages
 from chat.services import (
     message_ask,
@@ -23,10 +22,8 @@ from chat.services import (
     turn_answer,
     turn_for,
 )
-from citations.models import MessageCitation, Status, UnsourcedCitation
-from citations.presentation import badge_state, citation_badge, match_summary
-from ingest.links import document_span_url
-from ingest.models import DocumentRevision
+from citations.models import MessageCitation, UnsourcedCitation
+from citations.panel import citation_panel_context, unsourced_panel_context
 
 
 def _session_or_404(request: HttpRequest, session_id):
@@ -205,54 +202,11 @@ def citation_panel(request: HttpRequest, citation_id) -> HttpResponse:
     citation = (
         MessageCitation.objects.filter(pk=citation_id).select_related("message").first()
     )
-    if citation is None:
+    if citation is not None:
+        context = citation_panel_context(citation)
+    else:
         unsourced = UnsourcedCitation.objects.filter(pk=citation_id).first()
         if unsourced is None:
             raise Http404("No such citation.")
-        return render(
-            request,
-            "chat/_citation_panel.html",
-            {
-                "unsourced": unsourced,
-                "badge": badge_state(Status.OUT_OF_PROVENANCE, None),
-            },
-        )
-    return render(
-        request, "chat/_citation_panel.html", citation_panel_context(citation)
-    )
-
-
-def citation_panel_context(citation: MessageCitation) -> dict:
-    """What the detail panel shows; shared with the review tab."""
-    revision = DocumentRevision.objects.filter(pk=citation.revision_id).first()
-    before = span = after = ""
-    if revision is not None:
-        before, span, after = context_window(
-            revision.normalized_content,
-            citation.source_offset_start,
-            citation.source_offset_end,
-        )
-    compare = (
-        citation.source_text if citation.verified else (citation.candidate_text or "")
-    )
-    diff = None
-    if citation.quoted_text and compare and citation.quoted_text != compare:
-        diff = word_diff(citation.quoted_text, compare)
-    document_url = ""
-    if citation.document_id:
-        document_url = document_span_url(
-            citation.document_id,
-            citation.source_offset_start,
-            citation.source_offset_end,
-        )
-    return {
-        "c": citation,
-        "badge": citation_badge(citation),
-        "match": match_summary(citation),
-        "before": before,
-        "span": span,
-        "after": after,
-        "diff": diff,
-        "document_url": document_url,
-        "verifications": list(citation.verifications.all()[:10]),
-    }
+        context = unsourced_panel_context(unsourced)
+    return render(request, "citations/_citation_panel.html", context)

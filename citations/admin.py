@@ -38,6 +38,7 @@ from citations.models import (
     Status,
     UnsourcedCitation,
 )
+from citations.panel import citation_panel_context
 from citations.presentation import citation_badge
 from citations.reviews import (
     citation_review_record,
@@ -238,10 +239,8 @@ class MessageCitationAdmin(TenantScopedAdmin):
 
     @staticmethod
     def _panel(obj: MessageCitation) -> dict:
-        """The chat panel's context (passage, diff, document link), computed
+        """The citation panel's context (passage, diff, document link), computed
         once per object shown."""
-        from chat.views import citation_panel_context
-
         if not hasattr(obj, "_panel_context"):
             obj._panel_context = citation_panel_context(obj)
         return obj._panel_context

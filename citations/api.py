@@ -1,4 +1,6 @@
-"""REST API for citations (seed 003): list, detail, stats, resolve, verify.
+"""REST API for citations (seed 003): list, detail, stats, verify. Resolve
+(`POST /api/citations/resolve`) creates a holder message, so it is served by
+chat.api with this module's serializer.
 
 `tenant_id` (list and stats) is required and must name the caller's own
 tenant; anything else is a 403 with one fixed body (see accounts.api). Ids in
@@ -18,8 +20,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
 from rest_framework.response import Response
 
 from accounts.api import (
@@ -37,7 +39,6 @@ from accounts.api import (
     parse_uuid,
     uuid_path,
 )
-from chat.selectors import session_get
 from citations.models import MatchType, Method, Status
 from citations.selectors import (
     CitationFilters,
@@ -46,7 +47,7 @@ from citations.selectors import (
     citation_stats,
     unsourced_list,
 )
-from citations.services import citation_resolve, citation_verify
+from citations.services import citation_verify
 
 if TYPE_CHECKING:
     from rest_framework.request import Request
@@ -249,87 +250,6 @@ class CitationDetailApi(TenantApiView):
         return Response(CitationOutputSerializer(citation).data)
 
 
-class CitationResolveApi(TenantApiView):
-    """seed 003's `resolve_citation`: cite a chunk from an execution context.
-
-    With `quoted_text` the quote is verified against the chunk now
-    (match_type exact / normalized / fuzzy, or not_found: the citation is
-    still created, as failed). Without it the citation is `unverified`.
-    Repeating the same call returns the same citation (200 instead of 201).
-    """
-
-    class InputSerializer(serializers.Serializer):
-        chunk_id = serializers.UUIDField(
-            help_text="the chunk's id as search returns it"
-        )
-        quoted_text = serializers.CharField(
-            max_length=MAX_QUOTE_CHARS,
-            required=False,
-            allow_blank=True,
-            default="",
-            help_text="exact text being referenced (enables verification)",
-        )
-        execution_context_type = serializers.RegexField(
-            CONTEXT_TYPE_PATTERN,
-            required=False,
-            default="api",
-            help_text='e.g. "chat" (then execution_context_id is a chat session id), '
-            '"workflow", "function_call"',
-        )
-        execution_context_id = serializers.CharField(
-            max_length=MAX_CONTEXT_ID, required=False, allow_blank=True, default=""
-        )
-
-        class Meta:
-            ref_name = "CitationResolveInput"
-
-    @extend_schema(
-        operation_id="citations_resolve",
-        summary="Resolve (create) a citation of a chunk",
-        request=InputSerializer,
-        responses={
-            201: CitationOutputSerializer,
-            200: OpenApiResponse(
-                CitationOutputSerializer, description="The same citation again."
-            ),
-            400: ERROR_400,
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
-        tags=["citations"],
-    )
-    def post(self, request: Request) -> Response:
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        if data["execution_context_type"] == "chat":
-            # A chat context names a session: it must be one the caller can
-            # see, or the citation would surface in a foreign chat (TEN-04).
-            session = session_get(
-                tenant=self.tenant,
-                pk=parse_uuid(data["execution_context_id"]),
-                user=self.acting_user,
-            )
-            if session is None:
-                raise serializers.ValidationError(
-                    {"execution_context_id": ["Unknown chat session."]}
-                )
-            data["execution_context_id"] = str(session.pk)
-        resolved = citation_resolve(
-            tenant=self.tenant,
-            chunk_uid=data["chunk_id"],
-            quoted_text=data["quoted_text"],
-            context_type=data["execution_context_type"],
-            context_id=data["execution_context_id"],
-        )
-        if resolved is None:
-            raise not_found()
-        return Response(
-            CitationOutputSerializer(resolved.citation).data,
-            status=status.HTTP_201_CREATED if resolved.created else status.HTTP_200_OK,
-        )
-
-
 class CitationVerifyApi(TenantApiView):
     """Re-verify a citation against its document's current revision (seed
     003's `verify_citation`); returns it with the fresh verdict. A citation
@@ -372,7 +292,6 @@ class CitationVerifyApi(TenantApiView):
 __all__ = [
     "CitationDetailApi",
     "CitationListApi",
-    "CitationResolveApi",
     "CitationStatsApi",
     "CitationVerifyApi",
 ]

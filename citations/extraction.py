@@ -58,7 +58,9 @@ class CitationCandidate:
     answer_start/answer_end: where the quote or marker sits in
                   `Extraction.answer`; None for citations from a removed
                   <citations> block or a JSON list.
-    kind:         quote_pair | inline_ref | citations_block | citations_xml | json
+    kind:         quote_pair | inline_ref | citations_block | citations_xml | json;
+                  resolve (an agent's resolve call) and cell (a tabular
+                  cell's quote) for citations made outside an answer's text.
     extra:        chunk_id, revision_id, doc_name, page, section, match_type
                   from XML or JSON, when given.
     """

@@ -11,7 +11,7 @@ hallucinating judge never yields a verified citation without offsets. A
 
 Failure contract, which ``citations.tasks`` relies on:
 
-* :class:`~chat.llm.errors.LLMUnavailable` propagates: the task retries later.
+* :class:`~llm.errors.LLMUnavailable` propagates: the task retries later.
 * Garbage, empty or schema-invalid answers, and requests the server refuses
   (a wrong judge model name), become ``supported=False`` with the reason in
   ``explanation``: the citation is stored as failed with a readable reason
@@ -25,10 +25,10 @@ from __future__ import annotations
 import functools
 import re
 
-from chat.llm.errors import LLMBadResponse, LLMRequestRejected
-from chat.llm.openai_compat import OpenAICompatProvider
-from chat.llm.types import LLMConfig
-from chat.prompting import JUDGE_SCHEMA, build_judge_messages
+from llm.errors import LLMBadResponse, LLMRequestRejected
+from llm.openai_compat import OpenAICompatProvider
+from llm.prompting import JUDGE_SCHEMA, build_judge_messages
+from llm.types import LLMConfig
 
 try:
     from citations.cascade import Judge, JudgeResult

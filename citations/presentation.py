@@ -1,52 +1,262 @@
-"""How a citation's verdict is shown: one place for badge classes and labels,
-used by the chat page, the review tab and exports."""
+"""How a citation's verdict is shown: one ordered table of display states,
+used by the chat page, the review tab, the admin, tabular cells and exports.
+
+A state is a row of `BADGE_STATES`, not a branch: the first row whose rule
+holds for a citation's facts decides its badge (label, colour, icon, aria
+text). A new state is a new row in its place of precedence, with its own
+examples in the tests. Precedence, strongest first: a reviewer's rejection,
+a stale citation (re-verification after a new revision failed), the kinds of
+failure (in another source, found but differs, not found), a reference to a
+source the model was never given, a reviewer's acceptance, the kinds of
+verification, then pending and unverified.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from citations.cascade.tolerant import SIMILARITY_THRESHOLD
-from citations.models import Method, Status
+from citations.models import CitationReview, Method, Status
 
 if TYPE_CHECKING:
     from citations.models import MessageCitation
 
 
 @dataclass(frozen=True)
+class BadgeFacts:
+    """What the display depends on.
+
+    status/method: the stored verdict; differs: a failed quote's closest
+    passage was found and says something else (a number, a negation);
+    found_in: the failed quote is in another source of the same answer, by its
+    label; review: the latest reviewer decision ("accept", "reject" or "");
+    stale: re-verification against a new revision failed.
+    """
+
+    status: str
+    method: str | None = None
+    differs: bool = False
+    found_in: str = ""
+    review: str = ""
+    stale: bool = False
+
+
+@dataclass(frozen=True)
 class BadgeState:
+    """One citation's badge. `css` names the class `badge--<css>`; `colour`
+    names the colour for outputs without the stylesheet (exports)."""
+
+    key: str
     css: str
     label: str
     icon: str
+    colour: str
+    aria: str
+
+
+@dataclass(frozen=True)
+class DisplayState:
+    """A row of the table: when it applies, how it looks, and facts it
+    decides (its examples, checked by the tests). `label` and `aria` may name
+    `{found_in}`."""
+
+    key: str
+    applies: Callable[[BadgeFacts], bool]
+    css: str
+    label: str
+    icon: str
+    colour: str
+    aria: str
+    examples: tuple[BadgeFacts, ...] = ()
+
+    def badge(self, facts: BadgeFacts) -> BadgeState:
+        return BadgeState(
+            key=self.key,
+            css=self.css,
+            label=self.label.format(found_in=facts.found_in),
+            icon=self.icon,
+            colour=self.colour,
+            aria=self.aria.format(found_in=facts.found_in),
+        )
+
+
+def _failed(facts: BadgeFacts) -> bool:
+    return facts.status == Status.FAILED
+
+
+def _verified_by(*methods: str) -> Callable[[BadgeFacts], bool]:
+    return lambda f: f.status == Status.VERIFIED and f.method in methods
+
+
+BADGE_STATES: tuple[DisplayState, ...] = (
+    DisplayState(
+        key="rejected",
+        applies=lambda f: f.review == CitationReview.Decision.REJECT,
+        css="rejected",
+        label="Rejected by a reviewer",
+        icon="⊘",
+        colour="red",
+        aria="Citation rejected by a reviewer: do not rely on it",
+        examples=(
+            BadgeFacts(Status.VERIFIED, Method.EXACT, review="reject"),
+            BadgeFacts(Status.FAILED, Method.FAILED, review="reject", stale=True),
+        ),
+    ),
+    DisplayState(
+        key="stale",
+        applies=lambda f: f.stale and _failed(f),
+        css="stale",
+        label="Stale: the document changed and the quote no longer verifies",
+        icon="⚠",
+        colour="amber",
+        aria="Stale citation: the document has a new version that does not "
+        "hold this quote",
+        examples=(
+            BadgeFacts(Status.FAILED, Method.FAILED, stale=True),
+            BadgeFacts(
+                Status.FAILED, Method.FAILED, differs=True, stale=True, review="accept"
+            ),
+        ),
+    ),
+    DisplayState(
+        key="elsewhere",
+        applies=lambda f: _failed(f) and bool(f.found_in),
+        css="failed",
+        label="Not verified: the quote is in another source ({found_in})",
+        icon="✗",
+        colour="red",
+        aria="Citation not verified: the quote is in another source, {found_in}",
+        examples=(
+            BadgeFacts(Status.FAILED, Method.FAILED, found_in="S2", differs=True),
+        ),
+    ),
+    DisplayState(
+        key="differs",
+        applies=lambda f: _failed(f) and f.differs,
+        css="failed",
+        label="Not verified: the source differs from the quote",
+        icon="✗",
+        colour="red",
+        aria="Citation not verified: the passage was found but says something "
+        "different",
+        examples=(
+            BadgeFacts(Status.FAILED, Method.FAILED, differs=True),
+            BadgeFacts(Status.FAILED, Method.FAILED, differs=True, review="accept"),
+        ),
+    ),
+    DisplayState(
+        key="not_found",
+        applies=_failed,
+        css="failed",
+        label="Not verified: quote not found in the source",
+        icon="✗",
+        colour="red",
+        aria="Citation not verified: the quote was not found in the source",
+        examples=(
+            BadgeFacts(Status.FAILED, Method.FAILED),
+            BadgeFacts(Status.FAILED, Method.FAILED, review="accept"),
+        ),
+    ),
+    DisplayState(
+        key="out_of_provenance",
+        applies=lambda f: f.status == Status.OUT_OF_PROVENANCE,
+        css="oop",
+        label="Not verified: cites a source that was not provided",
+        icon="!",
+        colour="orange",
+        aria="Citation not verified: it names a source the answer was not given",
+        examples=(
+            BadgeFacts(Status.OUT_OF_PROVENANCE),
+            BadgeFacts(Status.OUT_OF_PROVENANCE, review="accept"),
+        ),
+    ),
+    DisplayState(
+        key="accepted",
+        applies=lambda f: f.review == CitationReview.Decision.ACCEPT,
+        css="accepted",
+        label="Accepted by a reviewer",
+        icon="✓",
+        colour="green",
+        aria="Citation accepted by a reviewer",
+        examples=(
+            BadgeFacts(Status.VERIFIED, Method.EXACT, review="accept"),
+            BadgeFacts(Status.UNVERIFIED, review="accept"),
+        ),
+    ),
+    DisplayState(
+        key="exact",
+        applies=_verified_by(Method.EXACT),
+        css="verified",
+        label="Verified: exact quote",
+        icon="✓",
+        colour="green",
+        aria="Verified citation: the exact quote is in the source",
+        examples=(
+            BadgeFacts(Status.VERIFIED, Method.EXACT),
+            BadgeFacts(Status.VERIFIED, Method.EXACT, stale=True),
+        ),
+    ),
+    DisplayState(
+        key="tolerant",
+        applies=_verified_by(Method.TOLERANT),
+        css="tolerant",
+        label="Verified: tolerant match",
+        icon="✓",
+        colour="teal",
+        aria="Verified citation: the quote is in the source up to spacing, "
+        "punctuation or scanning errors",
+        examples=(BadgeFacts(Status.VERIFIED, Method.TOLERANT),),
+    ),
+    DisplayState(
+        key="judged",
+        applies=lambda f: f.status == Status.VERIFIED,
+        css="judged",
+        label="Supported: judged by model",
+        icon="≈",
+        colour="blue",
+        aria="Citation supported: a model judged that the passage says this",
+        examples=(
+            BadgeFacts(Status.VERIFIED, Method.LLM_JUDGE),
+            BadgeFacts(Status.VERIFIED, Method.ENSEMBLE),
+        ),
+    ),
+    DisplayState(
+        key="pending",
+        applies=lambda f: f.status == Status.PENDING,
+        css="pending",
+        label="Verifying…",
+        icon="…",
+        colour="grey",
+        aria="Citation being verified",
+        examples=(BadgeFacts(Status.PENDING),),
+    ),
+    DisplayState(
+        key="unverified",
+        applies=lambda f: True,
+        css="unverified",
+        label="Unverified: no quote to check",
+        icon="?",
+        colour="grey",
+        aria="Citation unverified: it has no quote to check",
+        examples=(BadgeFacts(Status.UNVERIFIED),),
+    ),
+)
+
+
+def badge_for(facts: BadgeFacts) -> BadgeState:
+    """The badge of the first state whose rule holds (the last always does)."""
+    return next(s for s in BADGE_STATES if s.applies(facts)).badge(facts)
 
 
 def badge_state(
     status: str, method: str | None, *, differs: bool = False, found_in: str = ""
 ) -> BadgeState:
-    """`differs`: a failed quote's closest passage was found, and it says
-    something else (a number, a negation); `found_in`: the failed quote is
-    in another source of the same answer, by its label."""
-    if status == Status.VERIFIED:
-        if method == Method.EXACT:
-            return BadgeState("verified", "Verified: exact quote", "✓")
-        if method == Method.TOLERANT:
-            return BadgeState("tolerant", "Verified: tolerant match", "✓")
-        return BadgeState("judged", "Supported: judged by model", "≈")
-    if status == Status.FAILED:
-        if found_in:
-            label = f"Not verified: the quote is in another source ({found_in})"
-        elif differs:
-            label = "Not verified: the source differs from the quote"
-        else:
-            label = "Not verified: quote not found in the source"
-        return BadgeState("failed", label, "✗")
-    if status == Status.PENDING:
-        return BadgeState("pending", "Verifying…", "…")
-    if status == Status.OUT_OF_PROVENANCE:
-        return BadgeState(
-            "oop", "Not verified: cites a source that was not provided", "!"
-        )
-    return BadgeState("unverified", "Unverified: no quote to check", "?")
+    """The badge for a verdict (no reviewer decision, not stale)."""
+    return badge_for(
+        BadgeFacts(status=status, method=method, differs=differs, found_in=found_in)
+    )
 
 
 def differs_from_source(citation: MessageCitation) -> bool:

@@ -8,7 +8,7 @@ import uuid
 
 from celery import shared_task
 
-from chat.llm.errors import LLMUnavailable
+from llm.errors import LLMUnavailable
 
 _RETRY = {
     "acks_late": True,

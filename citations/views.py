@@ -24,10 +24,9 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from accounts.scoping import tenant_scope
-from chat.views import citation_panel_context
 from citations.forms import ReviewDecisionForm, ReviewFilterForm
-from citations.models import MessageCitation, Status
-from citations.presentation import badge_state
+from citations.models import MessageCitation
+from citations.panel import citation_panel_context, unsourced_panel_context
 from citations.reviews import (
     citation_review_record,
     citation_reviews,
@@ -119,11 +118,7 @@ def _detail_context(request: HttpRequest, citation_id: object) -> dict:
         unsourced = unsourced_list(tenant=request.tenant).filter(pk=citation_id).first()
         if unsourced is None:
             raise Http404("No such citation.")
-        return {
-            "unsourced": unsourced,
-            "badge": badge_state(Status.OUT_OF_PROVENANCE, None),
-            "detail": True,
-        }
+        return {**unsourced_panel_context(unsourced), "detail": True}
     context = citation_panel_context(citation)
     context.update(
         detail=True,

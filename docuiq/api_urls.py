@@ -32,11 +32,11 @@ from chat.api import (
     ChatSessionCreateApi,
     ChatSessionDetailApi,
     ChatSessionListApi,
+    CitationResolveApi,
 )
 from citations.api import (
     CitationDetailApi,
     CitationListApi,
-    CitationResolveApi,
     CitationStatsApi,
     CitationVerifyApi,
 )

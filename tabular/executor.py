@@ -24,15 +24,17 @@ Each cell fails alone: a model error, a timeout, malformed JSON, an empty
 answer or a bug ends that cell `failed` (confidence `failed`) with its error;
 the run goes on.
 
-Citations: the quote goes through the citation cascade
-(`citations.cascade.verify_cited_quote`, the engine behind
-`citations.services.citation_verify`) against the cited chunk first, before
-the cell is written; the cell, its Message (role `cell`, no session), the
-retrieved chunks as MessageSources (S1..S4), the MessageCitation with its
-verdict and the CitationVerification row are then written in one
-transaction. So a cell is final the moment it appears (the grid never shows a
+Citations: the quote is checked by the citation cascade
+(`citations.verdicts.quote_check`, as chat's citations are) against the cited
+chunk first, before the cell is written; the cell, its Message (role `cell`,
+no session), the retrieved chunks as its sources S1..S4
+(`chat.sources.message_sources_create`), the citation row
+(`citations.services.citations_record`) with its verdict and
+CitationVerification row (`citations.verdicts.verdict_write`) are then written
+in one transaction. So a cell is final the moment it appears (the grid never shows a
 verdict changing after the fact), and a cell costs one write transaction, not
-three (the 2,000-cell benchmark). Rows have the same shape as chat's, so
+three (the 2,000-cell benchmark). Rows are written by the same services as
+chat's, so
 re-verification on a new revision (`citations.services`) works on them
 unchanged. If a judge model is configured and unreachable, the citation is
 stored pending and the `verify_citation` task finishes it.
@@ -47,7 +49,6 @@ import logging
 import threading
 import time
 import uuid
-from bisect import bisect_right
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -62,13 +63,16 @@ from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 
 from accounts.scoping import tenant_scope, unscoped
-from chat.llm.errors import LLMError
-from chat.models import Message, MessageSource
-from citations.cascade import SourceText, Verdict, verify_cited_quote
-from citations.models import CitationVerification, MessageCitation, UnsourcedCitation
+from chat.models import Message
+from chat.sources import SourceChunk, message_sources_create
+from citations.cascade import SourceText
+from citations.extraction import CitationCandidate
+from citations.models import MessageCitation, UnsourcedCitation
 from citations.models import Status as CitationStatus
-from citations.services import citation_verify, configured_judges, stored_confidence
+from citations.services import citation_verify, citations_record
+from citations.verdicts import Checked, RevisionText, quote_check, verdict_write
 from ingest.models import Document, DocumentChunk
+from llm.errors import LLMError
 from tabular import retrieval
 from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
 
@@ -86,7 +90,7 @@ CONTEXT_TYPE = "tabular"
 # Documents (with their text) kept in memory per run; cells go row by row.
 SOURCE_CACHE = 32
 
-# Column types -> the names chat.prompting and the extractive responder know.
+# Column types -> the names llm.prompting and the extractive responder know.
 PROVIDER_TYPES = {
     ReviewColumn.Type.TEXT: "text",
     ReviewColumn.Type.DATE: "date",
@@ -247,7 +251,7 @@ def _run(
     concurrency: int | None,
     on_cell: Callable[[], None] | None = None,
 ) -> RunOutcome:
-    from chat.providers import provider
+    from llm.configured import provider
 
     _reclaim(review, token)
     _load_documents(review)
@@ -449,16 +453,11 @@ def _run_cells(run: _Run, items: list[tuple[int, int, int]], width: int) -> None
 
 @dataclass(frozen=True)
 class _Source:
-    """A document's current revision, as the cells citing it need it."""
+    """A document and its current revision's text, as the cells citing it
+    need them."""
 
     document: Document
-    revision_id: uuid.UUID
-    file_id: uuid.UUID
-    text: str
-    page_starts: list[int]
-
-    def page(self, offset: int) -> int:
-        return max(1, bisect_right(self.page_starts, offset)) if self.page_starts else 1
+    text: RevisionText
 
 
 def _run_cell(run: _Run, cell_id: int, row_id: int, column_id: int) -> None:
@@ -542,14 +541,7 @@ def _source(run: _Run, row: ReviewDocument) -> _Source:
     )
     if document is None or document.current_revision is None:
         raise CellFailure("The document was deleted or has no text.")
-    revision = document.current_revision
-    source = _Source(
-        document=document,
-        revision_id=revision.pk,
-        file_id=revision.file_id,
-        text=revision.normalized_content,
-        page_starts=list(revision.page_starts or []),
-    )
+    source = _Source(document=document, text=RevisionText.of(document.current_revision))
     with run.lock:
         run.sources[row.pk] = source
         while len(run.sources) > SOURCE_CACHE:
@@ -663,14 +655,12 @@ def _usage(completion: Any) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class _Verified:
-    """The cascade's verdict on a cell's quote (None verdict: a judge was
+    """The cascade's verdict on a cell's quote (None checked: a judge was
     unreachable, so the citation is stored pending for the verify task)."""
 
-    verdict: Verdict | None
+    checked: Checked | None
     cited: DocumentChunk
     ref: str
-    duration_ms: float
-    judge: str
 
 
 def _verify(
@@ -678,8 +668,9 @@ def _verify(
 ) -> _Verified:
     """Run the citation cascade on the quote, against the cited chunk first.
 
-    Pure apart from an optional judge call, so it runs before the cell's
-    write transaction (no transaction is held across a model call).
+    Writes nothing (an optional judge call is the only I/O), so it runs
+    before the cell's write transaction: no transaction is held across a
+    model call.
     """
     refs = {c.chunk_index: f"S{i}" for i, c in enumerate(got.chunks, start=1)}
     by_index = {c.chunk_index: c for c in got.chunks}
@@ -689,92 +680,19 @@ def _verify(
     cited = cited_list[0] if cited_list else got.chunks[0]
 
     def text_of(chunk: DocumentChunk) -> SourceText:
-        return SourceText(
-            label=refs[chunk.chunk_index],
-            text=source.text,
-            within=(chunk.start_offset, chunk.end_offset),
-            page_starts=source.page_starts,
+        return source.text.source(
+            refs[chunk.chunk_index], (chunk.start_offset, chunk.end_offset)
         )
 
-    judge, ensemble = configured_judges()
-    started = time.perf_counter()
     try:
-        verdict = verify_cited_quote(
+        checked = quote_check(
             answer["quote"],
             cited=text_of(cited),
             others=[text_of(c) for c in got.chunks if c is not cited],
-            judge=judge,
-            ensemble=ensemble,
-            quorum=getattr(settings, "LLM_ENSEMBLE_QUORUM", 2),
         )
     except LLMError:
-        verdict = None
-    return _Verified(
-        verdict=verdict,
-        cited=cited,
-        ref=refs[cited.chunk_index],
-        duration_ms=(time.perf_counter() - started) * 1000,
-        judge=getattr(judge, "name", "") if judge else "",
-    )
-
-
-def _citation(
-    run: _Run, message: Message, source: _Source, checked: _Verified, quote: str
-) -> MessageCitation:
-    """The cell's citation row, verdict included; same shape as
-    citations.services.citations_record + citation_verify write for chat."""
-    text, verdict, chunk = source.text, checked.verdict, checked.cited
-    start, end = chunk.start_offset, chunk.end_offset
-    if verdict is not None and verdict.verified and verdict.start is not None:
-        start, end = verdict.start, verdict.end
-    elif (
-        verdict is not None
-        and verdict.candidate_start is not None
-        and verdict.candidate_end
-    ):
-        start, end = verdict.candidate_start, verdict.candidate_end
-    start = max(0, min(start, len(text) - 1))
-    end = max(start + 1, min(end, len(text)))
-    fields: dict[str, Any] = {
-        "tenant_id": run.tenant.pk,
-        "message": message,
-        "source_file_id": source.file_id,
-        "source_offset_start": start,
-        "source_offset_end": end,
-        "source_page": source.page(start),
-        "source_text": text[start:end],
-        "revision_length": len(text),
-        "quoted_text": quote,
-        "chunk_id": chunk.uid,
-        "revision_id": source.revision_id,
-        "document_id": source.document.pk,
-        "document_name": source.document.title[:500],
-        "execution_context_type": CONTEXT_TYPE,
-        "execution_context_id": str(run.review.pk),
-        "ref_label": checked.ref,
-    }
-    if verdict is None:
-        fields["verification_status"] = CitationStatus.PENDING
-    else:
-        fields.update(
-            verified=verdict.verified,
-            verification_method=verdict.method,
-            verification_confidence=stored_confidence(verdict.confidence)
-            if verdict.verified
-            else None,
-            match_type=verdict.match_type,
-            match_score=verdict.score
-            if verdict.score is not None
-            else verdict.confidence,
-            verification_status=(
-                CitationStatus.VERIFIED if verdict.verified else CitationStatus.FAILED
-            ),
-            reason=verdict.reason[:2000],
-            mis_attributed_to=(verdict.found_in or "")[:8],
-            verified_at=timezone.now() if verdict.verified else None,
-            candidate_text=(verdict.candidate_text or "")[:5000],
-        )
-    return MessageCitation.objects.create(**fields)
+        checked = None
+    return _Verified(checked=checked, cited=cited, ref=refs[cited.chunk_index])
 
 
 def _store(
@@ -818,52 +736,43 @@ def _store(
                 prompt_tokens=usage["prompt_tokens"],
                 completion_tokens=usage["completion_tokens"],
             )
-            MessageSource.objects.bulk_create(
-                [
-                    MessageSource(
-                        message=message,
-                        tenant_id=run.tenant.pk,
-                        ref_label=f"S{rank}",
-                        rank=rank,
-                        score=(
-                            got.scores[rank - 1] if rank - 1 < len(got.scores) else 0.0
-                        ),
+            sources = message_sources_create(
+                message=message,
+                chunks=[
+                    SourceChunk(
                         chunk=chunk,
-                        chunk_uid=chunk.uid,
-                        chunk_index=chunk.chunk_index,
                         document=source.document,
-                        revision_id=source.revision_id,
-                        file_id=source.file_id,
-                        document_title=source.document.title[:500],
-                        source_type=source.document.source_type,
-                        page_start=chunk.page_start,
-                        page_end=chunk.page_end,
-                        start_offset=chunk.start_offset,
-                        end_offset=chunk.end_offset,
+                        file_id=source.text.file_id,
+                        score=got.scores[rank] if rank < len(got.scores) else 0.0,
                     )
-                    for rank, chunk in enumerate(got.chunks, start=1)
-                ]
+                    for rank, chunk in enumerate(got.chunks)
+                ],
             )
             if checked is not None:
-                citation = _citation(run, message, source, checked, answer["quote"])
-                if checked.verdict is not None:
-                    verdict = checked.verdict
-                    CitationVerification.objects.create(
-                        tenant_id=run.tenant.pk,
-                        citation=citation,
-                        revision_id=source.revision_id,
+                (citation,) = citations_record(
+                    message=message,
+                    candidates=[
+                        CitationCandidate(
+                            ref=checked.ref,
+                            quote=answer["quote"],
+                            answer_start=None,
+                            answer_end=None,
+                            kind="cell",
+                        )
+                    ],
+                    sources=sources,
+                    context_type=CONTEXT_TYPE,
+                    context_id=str(run.review.pk),
+                    texts={source.text.revision_id: source.text},
+                ).citations
+                if checked.checked is not None:
+                    span = (checked.cited.start_offset, checked.cited.end_offset)
+                    verdict_write(
+                        citation,
+                        checked.checked,
+                        source.text,
+                        within=span,
                         trigger="initial",
-                        verification_status=citation.verification_status,
-                        verification_method=verdict.method,
-                        match_type=verdict.match_type,
-                        confidence=verdict.confidence,
-                        match_score=citation.match_score,
-                        source_offset_start=citation.source_offset_start,
-                        source_offset_end=citation.source_offset_end,
-                        reason=verdict.reason[:2000],
-                        stages=list(verdict.stages or ()),
-                        models_used=[checked.judge] if checked.judge else [],
-                        duration_ms=checked.duration_ms,
                     )
             if answer["invalid_chunk_indices"]:
                 # Chunks the model cited but was never shown (LLM-01): kept, flagged.

@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING
 
 from django.db import connection
 
-from chat.llm.extractive import terms as stemmed_terms
 from ingest.models import DocumentChunk
 from ingest.search import query_terms
+from llm.extractive import terms as stemmed_terms
 
 if TYPE_CHECKING:
     from accounts.models import Tenant

@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import require_tenant
-from chat.views import citation_panel_context
+from citations.panel import citation_panel_context
 from ingest.models import Document
 from ingest.selectors import document_list
 from tabular import export
@@ -210,9 +210,9 @@ def _after_action(request: HttpRequest, review: Review) -> HttpResponse:
 def cell_detail(request: HttpRequest, review_id, cell_id) -> HttpResponse:
     review = _review_or_404(request, review_id)
     cell = _cell_or_404(request, review, cell_id)
-    context = {"review": review, "cell": cell, "citation": None}
+    context = {"review": review, "cell": cell}
     if cell.citation is not None:
-        context["citation"] = citation_panel_context(cell.citation)
+        context.update(citation_panel_context(cell.citation))
     template = "tabular/cell_detail.html"
     return render(request, f"{template}#panel" if request.htmx else template, context)
 

@@ -291,7 +291,7 @@ def unsourced(tenant_a, contract):
     with tenant_scope(tenant_a):
         holder = created.exclude(message=None).first()
         if holder is None:
-            from citations.services import citation_resolve
+            from chat.resolve import citation_resolve
 
             holder = citation_resolve(
                 tenant=tenant_a, chunk_uid=first_chunk(contract).uid
@@ -311,7 +311,7 @@ def unsourced(tenant_a, contract):
 def population(tenant_a, tenant_b, contract, climate, ledger):
     """A has 10x more citations than B, in every status (TEN-03)."""
     from accounts.services import collection_get_or_create
-    from citations.services import citation_resolve
+    from chat.resolve import citation_resolve
 
     def make(tenant, document, quote, **context):
         return citation_resolve(

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from chat.llm import LLMConfig, LLMUnavailable
 from citations.judge import OpenAIJudge, judges_from_config, locate_span
 from docuiq.testing.llm_server import Reply, ScriptedLLMServer
+from llm import LLMConfig, LLMUnavailable
 
 try:
     from citations.cascade import Judge, JudgeResult

@@ -54,7 +54,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from chat.llm.types import LLMConfig
+    from llm.types import LLMConfig
 
 try:  # pytest is a dev dependency; the standalone server must run without it.
     import pytest
@@ -738,7 +738,7 @@ class ScriptedLLMServer:
 
     def config(self, **overrides: Any) -> LLMConfig:
         """An ``LLMConfig`` pointing at this server (test-friendly timeouts)."""
-        from chat.llm.types import LLMConfig  # lazy: keep the server standalone
+        from llm.types import LLMConfig  # lazy: keep the server standalone
 
         values: dict[str, Any] = {
             "base_url": self.base_url,

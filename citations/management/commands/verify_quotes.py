@@ -21,7 +21,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from accounts.scoping import unscoped
 from citations.cascade import verify_quote
-from citations.services import configured_judges
+from citations.verdicts import configured_judges
 from ingest.errors import ExtractionError
 from ingest.models import Document
 from ingest.normalize import normalize_pages

@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from chat.llm.types import ChatMessage
+from llm.types import ChatMessage
 
 __all__ = [
     "CELL_SCHEMA",

@@ -119,7 +119,7 @@ class CompletionStream:
     Iterate to get ``str`` deltas as they arrive. After the loop ends normally,
     ``completion`` holds the full :class:`Completion` (text, tokens, latency);
     it stays None if the stream was abandoned or failed. Errors surface during
-    iteration as :class:`~chat.llm.errors.LLMError` subclasses. Call
+    iteration as :class:`~llm.errors.LLMError` subclasses. Call
     :meth:`close` (or use ``with``) when stopping early, to free the connection.
     """
 

@@ -2,7 +2,7 @@
 
 Callers ask for a provider with :func:`get_provider` and talk to the
 :class:`Provider` protocol; they catch :class:`LLMError` subclasses (see
-:mod:`chat.llm.errors`), never SDK exceptions. Nothing here imports Django:
+:mod:`llm.errors`), never SDK exceptions. Nothing here imports Django:
 pass an :class:`LLMConfig` (or anything with ``LLM_*`` attributes, such as
 ``django.conf.settings``).
 """
@@ -13,15 +13,15 @@ import functools
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from chat.llm.errors import (
+from llm.errors import (
     LLMBadResponse,
     LLMError,
     LLMRequestRejected,
     LLMUnavailable,
 )
-from chat.llm.extractive import ExtractiveProvider
-from chat.llm.openai_compat import OpenAICompatProvider
-from chat.llm.types import ChatMessage, Completion, CompletionStream, LLMConfig
+from llm.extractive import ExtractiveProvider
+from llm.openai_compat import OpenAICompatProvider
+from llm.types import ChatMessage, Completion, CompletionStream, LLMConfig
 
 __all__ = [
     "ChatMessage",

@@ -19,9 +19,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chat import prompting
-from chat.llm.errors import LLMRequestRejected
-from chat.llm.types import ChatMessage, Completion, CompletionStream
+from llm import prompting
+from llm.errors import LLMRequestRejected
+from llm.types import ChatMessage, Completion, CompletionStream
 
 __all__ = ["ExtractiveProvider", "split_sentences", "terms"]
 
@@ -284,7 +284,7 @@ _NUMERIC_RE_FOR = {
 def _parse_prompt(
     messages: Sequence[ChatMessage],
 ) -> tuple[str, list[prompting.PromptSource]]:
-    """Recover question and sources from messages built by chat.prompting."""
+    """Recover question and sources from messages built by llm.prompting."""
     users = [m.content for m in messages if m.role == "user"]
     prompt = users[-1] if users else ""
     question = (
@@ -305,7 +305,7 @@ class ExtractiveProvider:
     """Quotes sentences from the retrieved sources; see the module docstring.
 
     Prefer :meth:`answer` / :meth:`extract_cell`, which work on structured
-    sources. :meth:`complete` parses messages built by :mod:`chat.prompting`
+    sources. :meth:`complete` parses messages built by :mod:`llm.prompting`
     back, for callers written against the generic interface.
     """
 

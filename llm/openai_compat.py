@@ -3,7 +3,7 @@
 Uses the official ``openai`` SDK and keeps its retry loop: exponential backoff
 with jitter, honouring ``Retry-After``, on connection errors, timeouts,
 408/409/429 and 5xx (``max_retries`` from the config). What survives the
-retries is mapped to :mod:`chat.llm.errors`, so callers never see SDK types.
+retries is mapped to :mod:`llm.errors`, so callers never see SDK types.
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
-from chat import prompting
-from chat.llm.errors import (
+from llm import prompting
+from llm.errors import (
     LLMBadResponse,
     LLMError,
     LLMRequestRejected,
     LLMUnavailable,
 )
-from chat.llm.types import ChatMessage, Completion, CompletionStream, LLMConfig
+from llm.types import ChatMessage, Completion, CompletionStream, LLMConfig
 
 __all__ = ["OpenAICompatProvider", "parse_json_answer", "validate_json"]
 
@@ -335,7 +335,7 @@ class OpenAICompatProvider:
         Requests ``response_format={"type": "json_schema", ...}``. A server that
         rejects that (HTTP 400: older llama.cpp/Ollama) is asked once more with
         ``json_object``; the messages should describe the schema for that case,
-        as the builders in :mod:`chat.prompting` do. Unparseable or
+        as the builders in :mod:`llm.prompting` do. Unparseable or
         schema-invalid output raises LLMBadResponse.
         """
         response_format = {
@@ -387,7 +387,7 @@ class OpenAICompatProvider:
         *,
         history: Sequence[ChatMessage] = (),
     ) -> Completion:
-        """Answer a chat question from retrieved sources (see chat.prompting)."""
+        """Answer a chat question from retrieved sources (see llm.prompting)."""
         return self.complete(prompting.build_messages(question, sources, history))
 
     def stream_answer(

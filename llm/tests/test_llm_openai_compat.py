@@ -9,7 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from chat.llm import (
+from docuiq.testing.llm_server import Reply, ScriptedLLMServer
+from llm import (
     ChatMessage,
     LLMBadResponse,
     LLMConfig,
@@ -17,9 +18,8 @@ from chat.llm import (
     LLMUnavailable,
     OpenAICompatProvider,
 )
-from chat.llm.openai_compat import parse_json_answer, validate_json
-from chat.prompting import PromptSource
-from docuiq.testing.llm_server import Reply, ScriptedLLMServer
+from llm.openai_compat import parse_json_answer, validate_json
+from llm.prompting import PromptSource
 
 QUESTION = [ChatMessage("user", "What is the notice period?")]
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chat.llm import ExtractiveProvider, LLMRequestRejected
-from chat.llm.extractive import split_sentences, terms
-from chat.prompting import NO_ANSWER, PromptSource, build_messages
+from llm import ExtractiveProvider, LLMRequestRejected
+from llm.extractive import split_sentences, terms
+from llm.prompting import NO_ANSWER, PromptSource, build_messages
 
 QUOTE_RE = re.compile(r'^"(.*?)" \(Source: \[(S\d+)\]\)$', re.MULTILINE | re.DOTALL)
 

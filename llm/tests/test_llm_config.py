@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from chat.llm import (
+from llm import (
     ExtractiveProvider,
     LLMConfig,
     OpenAICompatProvider,
     Provider,
     get_provider,
 )
-from chat.llm.errors import LLMBadResponse, LLMRequestRejected, LLMUnavailable
+from llm.errors import LLMBadResponse, LLMRequestRejected, LLMUnavailable
 
 
 def test_no_base_url_gives_the_extractive_provider() -> None:

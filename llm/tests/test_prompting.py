@@ -7,8 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chat.llm.types import ChatMessage
-from chat.prompting import (
+from llm.prompting import (
     NO_ANSWER,
     PromptSource,
     build_cell_messages,
@@ -19,6 +18,7 @@ from chat.prompting import (
     neutralise,
     source_type_label,
 )
+from llm.types import ChatMessage
 
 # Seed 004, "Retrieval & Prompting": the canonical source header.
 SEED_004_FORM = """\
