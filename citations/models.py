@@ -37,6 +37,17 @@ class Status(models.TextChoices):
     OUT_OF_PROVENANCE = "out_of_provenance", "Out of provenance"
 
 
+class FailureKind(models.TextChoices):
+    """Why a failed citation failed: its passage was found but says something
+    else, no passage was found, it names a source the answer was not given,
+    or the quote is in another source of the same answer."""
+
+    DIFFERS = "differs", "Found, differs"
+    NOT_FOUND = "not_found", "Not found"
+    OUT_OF_PROVENANCE = "out_of_provenance", "Out of provenance"
+    MISATTRIBUTED = "misattributed", "Mis-attributed"
+
+
 class MessageCitation(models.Model):
     """One model-emitted citation. The first eleven columns are seed 000's DDL,
     by name and type; the constraints and two indexes carry its names.
@@ -97,6 +108,15 @@ class MessageCitation(models.Model):
     answer_start = models.IntegerField(null=True, blank=True)
     answer_end = models.IntegerField(null=True, blank=True)
     candidate_text = models.TextField(blank=True)
+    # "Found, differs": the closest passage a failure located (its offsets
+    # into the revision and page), and the kind of failure; null/blank
+    # while pending, when verified, and when no passage was located.
+    candidate_start = models.IntegerField(null=True, blank=True)
+    candidate_end = models.IntegerField(null=True, blank=True)
+    candidate_page = models.IntegerField(null=True, blank=True)
+    failure_kind = models.CharField(
+        max_length=20, choices=FailureKind.choices, blank=True
+    )
     verified_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
