@@ -51,6 +51,13 @@ from citations.cascade.glyphs import (
     THIN,
 )
 from citations.cascade.memo import memo
+from citations.cascade.numerals import (
+    CURRENCY_SIGNS,
+    CURRENCY_WORDS,
+    MONTHS,
+    NUMBER_WORDS,
+    number_value,
+)
 
 # A number stands alone ("30", "1,000.50"); digits glued to letters ("30days",
 # "0rder") are read as a word and sorted out in `features`.
@@ -59,7 +66,6 @@ _TOKEN = re.compile(
     r"|(?P<sym>[$€£¥₹%§¶]|[<>]=?|\+/-|[≥≤±≈~×+])|(?P<word>\w+(?:[.,']\w+)*)"
 )
 _WORD = re.compile(r"\w+")
-_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _DIGITS = re.compile(r"\d+")
 _NON_WORD = re.compile(r"\W")
 _NUMBER_OR_LETTERS = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
@@ -116,91 +122,18 @@ MODALS = frozenset(
 AUXILIARIES = frozenset(
     ["is", "are", "was", "were", "has", "have", "had", "does", "do", "did"]
 )
-_NUMBER_WORDS = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-    "thirty",
-    "forty",
-    "fifty",
-    "sixty",
-    "seventy",
-    "eighty",
-    "ninety",
-    "hundred",
-    "thousand",
-    "million",
-    "billion",
-    "trillion",
-    "half",
-    "twice",
-    "dozen",
-    "first",
-    "second",
-    "third",
-    "fourth",
-    "fifth",
-    "sixth",
-    "seventh",
-    "eighth",
-    "ninth",
-    "tenth",
-]
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]  # "may" is a modal verb first
-_CURRENCY_WORDS = {
-    "usd": "usd",
-    "dollar": "usd",
-    "dollars": "usd",
-    "eur": "eur",
-    "euro": "eur",
-    "euros": "eur",
-    "gbp": "gbp",
-    "pound": "gbp",
-    "pounds": "gbp",
-    "sterling": "gbp",
-    "yen": "jpy",
-    "jpy": "jpy",
-    "chf": "chf",
-    "francs": "chf",
-    "cents": "cents",
-}
+_MONTHS = [m for m in MONTHS if m != "may"]  # "may" is a modal verb first
+# Compared by what they name, in lowercase like every folded word; "cents"
+# are no currency of their own, but "50 cents" is no "50 dollars".
+_CURRENCY_WORDS = {w: code.lower() for w, code in CURRENCY_WORDS.items()}
+_CURRENCY_WORDS["cents"] = "cents"
 
 _WORD_FEATURES: dict[str, tuple[tuple[str, str], ...]] = {}
 for _w in _NEGATIONS:
     _WORD_FEATURES[ocr_skeleton(_w)] = ((NEGATION, _w),)
 for _w in MODALS:
     _WORD_FEATURES[ocr_skeleton(_w)] = ((MODAL, _w),)
-for _w in _NUMBER_WORDS:
+for _w in NUMBER_WORDS:
     _WORD_FEATURES[ocr_skeleton(_w)] = ((NUMBER, _w),)
 for _w in _MONTHS:
     _WORD_FEATURES[ocr_skeleton(_w)] = ((DATE, _w),)
@@ -293,8 +226,9 @@ def _damaged_nt(word: str, folded: str, end: int) -> str | None:
     return next((s for s in sorted(_NT_STEMS) if plausible_ocr(s + "n", letters)), None)
 
 
-_SYMBOLS = {"%": (PERCENT, "%"), "$": (CURRENCY, "$"), "€": (CURRENCY, "€")}
-_SYMBOLS |= {"£": (CURRENCY, "£"), "¥": (CURRENCY, "¥"), "₹": (CURRENCY, "₹")}
+# A currency sign is compared as written: "$5" is no "USD 5" to the guard.
+_SYMBOLS = {"%": (PERCENT, "%")}
+_SYMBOLS |= {sign: (CURRENCY, sign) for sign in CURRENCY_SIGNS}
 _SYMBOLS |= {"§": (SECTION_SIGN, "§"), "¶": (SECTION_SIGN, "¶")}
 # Marks that bound, round or combine a number: "≥ $5,000,000", "~5%",
 # "30+ days", "±1%", "5 × 10". They count beside a number only: elsewhere
@@ -328,12 +262,6 @@ def _context(text: str, start: int, end: int) -> str:
     right = text.find(" ", end + 1)
     snippet = text[left + 1 : right if right != -1 else len(text)].strip()
     return snippet if len(snippet) <= 48 else text[start:end]
-
-
-def _number_value(raw: str) -> str:
-    if raw.startswith("."):
-        return "0" + raw  # ".5%" is "0.5%", never "5%"
-    return raw.replace(",", "") if _THOUSANDS.fullmatch(raw) else raw
 
 
 _CURRENCY_SIGNS = "".join(m for m, (kind, _) in _SYMBOLS.items() if kind == CURRENCY)
@@ -480,7 +408,7 @@ def features(folded: str) -> list[Feature]:
         kind = m.lastgroup
         start, end = m.span()
         if kind == "num":
-            value = _number_value(raw)
+            value = number_value(raw)
             if _signed(folded, start) or _bracketed(folded, start, end):
                 value = "-" + value
             context = _context(folded, start, end)
@@ -633,13 +561,13 @@ def _glued_to_digits(raw: str, previous_word: str, context: str) -> list[Feature
     if as_digits:
         # "l5", "I50", "5O", "l2th": a glyph that looks like a digit beside
         # digits is one ("$l5" is never "$5").
-        return [Feature(NUMBER, _number_value(as_digits.group(1)), raw, context)]
+        return [Feature(NUMBER, number_value(as_digits.group(1)), raw, context)]
     found = []
     pieces = list(_NUMBER_OR_LETTERS.finditer(raw))
     for n, piece in enumerate(pieces):
         part = piece.group()
         if part[0].isdigit():
-            found.append(Feature(NUMBER, _number_value(part), part, context))
+            found.append(Feature(NUMBER, number_value(part), part, context))
         elif (
             len(part) == 1
             and n == len(pieces) - 1
