@@ -37,6 +37,14 @@ class Status(models.TextChoices):
     OUT_OF_PROVENANCE = "out_of_provenance", "Out of provenance"
 
 
+class Relevance(models.TextChoices):
+    """Does the cited passage bear on the question (citations.relevance)?"""
+
+    ANSWERS = "answers", "Answers the question"
+    RELATED = "related", "Related"
+    OFF_TOPIC = "off_topic", "Does not answer the question"
+
+
 class FailureKind(models.TextChoices):
     """Why a failed citation failed: its passage was found but says something
     else, no passage was found, it names a source the answer was not given,
@@ -118,6 +126,19 @@ class MessageCitation(models.Model):
         max_length=20, choices=FailureKind.choices, blank=True
     )
     verified_at = models.DateTimeField(null=True, blank=True)
+    # Relevance, a signal separate from verification: does the passage bear
+    # on the question, rated offline (measured) or by a judge model; and is
+    # it from a document other than the one the question is about.
+    relevance = models.CharField(  # noqa: DJ001 - NULL until rated
+        max_length=16, choices=Relevance.choices, null=True, blank=True
+    )
+    relevance_score = models.FloatField(null=True, blank=True)
+    relevance_method = models.CharField(max_length=16, blank=True)  # offline | judge
+    relevance_reason = models.TextField(blank=True)
+    other_document = models.BooleanField(default=False)
+    # Verified once, failed on re-verification against a new revision: every
+    # answer, cell and export that used it says so.
+    is_stale = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     objects = ScopedManager(tenant="tenant")
