@@ -10,12 +10,18 @@ from __future__ import annotations
 import json
 import random
 import re
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from citations.cascade.context import dropped_negation, negation_before
-
 ROOT = Path(__file__).resolve().parent.parent
+# Benchmarks run as scripts (`make bench`): the project's packages are
+# importable only once its root is on the path.
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from citations.cascade.context import dropped_negation, negation_before  # noqa: E402
+
 RESULTS = ROOT / "bench" / "results"
 
 PARTIES = [
