@@ -256,3 +256,52 @@ class DocumentChunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.document_id}#{self.chunk_index}"
+
+
+class ChunkEmbedding(models.Model):
+    """A chunk's vector from one embedding model (``model``: the embedder's
+    name, model and dimension), for dense search (ingest.search).
+
+    ``vector`` is ``dim`` little-endian float32 values of unit length, the same
+    bytes on SQLite (BLOB) and PostgreSQL (bytea). A chunk has at most one
+    vector per model; search only ever compares vectors of the configured
+    model, and ``manage.py reembed`` replaces them after a model change.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    chunk = models.ForeignKey(
+        DocumentChunk, on_delete=models.CASCADE, related_name="embeddings"
+    )
+    model = models.CharField(max_length=200)
+    dim = models.PositiveSmallIntegerField()
+    vector = models.BinaryField()
+
+    objects = ScopedManager(tenant="tenant")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["chunk", "model"], name="uniq_chunk_embedding_model"
+            ),
+            models.CheckConstraint(
+                condition=Q(dim__gt=0), name="chk_chunk_embedding_dim"
+            ),
+        ]
+        indexes = [
+            # The search cache: a tenant's vectors of one model, newest last
+            # (its version is the highest id).
+            models.Index(
+                fields=["tenant", "model", "id"], name="idx_embedding_tenant_model"
+            ),
+            # Scoped search reads one document's vectors.
+            models.Index(
+                fields=["document", "model"], name="idx_embedding_document_model"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.chunk_id} {self.model}"
