@@ -39,7 +39,7 @@ from accounts.api import (
     parse_uuid,
     uuid_path,
 )
-from citations.models import MatchType, Method, Status
+from citations.models import FailureKind, MatchType, Method, Status
 from citations.selectors import (
     CitationFilters,
     citation_get,
@@ -98,6 +98,22 @@ class CitationOutputSerializer(serializers.Serializer):
     source_page = serializers.IntegerField(allow_null=True, help_text="1-based")
     source_text = serializers.CharField(
         allow_null=True, help_text="the document's own text at the offsets"
+    )
+    failure_kind = serializers.ChoiceField(
+        choices=[("", "not failed"), *FailureKind.choices],
+        allow_null=True,
+        help_text="why a failed citation failed: differs (its passage was found "
+        "and says something else), not_found, misattributed, out_of_provenance; "
+        "empty when not failed",
+    )
+    candidate_start = serializers.IntegerField(
+        allow_null=True,
+        help_text="differs: the found passage's code-point offset into the "
+        "revision's text",
+    )
+    candidate_end = serializers.IntegerField(allow_null=True, help_text="exclusive")
+    candidate_page = serializers.IntegerField(
+        allow_null=True, help_text="1-based page of candidate_start"
     )
     created_at = serializers.DateTimeField()
 

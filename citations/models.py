@@ -259,6 +259,10 @@ class UnsourcedCitation(models.Model):
     def verification_status(self) -> str:
         return Status.OUT_OF_PROVENANCE
 
+    @property
+    def failure_kind(self) -> str:
+        return FailureKind.OUT_OF_PROVENANCE
+
 
 class CitationVerification(models.Model):
     """One verification attempt: what each stage said, how long it took, with

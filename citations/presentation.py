@@ -13,12 +13,13 @@ verification, then pending and unverified.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from citations.cascade.tolerant import SIMILARITY_THRESHOLD
-from citations.models import CitationReview, Method, Status
+from citations.cascade.folding import fold_text
+from citations.models import CitationReview, FailureKind, Method, Status
 
 if TYPE_CHECKING:
     from citations.models import MessageCitation
@@ -28,8 +29,9 @@ if TYPE_CHECKING:
 class BadgeFacts:
     """What the display depends on.
 
-    status/method: the stored verdict; differs: a failed quote's closest
-    passage was found and says something else (a number, a negation);
+    status/method: the stored verdict; differs: a failed quote's passage
+    was located and says something else (a number, a negation);
+    differences: what differs, named ("35 → 36"), when known;
     found_in: the failed quote is in another source of the same answer, by its
     label; review: the latest reviewer decision ("accept", "reject" or "");
     stale: re-verification against a new revision failed.
@@ -41,6 +43,7 @@ class BadgeFacts:
     found_in: str = ""
     review: str = ""
     stale: bool = False
+    differences: str = ""
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,8 @@ class BadgeState:
 class DisplayState:
     """A row of the table: when it applies, how it looks, and facts it
     decides (its examples, checked by the tests). `label` and `aria` may name
-    `{found_in}`."""
+    `{found_in}`, and `{differences}` (": 35 → 36", or nothing when none
+    are named)."""
 
     key: str
     applies: Callable[[BadgeFacts], bool]
@@ -72,13 +76,17 @@ class DisplayState:
     examples: tuple[BadgeFacts, ...] = ()
 
     def badge(self, facts: BadgeFacts) -> BadgeState:
+        named = {
+            "found_in": facts.found_in,
+            "differences": f": {facts.differences}" if facts.differences else "",
+        }
         return BadgeState(
             key=self.key,
             css=self.css,
-            label=self.label.format(found_in=facts.found_in),
+            label=self.label.format(**named),
             icon=self.icon,
             colour=self.colour,
-            aria=self.aria.format(found_in=facts.found_in),
+            aria=self.aria.format(**named),
         )
 
 
@@ -135,15 +143,18 @@ BADGE_STATES: tuple[DisplayState, ...] = (
     DisplayState(
         key="differs",
         applies=lambda f: _failed(f) and f.differs,
-        css="failed",
-        label="Not verified: the source differs from the quote",
-        icon="✗",
-        colour="red",
+        css="differs",
+        label="Found, differs{differences}",
+        icon="≠",
+        colour="amber",
         aria="Citation not verified: the passage was found but says something "
-        "different",
+        "different{differences}",
         examples=(
             BadgeFacts(Status.FAILED, Method.FAILED, differs=True),
             BadgeFacts(Status.FAILED, Method.FAILED, differs=True, review="accept"),
+            BadgeFacts(
+                Status.FAILED, Method.FAILED, differs=True, differences="35 → 36"
+            ),
         ),
     ),
     DisplayState(
@@ -251,21 +262,81 @@ def badge_for(facts: BadgeFacts) -> BadgeState:
 
 
 def badge_state(
-    status: str, method: str | None, *, differs: bool = False, found_in: str = ""
+    status: str,
+    method: str | None,
+    *,
+    differs: bool = False,
+    found_in: str = "",
+    differences: str = "",
 ) -> BadgeState:
     """The badge for a verdict (no reviewer decision, not stale)."""
     return badge_for(
-        BadgeFacts(status=status, method=method, differs=differs, found_in=found_in)
+        BadgeFacts(
+            status=status,
+            method=method,
+            differs=differs,
+            found_in=found_in,
+            differences=differences,
+        )
     )
 
 
 def differs_from_source(citation: MessageCitation) -> bool:
-    """A failed citation whose closest passage is as similar as a match would
-    be, so what failed it is a difference the guard names, not absence."""
+    """A failed citation whose passage the cascade located ("found,
+    differs"), whatever its similarity: what failed it is a difference a rule
+    names, not absence. Rows verified before failure kinds were stored
+    have none, and claim no located passage."""
     return (
-        bool(citation.candidate_text)
-        and (citation.match_score or 0.0) >= SIMILARITY_THRESHOLD
+        citation.verification_status == Status.FAILED
+        and citation.failure_kind == FailureKind.DIFFERS
     )
+
+
+# How many differences a badge names, and how many words of each side.
+DIFFERENCES_SHOWN = 2
+DIFFERENCE_WORDS = 4
+_EDGE_MARKS = ".,;:!?\"'()[]“”‘’"
+
+
+def _side(words: list[str]) -> str:
+    if not words:
+        return "∅"
+    shown = " ".join(words[:DIFFERENCE_WORDS])
+    return shown + (" …" if len(words) > DIFFERENCE_WORDS else "")
+
+
+def named_differences(quote: str, passage: str) -> str:
+    """What a located passage says differently from the quote, word by word,
+    quote side first: "35 → 36", "∅ → not" (a word only the source has),
+    "shall → ∅" (only the quote). Words compare as the cascade folds them
+    (quotation marks, dashes, ligatures, case), so spelling and layout are no
+    difference; punctuation at a word's edges is none either. "" when no
+    word differs."""
+
+    def key(word: str) -> str:
+        return fold_text(word).casefold().strip(_EDGE_MARKS)
+
+    a = [w for w in quote.split() if key(w)]
+    b = [w for w in passage.split() if key(w)]
+    named = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(
+        a=[key(w) for w in a], b=[key(w) for w in b], autojunk=False
+    ).get_opcodes():
+        if op == "equal":
+            continue
+        clean = [w.strip(_EDGE_MARKS) for w in a[i1:i2]]
+        source = [w.strip(_EDGE_MARKS) for w in b[j1:j2]]
+        named.append(f"{_side(clean)} → {_side(source)}")
+        if len(named) == DIFFERENCES_SHOWN:
+            break
+    return "; ".join(named)
+
+
+def citation_differences(citation: MessageCitation) -> str:
+    """The named differences of a "found, differs" citation, else ""."""
+    if not differs_from_source(citation):
+        return ""
+    return named_differences(citation.quoted_text, citation.candidate_text)
 
 
 def citation_badge(citation: MessageCitation) -> BadgeState:
@@ -274,6 +345,7 @@ def citation_badge(citation: MessageCitation) -> BadgeState:
         citation.verification_method,
         differs=differs_from_source(citation),
         found_in=citation.mis_attributed_to,
+        differences=citation_differences(citation),
     )
 
 
@@ -284,7 +356,8 @@ def match_summary(citation: MessageCitation) -> str:
     score = citation.match_score
     if citation.verification_status == Status.FAILED:
         if differs_from_source(citation):
-            return f"Differs from the source · closest passage {score:.2f} similar"
+            similar = f", {score:.2f} similar" if score is not None else ""
+            return f"Differs from the source · passage found{similar}"
         return "Not found"
     kind = citation.get_match_type_display() or "—"
     return kind if score is None else f"{kind} · score {score:.2f}"

@@ -11,8 +11,11 @@ through these two steps:
    into the revision, page, the document's own text, method, status) and
    adds the `CitationVerification` audit row, in one transaction.
 
-Offsets: a verified verdict's span; else the closest passage a failure found
+Offsets: a verified verdict's span; else the passage a failure located
 ("found, differs"); else the cited chunk; else what the row already had.
+A failure also stores its kind (`failure_kind`: differs, not_found,
+misattributed) and, when it located the passage, the candidate's offsets
+and page (`candidate_start`, `candidate_end`, `candidate_page`).
 """
 
 from __future__ import annotations
@@ -30,7 +33,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from citations.cascade import SourceText, Verdict, verify_cited_quote
-from citations.models import CitationVerification, MessageCitation, Status
+from citations.models import (
+    CitationVerification,
+    FailureKind,
+    MessageCitation,
+    Status,
+)
 from ingest.models import DocumentRevision
 
 
@@ -135,10 +143,11 @@ def verdict_fields(
     chunk's span in this revision (None when it is not in this revision);
     `current` the row's offsets so far."""
     content = text.text
+    candidate = _located(verdict, len(content))
     if verdict.verified and verdict.start is not None:
         start, end = verdict.start, verdict.end
-    elif verdict.candidate_start is not None and verdict.candidate_end:
-        start, end = verdict.candidate_start, verdict.candidate_end
+    elif candidate is not None:
+        start, end = candidate
     elif within is not None:
         start, end = within
     else:
@@ -166,8 +175,37 @@ def verdict_fields(
         "revision_length": len(content),
         "source_file_id": text.file_id,
         "verified_at": timezone.now() if verdict.verified else None,
-        "candidate_text": (verdict.candidate_text or "")[:5000],
+        "candidate_text": content[candidate[0] : candidate[1]][:5000]
+        if candidate
+        else "",
+        "candidate_start": candidate[0] if candidate else None,
+        "candidate_end": candidate[1] if candidate else None,
+        "candidate_page": text.page(candidate[0]) if candidate else None,
+        "failure_kind": "" if verdict.verified else _failure_kind(verdict),
     }
+
+
+def _failure_kind(verdict: Verdict) -> str:
+    if verdict.found_in:
+        return FailureKind.MISATTRIBUTED
+    if verdict.failure_kind in FailureKind.values:
+        return verdict.failure_kind
+    return FailureKind.NOT_FOUND
+
+
+def _located(verdict: Verdict, length: int) -> tuple[int, int] | None:
+    """The failed verdict's candidate when it is the quote's passage, located
+    ("found, differs"; for a mis-attributed quote, the cited source's own
+    located passage); None otherwise: the closest stretch of a text that
+    does not hold the quote is no passage to point at."""
+    if verdict.verified or verdict.candidate_start is None:
+        return None
+    start, end = verdict.candidate_start, verdict.candidate_end or 0
+    if not 0 <= start < end <= length:
+        return None
+    if verdict.failure_kind in (FailureKind.DIFFERS, FailureKind.MISATTRIBUTED):
+        return start, end
+    return None
 
 
 def verdict_write(

@@ -105,9 +105,10 @@ def test_a_quote_that_is_not_in_the_source_shows_as_failed(
     page.goto(f"{live_server.url}/chat/?new=1")
     page.fill("[data-testid=question]", "When must the supplier deliver?")
     page.click("[data-testid=ask]")
-    failed = page.locator("a.badge--failed").first
+    # Found, differs: the passage says 30 days (amber, not the red "not found").
+    failed = page.locator("a.badge--differs").first
     failed.wait_for()
-    assert "Not verified" in failed.get_attribute("aria-label")
+    assert "not verified" in failed.get_attribute("aria-label")
     failed.click()
     panel = page.locator("[data-testid=citation-panel]")
     panel.wait_for()
@@ -132,13 +133,13 @@ def test_a_quote_that_leaves_out_the_negation_before_it_shows_as_failed(
     page.goto(f"{live_server.url}/chat/?new=1")
     page.fill("[data-testid=question]", "May the buyer assign the agreement?")
     page.click("[data-testid=ask]")
-    failed = page.locator("a.badge--failed").first
+    failed = page.locator("a.badge--differs").first
     failed.wait_for()
     failed.click()
     panel = page.locator("[data-testid=citation-panel]")
     panel.wait_for()
     badge = panel.locator(".badge").inner_text()
-    assert "the source differs from the quote" in badge
+    assert "Found, differs: ∅ → not" in badge
     assert "not found" not in badge
     assert "Differs from the source" in panel.locator("dl.meta").inner_text()
     assert "starts just after “not”" in panel.locator(".reason").inner_text()

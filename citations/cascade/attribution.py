@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from citations.cascade.judging import Judge
-from citations.cascade.verdict import Verdict, failed
+from citations.cascade.verdict import DIFFERS, Verdict, failed
 from citations.cascade.verify import verify_quote
 
 
@@ -86,11 +86,15 @@ def verify_cited_quote(
                     },
                 ),
                 text=cited.text,
+                # The cited source's own passage, when it located one.
                 candidate=(own.candidate_start, own.candidate_end)
-                if own.candidate_start is not None and own.candidate_end is not None
+                if own.failure_kind == DIFFERS
+                and own.candidate_start is not None
+                and own.candidate_end is not None
                 else None,
                 score=own.score,
                 found_in=other.label,
+                page_starts=cited.page_starts,
             )
     if judge is None and not (high_stakes and ensemble):
         return own

@@ -222,6 +222,11 @@ class Elided:
     reason: str
     parts: int
     largest_gap: int
+    # Every part found in order, but a gap refused ("found, differs"): the
+    # source span from the first part to the last, for display, and the
+    # least similarity of its parts.
+    refused: tuple[int, int] | None = None
+    refused_similarity: float = 0.0
 
 
 def _anchor_hits(
@@ -300,13 +305,19 @@ def find_elided(
             0,
         )
     failure = ""
+    refused: list[_Hit] | None = None
+    refused_reason = ""
     f_region = folded_region(prepared, region)
     best: tuple[tuple[bool, int, int], list[_Hit]] | None = None
     # Every anchor occurrence is tried and the tightest chain wins: a chain
     # that jumps to a look-alike sentence nearby must not beat the real one.
     for anchor in anchors:
-        chain, failure = _chain(prepared, parts, split, anchor_index, anchor, failure)
+        chain, failure, gap_refused = _chain(
+            prepared, parts, split, anchor_index, anchor, failure
+        )
         if chain is None:
+            if gap_refused is not None and refused is None:
+                refused, refused_reason = gap_refused, failure
             continue
         inside = (
             f_region is not None
@@ -321,6 +332,17 @@ def find_elided(
         if best is None or key < best[0]:
             best = (key, chain)
     if best is None:
+        if refused is not None:
+            # Every part found, in order, and a gap refused: that is the
+            # reason to give, with the passage.
+            return Elided(
+                None,
+                refused_reason,
+                len(parts),
+                0,
+                source_span(prepared, refused[0].start, refused[-1].end),
+                min(h.similarity for h in refused),
+            )
         return Elided(None, failure or "elided parts not found in order", len(parts), 0)
     (outside, _, _), ordered = best
     span = source_span(prepared, ordered[0].start, ordered[-1].end)
@@ -369,17 +391,21 @@ def _chain(
     anchor_index: int,
     anchor: _Hit,
     failure: str,
-) -> tuple[list[_Hit] | None, str]:
-    """The parts around one anchor occurrence, each the nearest in reach."""
+) -> tuple[list[_Hit] | None, str, list[_Hit] | None]:
+    """The parts around one anchor occurrence, each the nearest in reach;
+    when every part is found but a gap is refused, the parts' places as the
+    third item."""
     hits: dict[int, _Hit] = {anchor_index: anchor}
     edge = anchor.start
     for i in range(anchor_index - 1, -1, -1):
         size = len(parts[i].quote.folded)
         hit = _find_part(prepared, parts[i], edge - MAX_GAP - size, edge, True)
         if hit is None:
-            return None, (
+            return (
+                None,
                 f"elided part '{split.parts[i][:80]}' not found within {MAX_GAP} "
-                "characters before the next part"
+                "characters before the next part",
+                None,
             )
         hits[i] = hit
         edge = hit.start
@@ -388,9 +414,11 @@ def _chain(
         size = len(parts[i].quote.folded)
         hit = _find_part(prepared, parts[i], edge, edge + MAX_GAP + size, False)
         if hit is None:
-            return None, (
+            return (
+                None,
                 f"elided part '{split.parts[i][:80]}' not found within {MAX_GAP} "
-                "characters after the previous part"
+                "characters after the previous part",
+                None,
             )
         hits[i] = hit
         edge = hit.end
@@ -399,13 +427,13 @@ def _chain(
         _crosses_paragraph(prepared, a.end, b.start)
         for a, b in itertools.pairwise(chain)
     ):
-        return None, "elided parts are in different paragraphs"
+        return None, "elided parts are in different paragraphs", None
     folded = prepared.folded
     for k, (a, b) in enumerate(itertools.pairwise(chain)):
         gap_start, gap_end = folded.source_end(a.end), folded.source_start(b.start)
         dropped = negation_elided(prepared.text, gap_start, gap_end)
         if dropped:
-            return None, dropped.reason
+            return None, dropped.reason, chain
         inserted = split.between[k] if k < len(split.between) else None
         before = prepared.text[folded.source_start(a.start) : gap_start]
         after = prepared.text[gap_end : folded.source_end(b.end)]
@@ -413,8 +441,8 @@ def _chain(
             prepared.text[gap_start:gap_end], inserted, before, after
         )
         if wrong:
-            return None, wrong
-    return chain, failure
+            return None, wrong, chain
+    return chain, failure, None
 
 
 # Words that reverse, bound or narrow what follows them, beyond the guard's

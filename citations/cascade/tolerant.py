@@ -119,12 +119,15 @@ class Found:
 
 @dataclass(frozen=True)
 class Near:
-    """The closest rejected placement, kept so the UI can show a diff."""
+    """The closest rejected placement, kept so the UI can show a diff.
+    `located`: it is the quote's passage and a rule refused what it says
+    ("found, differs"), not merely the most similar stretch of text."""
 
     start: int
     end: int
     similarity: float
     reason: str
+    located: bool = True
 
 
 @dataclass(frozen=True)
@@ -770,7 +773,7 @@ def _judge_snapped(
     similarity = Levenshtein.normalized_similarity(quote.ocr, ocr_skeleton(candidate))
     plain = Levenshtein.normalized_similarity(quote.folded, candidate)
     if similarity < SIMILARITY_THRESHOLD or plain < PLAIN_SIMILARITY_FLOOR:
-        return Near(*span, plain, f"closest passage is only {plain:.2f} similar")
+        return Near(*span, plain, f"closest passage is only {plain:.2f} similar", False)
     if numbers_missing(quote.folded, candidate):
         return _NumbersDiffer(*span, plain, quote.folded, candidate)
     reason = numbered_difference(

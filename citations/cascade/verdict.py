@@ -15,6 +15,15 @@ FAILED = "failed"
 
 NOT_FOUND = "not_found"
 
+# Why a verdict failed (`Verdict.failure_kind`): the passage was located and
+# says something else; no passage was located; the quote is in another
+# source of the same answer. (A reference to a source the answer was never
+# given, out_of_provenance, never reaches the cascade.)
+DIFFERS = "differs"
+MISATTRIBUTED = "misattributed"
+OUT_OF_PROVENANCE = "out_of_provenance"
+FAILURE_KINDS = (DIFFERS, NOT_FOUND, OUT_OF_PROVENANCE, MISATTRIBUTED)
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -37,6 +46,11 @@ class Verdict:
                  close (a guarded fuzzy match, a mis-placed number), the
                  rejected span of the cited text, so the UI can show a diff;
                  candidate_text == text[candidate_start:candidate_end].
+    candidate_page: 1-based page of candidate_start, when pages are known.
+    failure_kind: None when verified; else differs (the candidate is the
+                 quote's passage, located, and a rule named what differs),
+                 not_found (no passage located; a candidate, if any, is only
+                 the closest), or misattributed (see found_in).
     found_in:    label of another source where the quote was found when it is
                  mis-attributed (the verdict is then failed).
     judged_by:   names of the judges whose votes verified it.
@@ -57,6 +71,8 @@ class Verdict:
     candidate_end: int | None = None
     candidate_text: str | None = None
     found_in: str | None = None
+    candidate_page: int | None = None
+    failure_kind: str | None = None
     judged_by: tuple[str, ...] = ()
     stages: tuple[dict[str, Any], ...] = field(default=(), compare=False, hash=False)
 
@@ -72,6 +88,10 @@ class Verdict:
             "page": self.page,
             "source_text": self.source_text,
             "reason": self.reason,
+            "candidate_start": self.candidate_start,
+            "candidate_end": self.candidate_end,
+            "candidate_page": self.candidate_page,
+            "failure_kind": self.failure_kind,
         }
 
 
@@ -122,7 +142,12 @@ def failed(
     candidate: tuple[int, int] | None = None,
     score: float | None = None,
     found_in: str | None = None,
+    located: bool = False,
+    page_starts: Sequence[int] | None = None,
 ) -> Verdict:
+    """A failed verdict. `candidate` is the closest rejected span of `text`;
+    `located` says it is the quote's passage (a rule refused what it says),
+    not merely the closest one."""
     candidate_start = candidate_end = candidate_text = None
     if (
         text is not None
@@ -131,6 +156,12 @@ def failed(
     ):
         candidate_start, candidate_end = candidate
         candidate_text = text[candidate_start:candidate_end]
+    if found_in:
+        kind = MISATTRIBUTED
+    elif located and candidate_start is not None:
+        kind = DIFFERS
+    else:
+        kind = NOT_FOUND
     return Verdict(
         verified=False,
         method=FAILED,
@@ -146,5 +177,9 @@ def failed(
         candidate_end=candidate_end,
         candidate_text=candidate_text,
         found_in=found_in,
+        candidate_page=page_of(candidate_start, page_starts)
+        if candidate_start is not None
+        else None,
+        failure_kind=kind,
         stages=tuple(stages),
     )

@@ -156,12 +156,7 @@ def match_quote(
             text, found.start, found.end, fuzzy=found.match_type == "fuzzy"
         )
         if cut is not None:
-            return Match(
-                None,
-                None,
-                f"the matching text {cut}: not a whole quotation",
-                match.stages,
-            )
+            return _refused(match, f"the matching text {cut}: not a whole quotation")
         case = case_difference(quote, text[found.start : found.end])
         if case:
             return _refused(match, case)
@@ -236,7 +231,10 @@ def _match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match
     else:
         reason = f"elided quote: {elided.reason}"
     stages.append(_stage(TOLERANT_MATCH, _outcome(elided.found), started, reason))
-    return Match(elided.found, None, reason, tuple(stages))
+    near = None
+    if elided.refused is not None:
+        near = Near(*elided.refused, elided.refused_similarity, reason)
+    return Match(elided.found, near, reason, tuple(stages))
 
 
 def _outcome(found: Found | None) -> str:
@@ -266,7 +264,11 @@ def _passage(
 
 
 def _failed_from(
-    text: str, match: Match, reason: str, stages: Sequence[dict[str, Any]]
+    text: str,
+    match: Match,
+    reason: str,
+    stages: Sequence[dict[str, Any]],
+    page_starts: Sequence[int] | None,
 ) -> Verdict:
     near = match.near
     return failed(
@@ -275,6 +277,8 @@ def _failed_from(
         text=text,
         candidate=(near.start, near.end) if near else None,
         score=near.similarity if near else None,
+        located=near is not None and near.located,
+        page_starts=page_starts,
     )
 
 
@@ -321,12 +325,12 @@ def verify_quote(
         )
     use_ensemble = bool(high_stakes and ensemble)
     if not use_ensemble and judge is None:
-        return _failed_from(text, match, match.reason, stages)
+        return _failed_from(text, match, match.reason, stages, page_starts)
     prepared = prepare(text)
     passage = _passage(prepared, region, match.near)
     if passage is None:
         reason = f"{match.reason}; no passage to show a judge (no cited chunk, no near match)"
-        return _failed_from(text, match, reason, stages)
+        return _failed_from(text, match, reason, stages, page_starts)
     started = time.perf_counter()
     quote = quote.strip()
     if use_ensemble:
@@ -356,7 +360,9 @@ def verify_quote(
         dissent = next((v.reason for v in ballot.votes if not v.supported), "")
         detail = f"ensemble: {summary}" + (f"; {dissent}" if dissent else "")
         stages.append(_stage(ENSEMBLE, "rejected", started, detail))
-        return _failed_from(text, match, f"{match.reason}; {detail}", stages)
+        return _failed_from(
+            text, match, f"{match.reason}; {detail}", stages, page_starts
+        )
     assert judge is not None
     result = vote(prepared, quote, passage, judge)
     if result.supported and result.confidence < MIN_JUDGE_CONFIDENCE:
@@ -383,4 +389,6 @@ def verify_quote(
             judged_by=[result.judge],
         )
     stages.append(_stage(LLM_JUDGE, "rejected", started, result.reason))
-    return _failed_from(text, match, f"{match.reason}; {result.reason}", stages)
+    return _failed_from(
+        text, match, f"{match.reason}; {result.reason}", stages, page_starts
+    )

@@ -90,6 +90,9 @@ def test_resolve_an_exact_quote_verifies_with_offsets_into_the_text(
     assert body["execution_context_type"] == "workflow"
     assert body["execution_context_id"] == "wf-1"
     assert body["verified_at"]
+    assert body["failure_kind"] == ""
+    assert body["candidate_start"] is body["candidate_end"] is None
+    assert body["candidate_page"] is None
 
 
 def test_resolve_a_quote_with_a_changed_number_is_stored_as_not_found(
@@ -102,6 +105,12 @@ def test_resolve_a_quote_with_a_changed_number_is_stored_as_not_found(
     assert body["match_type"] == "not_found"
     assert body["verified"] is False
     assert body["reason"]
+    # Found, differs: the passage that says 30 is returned with its page.
+    assert body["failure_kind"] == "differs"
+    text = revision_text(contract)
+    passage = text[body["candidate_start"] : body["candidate_end"]]
+    assert "30" in passage and passage == body["source_text"]
+    assert body["candidate_page"] == body["source_page"] >= 1
     assert (
         MessageCitation.objects.with_scope(tenant=contract.tenant_id)
         .filter(pk=body["id"])
@@ -643,6 +652,8 @@ def test_detail_of_an_out_of_provenance_reference(a_key_api, unsourced):
     body = a_key_api.get(f"/api/citations/{unsourced.pk}").json()
     assert body["verification_status"] == "out_of_provenance"
     assert body["ref_label"] == "S9"
+    assert body["failure_kind"] == "out_of_provenance"
+    assert body["candidate_start"] is None and body["candidate_page"] is None
 
 
 def test_citation_endpoints_need_credentials(anon_api, tenant_a, population):

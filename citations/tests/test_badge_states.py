@@ -111,6 +111,20 @@ def test_the_verdict_only_api_gives_the_same_badges_as_before():
     assert "S2" in elsewhere.aria
 
 
+def test_found_differs_is_amber_and_names_the_differences_not_found_is_red():
+    differs = badge_state(
+        Status.FAILED, Method.FAILED, differs=True, differences="35 → 36"
+    )
+    assert (differs.key, differs.css, differs.colour) == ("differs", "differs", "amber")
+    assert differs.label == "Found, differs: 35 → 36"
+    assert differs.aria.endswith(": 35 → 36")
+    assert badge_state(Status.FAILED, Method.FAILED, differs=True).label == (
+        "Found, differs"
+    )
+    missing = badge_state(Status.FAILED, Method.FAILED)
+    assert (missing.key, missing.css, missing.colour) == ("not_found", "failed", "red")
+
+
 def test_every_row_names_a_colour_an_aria_text_and_a_styled_class():
     css = (Path(settings.BASE_DIR) / "static" / "css" / "app.css").read_text()
     styled = set(re.findall(r"\.badge--([a-z_]+)\s*\{", css))

@@ -64,6 +64,10 @@ def test_cases_against_a_pdf_a_database_document_and_inline_text(tenant_a, tmp_p
         and by_id["pdf"]["page"] == 2
     )
     assert not by_id["trap"]["verified"] and "60" in by_id["trap"]["reason"]
+    # Found, differs: the passage on page 2 says 30, where the quote says 60.
+    assert by_id["trap"]["failure_kind"] == "differs"
+    assert by_id["trap"]["candidate_page"] == 2
+    assert by_id["trap"]["candidate_start"] < by_id["trap"]["candidate_end"]
     assert by_id["db"]["verified"] and by_id["db"]["page"] == 2
     text = document.current_revision.normalized_content
     assert text[by_id["db"]["start"] : by_id["db"]["end"]] == by_id["db"]["source_text"]
@@ -79,6 +83,10 @@ def test_cases_against_a_pdf_a_database_document_and_inline_text(tenant_a, tmp_p
         "page",
         "source_text",
         "reason",
+        "candidate_start",
+        "candidate_end",
+        "candidate_page",
+        "failure_kind",
     }
 
 
@@ -99,3 +107,39 @@ def test_bad_lines_get_a_reason_and_the_run_goes_on(tmp_path):
     assert "no quote" in rows[2]["reason"]
     assert "within" in rows[3]["reason"]
     assert rows[4]["verified"]
+
+
+def test_a_long_string_as_document_is_one_bad_line_and_the_run_goes_on(tmp_path):
+    rows = _run(
+        [
+            {"id": 1, "document": "The Buyer shall pay. " * 300, "quote": "pay"},
+            {"id": 2, "document": "x" * 300, "quote": "pay"},
+            {"id": 3, "document": "a\u0000b", "quote": "pay"},
+            {"id": 4, "text": "The Buyer shall pay.", "quote": "The Buyer shall pay"},
+        ],
+        tmp_path,
+    )
+    assert len(rows) == 4
+    assert [r["id"] for r in rows] == [1, 2, 3, 4]
+    for row in rows[:3]:
+        assert not row["verified"] and row["failure_kind"] == "not_found"
+        assert row["reason"].startswith(f"line {row['id']}: ")
+        assert len(row["reason"]) < 300
+    assert rows[3]["verified"]
+
+
+def test_inline_text_with_form_feeds_has_pages(tmp_path):
+    text = "Cover.\fRecitals.\fThe Buyer shall pay within 30 days."
+    rows = _run(
+        [
+            {"id": "ok", "text": text, "quote": "The Buyer shall pay within 30 days."},
+            {"id": "no", "text": text, "quote": "The Buyer shall pay within 60 days."},
+            {"id": "flat", "text": "The Buyer shall pay.", "quote": "Buyer shall pay"},
+        ],
+        tmp_path,
+    )
+    by_id = {r["id"]: r for r in rows}
+    assert by_id["ok"]["verified"] and by_id["ok"]["page"] == 3
+    assert by_id["no"]["failure_kind"] == "differs"
+    assert by_id["no"]["candidate_page"] == 3
+    assert by_id["flat"]["verified"] and by_id["flat"]["page"] is None

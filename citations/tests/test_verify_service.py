@@ -106,6 +106,15 @@ def test_a_new_revision_that_changes_the_number_fails_the_citation(
     assert not again.verified and again.verification_status == "failed"
     assert "14" in again.reason and "30" in again.reason
     assert "revision" in triggers
+    # Found, differs: the passage is located, stored with its page, and the
+    # citation points at it.
+    assert again.failure_kind == "differs"
+    assert (again.candidate_start, again.candidate_end) == (
+        again.source_offset_start,
+        again.source_offset_end,
+    )
+    assert again.candidate_page == 1
+    assert "30 days" in again.candidate_text == again.source_text
 
 
 def test_failed_citations_are_stored_never_dropped(
@@ -124,3 +133,52 @@ def test_failed_citations_are_stored_never_dropped(
         assert Message.objects.filter(pk=message.pk).exists()
     assert row.verification_status == "failed" and row.verification_method == "failed"
     assert row.verification_confidence is None and not row.verified
+    assert row.failure_kind in ("differs", "not_found")
+
+
+def _revision(text: str, page_starts=(0,)):
+    import uuid
+
+    from citations.verdicts import RevisionText
+
+    return RevisionText(uuid.uuid4(), uuid.uuid4(), text, list(page_starts))
+
+
+def test_verdict_fields_store_a_located_passage_and_nothing_for_absence():
+    from citations.cascade import verify_quote
+    from citations.verdicts import verdict_fields
+
+    text = "Cover page.\fThe Buyer shall pay within 30 days of the invoice date."
+    revision = _revision(text, (0, 12))
+    differs = verdict_fields(
+        verify_quote(text, "The Buyer shall pay within 35 days of the invoice date."),
+        revision,
+        within=(12, len(text)),
+        current=(12, len(text)),
+    )
+    assert differs["failure_kind"] == "differs"
+    start, end = differs["candidate_start"], differs["candidate_end"]
+    assert text[start:end] == differs["candidate_text"] == differs["source_text"]
+    assert "30 days" in differs["candidate_text"]
+    assert differs["candidate_page"] == 2
+    absent = verdict_fields(
+        verify_quote(text, "The Seller may terminate for convenience at any time."),
+        revision,
+        within=(12, len(text)),
+        current=(12, len(text)),
+    )
+    assert absent["failure_kind"] == "not_found"
+    assert absent["candidate_start"] is absent["candidate_end"] is None
+    assert absent["candidate_page"] is None and absent["candidate_text"] == ""
+    # The row points at the cited chunk, not at a passage that is not the quote's.
+    assert (absent["source_offset_start"], absent["source_offset_end"]) == (
+        12,
+        len(text),
+    )
+    verified = verdict_fields(
+        verify_quote(text, "The Buyer shall pay within 30 days"),
+        revision,
+        within=None,
+        current=(0, 5),
+    )
+    assert verified["failure_kind"] == "" and verified["candidate_start"] is None

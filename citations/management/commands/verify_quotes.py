@@ -3,9 +3,13 @@
 Input, one object per line:  {"id", "document", "quote", "within": [start, end]?}
   document: a document id in the database (its current revision), or a path to
   a file (extracted exactly as ingestion would, so offsets agree with the app),
-  or give "text" instead with the document's text inline.
+  or give "text" instead with the document's text inline (a form feed starts a
+  new page).
 Output, one object per line: {"id", "verified", "method", "match_type",
-  "confidence", "start", "end", "page", "source_text", "reason"}.
+  "confidence", "start", "end", "page", "source_text", "reason",
+  "candidate_start", "candidate_end", "candidate_page", "failure_kind"}.
+  A failure's kind is "differs" when its passage was found and says
+  something else (the candidate is that passage), else "not_found".
 A bad line gets an output line saying why; the run goes on.
 """
 
@@ -45,7 +49,22 @@ def _failure(case_id, reason: str) -> dict:
         "page": None,
         "source_text": None,
         "reason": reason,
+        "candidate_start": None,
+        "candidate_end": None,
+        "candidate_page": None,
+        "failure_kind": "not_found",
     }
+
+
+def _pages(text: str) -> tuple[int, ...]:
+    """Where the pages of inline text start: a form feed ends a page."""
+    if "\f" not in text:
+        return ()
+    return (0, *(i + 1 for i, c in enumerate(text) if c == "\f"))
+
+
+# Longer than any path a file system takes (PATH_MAX on Linux).
+MAX_PATH_CHARS = 4096
 
 
 class Command(BaseCommand):
@@ -77,9 +96,20 @@ class Command(BaseCommand):
                     raise InputError(f"no ingested document {document}")
                 revision = found.current_revision
                 return revision.normalized_content, tuple(revision.page_starts)
-            path = (base / document).resolve()
-            if not path.is_file():
-                raise InputError(f"no such file: {document}")
+            shown = document if len(document) <= 80 else document[:77] + "..."
+            if len(document) > MAX_PATH_CHARS or "\x00" in document:
+                raise InputError(
+                    f"document is neither a document id nor a file path: {shown!r}"
+                )
+            try:
+                path = (base / document).resolve()
+                is_file = path.is_file()
+            except (OSError, ValueError) as exc:
+                # "File name too long" and the like: a bad line, not a crash.
+                why = exc.strerror if isinstance(exc, OSError) else str(exc)
+                raise InputError(f"cannot open {shown!r}: {why}") from exc
+            if not is_file:
+                raise InputError(f"no such file: {shown}")
             try:
                 extracted = extract_in_child(
                     path, filename=path.name, content_type=None, limits=ingest_limits()
@@ -116,7 +146,7 @@ class Command(BaseCommand):
             return _failure(case_id, "no quote given")
         try:
             if isinstance(case.get("text"), str):
-                text, page_starts = case["text"], ()
+                text, page_starts = case["text"], _pages(case["text"])
             elif isinstance(case.get("document"), str):
                 text, page_starts = load(case["document"])
             else:
@@ -143,5 +173,10 @@ class Command(BaseCommand):
                 ensemble=ensemble,
             )
         except InputError as exc:
-            return _failure(case_id, str(exc))
+            return _failure(case_id, f"line {number}: {exc}")
+        except Exception as exc:  # one bad line never ends the run
+            return _failure(
+                case_id,
+                f"line {number}: could not verify ({type(exc).__name__}: {exc})",
+            )
         return {"id": case_id, **verdict.as_dict()}
