@@ -33,7 +33,15 @@ def _test_settings(settings, tmp_path):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.CELERY_TASK_ALWAYS_EAGER = True
     settings.LLM_BASE_URL = ""
+    # The offline embedder, whatever the environment says.
+    settings.EMBEDDINGS = ""
+    settings.EMBEDDINGS_BASE_URL = ""
     from docuiq.celery import app
+    from ingest.search import clear_vector_cache
+
+    # The vector cache's version is the highest row id, which SQLite reuses
+    # after a test's rollback: start every test from the database.
+    clear_vector_cache()
 
     app.conf.task_always_eager = True
 

@@ -221,6 +221,26 @@ LLM_PRICES = {
     "gpt-4.1-mini": (0.40, 1.60),
 }
 RETRIEVAL_TOP_K = env_int("RETRIEVAL_TOP_K", default=6)
+
+# ---------------------------------------------------------------- embeddings and search
+# EMBEDDINGS: "" = the server below when EMBEDDINGS_BASE_URL is set, else the
+# offline WordLlama model; "off" = full-text search only (see llm/embeddings.py).
+EMBEDDINGS = env_str("EMBEDDINGS")
+EMBEDDINGS_BASE_URL = env_str("EMBEDDINGS_BASE_URL")
+EMBEDDINGS_API_KEY = env_str("EMBEDDINGS_API_KEY")
+EMBEDDINGS_MODEL = env_str("EMBEDDINGS_MODEL")
+EMBEDDINGS_DIM = env_int("EMBEDDINGS_DIM", default=0)  # 0: the server's own
+EMBEDDINGS_TIMEOUT_S = env_float("EMBEDDINGS_TIMEOUT_S", default=10.0)
+EMBEDDINGS_MAX_RETRIES = env_int("EMBEDDINGS_MAX_RETRIES", default=1)
+EMBEDDINGS_BATCH_SIZE = env_int("EMBEDDINGS_BATCH_SIZE", default=64)
+EMBEDDINGS_COOLDOWN_S = env_float("EMBEDDINGS_COOLDOWN_S", default=30.0)
+# fts | dense | hybrid (ingest/search/_fusion.py); weights measured on CUAD by
+# bench/retrieval_eval.py.
+SEARCH_MODE = env_str("SEARCH_MODE", default="hybrid")
+SEARCH_DENSE_WEIGHT = env_float("SEARCH_DENSE_WEIGHT", default=0.1)
+SEARCH_RRF_K = env_int("SEARCH_RRF_K", default=10)
+# In-process vector cache per worker process, across tenants.
+SEARCH_VECTOR_CACHE_MB = env_int("SEARCH_VECTOR_CACHE_MB", default=512)
 TABULAR_CONCURRENCY = env_int("TABULAR_CONCURRENCY", default=8)
 # A review task works this long, then queues its continuation (within the
 # Celery time limits); cells already done are never redone.

@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from accounts.scoping import tenant_scope, unscoped
 from ingest.chunking import chunk_text
+from ingest.embedding import embed_revision
 from ingest.errors import ExtractionError
 from ingest.extractors import Extracted
 from ingest.limits import Limits
@@ -265,7 +266,10 @@ def document_process(*, document_id: uuid.UUID) -> None:
             and current
             and current.file_id == document.file_id
         ):
-            return  # an earlier delivery finished the work
+            # An earlier delivery finished the work, perhaps all but the
+            # vectors (a worker lost after the commit).
+            embed_revision(current)
+            return
         if document.status == Document.Status.FAILED:
             return
         # Count this delivery before working, in its own transaction: a worker
@@ -391,6 +395,9 @@ def _store_revision(document: Document, extracted: Extracted) -> None:
                 )
             )
     refresh_statistics()
+    # After the commit: the document is ready and searched by full text even
+    # if its vectors never come (a slow or broken embedding server).
+    embed_revision(revision)
     _store_attachments(document, extracted)
 
 

@@ -10,6 +10,11 @@ It implements the subset of the OpenAI API the SDK needs for chat:
   (``data: {...}`` chunks ending with ``data: [DONE]``; a final ``usage`` chunk
   when ``stream_options.include_usage`` is set).
 * ``GET /v1/models``.
+* ``POST /v1/embeddings``: deterministic vectors (:func:`word_vectors`: texts
+  sharing words get close vectors, words declared alike with
+  :meth:`ScriptedLLMServer.same_meaning` count as one), or a scripted failure
+  (:class:`EmbeddingReply`: an HTTP error, garbage, a dropped connection, the
+  wrong dimension, NaN, fewer vectors than texts, any of them late).
 
 What a call answers is decided, in order, by: the queue of scripted replies
 (:meth:`ScriptedLLMServer.script`), the responder function
@@ -63,11 +68,13 @@ except ImportError:  # pragma: no cover - exercised only outside the test env
 
 __all__ = [
     "LOOPBACK",
+    "EmbeddingReply",
     "RecordedRequest",
     "Reply",
     "ScriptedLLMServer",
     "extractive_reply",
     "llm_server",
+    "word_vectors",
 ]
 
 LOOPBACK = "127.0.0.1"
@@ -159,6 +166,88 @@ class Reply:
     def with_delay(self, seconds: float) -> Reply:
         """The same reply, sent after ``seconds`` of latency."""
         return dataclasses.replace(self, delay_s=seconds)
+
+
+@dataclass(frozen=True)
+class EmbeddingReply:
+    """What the server answers to one ``/v1/embeddings`` call.
+
+    ``EmbeddingReply.ok()`` is the normal answer; the others are the ways an
+    embedding server goes wrong.
+    """
+
+    kind: str = "ok"  # ok | error | garbage | drop | wrong_dim | nan | fewer | zero
+    status: int = 200
+    delay_s: float = 0.0
+
+    @classmethod
+    def ok(cls, **kwargs: Any) -> EmbeddingReply:
+        return cls(kind="ok", **kwargs)
+
+    @classmethod
+    def error(cls, status: int = 503, **kwargs: Any) -> EmbeddingReply:
+        return cls(kind="error", status=status, **kwargs)
+
+    @classmethod
+    def garbage(cls, **kwargs: Any) -> EmbeddingReply:
+        """HTTP 200 whose body is not JSON."""
+        return cls(kind="garbage", **kwargs)
+
+    @classmethod
+    def drop(cls, **kwargs: Any) -> EmbeddingReply:
+        return cls(kind="drop", **kwargs)
+
+    @classmethod
+    def wrong_dim(cls, **kwargs: Any) -> EmbeddingReply:
+        """Vectors one dimension longer than the server's ``embedding_dim``."""
+        return cls(kind="wrong_dim", **kwargs)
+
+    @classmethod
+    def nan(cls, **kwargs: Any) -> EmbeddingReply:
+        """Well-formed JSON whose first vector holds NaN (sent as a string)."""
+        return cls(kind="nan", **kwargs)
+
+    @classmethod
+    def fewer(cls, **kwargs: Any) -> EmbeddingReply:
+        """One vector fewer than the texts sent."""
+        return cls(kind="fewer", **kwargs)
+
+    @classmethod
+    def zero(cls, **kwargs: Any) -> EmbeddingReply:
+        """All-zero vectors."""
+        return cls(kind="zero", **kwargs)
+
+    def with_delay(self, seconds: float) -> EmbeddingReply:
+        return dataclasses.replace(self, delay_s=seconds)
+
+
+_EMBED_WORD = re.compile(r"[a-z0-9]+")
+
+
+def word_vectors(
+    texts: list[str], dim: int, synonyms: dict[str, str] | None = None
+) -> list[list[float]]:
+    """A unit vector per text: the sum of a fixed pseudo-random vector per
+    lower-cased word (seeded by the word's hash, so the same in every process).
+    Texts sharing words are close; a word mapped in ``synonyms`` uses its
+    target's vector. A text without words gets a fixed vector of its own."""
+    import hashlib
+    import random as _random
+
+    synonyms = synonyms or {}
+    out = []
+    for text in texts:
+        total = [0.0] * dim
+        words = _EMBED_WORD.findall(text.lower()) or ["<empty>"]
+        for word in words:
+            word = synonyms.get(word, word)
+            seed = int.from_bytes(hashlib.sha256(word.encode()).digest()[:8], "big")
+            rng = _random.Random(seed)
+            for i in range(dim):
+                total[i] += rng.gauss(0.0, 1.0)
+        norm = sum(v * v for v in total) ** 0.5 or 1.0
+        out.append([v / norm for v in total])
+    return out
 
 
 ReplyLike = Reply | str | dict
@@ -449,6 +538,12 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         raw = self._read_body()
         request = self._record(raw)
+        if self._route() == "/embeddings" and isinstance(request.body, dict):
+            try:
+                self._embeddings(request.body, self.server.scripted)
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
+            return
         if self._route() != "/chat/completions":
             self._not_found()
             return
@@ -485,6 +580,55 @@ class _Handler(BaseHTTPRequestHandler):
                     "param": None,
                     "code": None,
                 }
+            },
+        )
+
+    # -- embeddings
+
+    def _embeddings(self, body: dict[str, Any], scripted: ScriptedLLMServer) -> None:
+        reply = scripted._next_embedding_reply()
+        delay = scripted.embedding_latency_s + reply.delay_s
+        if delay > 0 and scripted._stopping.wait(delay):
+            self.close_connection = True
+            return
+        if reply.kind == "drop":
+            self._drop()
+            return
+        if reply.kind == "error":
+            self._send_error(
+                Reply.error(reply.status, retry_after_s=FAST_RETRY_AFTER_S)
+            )
+            return
+        if reply.kind == "garbage":
+            data = b"<html><body>502 Bad Gateway</body></html> {not json"
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        texts = body.get("input")
+        texts = [texts] if isinstance(texts, str) else list(texts or [])
+        dim = scripted.embedding_dim + (1 if reply.kind == "wrong_dim" else 0)
+        vectors: list[Any] = word_vectors(
+            [str(t) for t in texts], dim, scripted._synonyms
+        )
+        if reply.kind == "zero":
+            vectors = [[0.0] * dim for _ in vectors]
+        if reply.kind == "nan" and vectors:
+            vectors[0] = ["NaN", *vectors[0][1:]]
+        if reply.kind == "fewer":
+            vectors = vectors[:-1]
+        self._send_json(
+            200,
+            {
+                "object": "list",
+                "data": [
+                    {"object": "embedding", "index": i, "embedding": v}
+                    for i, v in enumerate(vectors)
+                ],
+                "model": body.get("model") or scripted.model,
+                "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
             },
         )
 
@@ -658,6 +802,8 @@ class ScriptedLLMServer:
         latency_s: float = 0.0,
         chunk_delay_s: float = 0.0,
         model: str = DEFAULT_MODEL,
+        embedding_dim: int = 64,
+        embedding_latency_s: float = 0.0,
     ) -> None:
         if mode is not None and mode not in _MODES:
             raise ValueError(f"unknown mode {mode!r}; choose from {sorted(_MODES)}")
@@ -666,6 +812,10 @@ class ScriptedLLMServer:
         self.latency_s = latency_s
         self.chunk_delay_s = chunk_delay_s
         self.model = model
+        self.embedding_dim = embedding_dim
+        self.embedding_latency_s = embedding_latency_s
+        self._embedding_queue: collections.deque[EmbeddingReply] = collections.deque()
+        self._synonyms: dict[str, str] = {}
         self._responder = responder
         self._lock = threading.Lock()
         self._queue: collections.deque[Reply] = collections.deque()
@@ -750,7 +900,43 @@ class ScriptedLLMServer:
         values.update(overrides)
         return LLMConfig(**values)
 
+    def embeddings_config(self, **overrides: Any) -> Any:
+        """An ``EmbeddingsConfig`` pointing at this server's ``/v1/embeddings``."""
+        from llm.embeddings import EmbeddingsConfig  # lazy: keep the server standalone
+
+        values: dict[str, Any] = {
+            "backend": "server",
+            "base_url": self.base_url,
+            "api_key": "test-key",
+            "model": "scripted-embedder",
+            "dim": self.embedding_dim,
+            "timeout_s": 5.0,
+            "max_retries": 0,
+            "cooldown_s": 0.0,
+        }
+        values.update(overrides)
+        return EmbeddingsConfig(**values)
+
     # -- scripting
+
+    def script_embeddings(self, *replies: EmbeddingReply) -> ScriptedLLMServer:
+        """Queue embedding replies; each ``/v1/embeddings`` call takes the next
+        one, and calls past the queue get :meth:`EmbeddingReply.ok`."""
+        with self._lock:
+            self._embedding_queue.extend(replies)
+        return self
+
+    def same_meaning(self, *words: str) -> ScriptedLLMServer:
+        """Embed every one of ``words`` as the first (a scripted synonym)."""
+        for word in words[1:]:
+            self._synonyms[word.lower()] = words[0].lower()
+        return self
+
+    def _next_embedding_reply(self) -> EmbeddingReply:
+        with self._lock:
+            if self._embedding_queue:
+                return self._embedding_queue.popleft()
+        return EmbeddingReply.ok()
 
     def script(self, *replies: ReplyLike) -> ScriptedLLMServer:
         """Queue replies; each chat call takes the next one (FIFO)."""
@@ -776,6 +962,7 @@ class ScriptedLLMServer:
         """Forget scripted replies, recorded requests and concurrency stats."""
         with self._lock:
             self._queue.clear()
+            self._embedding_queue.clear()
             self._requests.clear()
             self._max_in_flight = self._in_flight
 
@@ -826,6 +1013,11 @@ class ScriptedLLMServer:
     def chat_requests(self) -> list[RecordedRequest]:
         """The chat-completion calls received so far, oldest first."""
         return [r for r in self.requests if r.path.rstrip("/").endswith("/completions")]
+
+    @property
+    def embedding_requests(self) -> list[RecordedRequest]:
+        """The ``/v1/embeddings`` calls received so far, oldest first."""
+        return [r for r in self.requests if r.path.rstrip("/").endswith("/embeddings")]
 
     @property
     def last_request(self) -> RecordedRequest:

@@ -1,0 +1,185 @@
+"""Chunk vectors: computed after chunking in the ingestion task, refilled by
+``manage.py reembed``, read by dense search (ingest.search).
+
+Embedding is an enrichment, never a condition: a document whose vectors
+cannot be computed (the embedding server is down, slow, or answers with the
+wrong dimension or garbage) is still ready and searched by full text; the
+failure is logged once per document, and ``reembed`` fills the gap later.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from django.db.models import F
+
+from accounts.scoping import tenant_scope
+from ingest.models import ChunkEmbedding, Document, DocumentChunk
+from llm.errors import LLMError
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from accounts.models import Tenant
+    from ingest.models import DocumentRevision
+    from llm.embeddings import Embedder
+
+logger = logging.getLogger(__name__)
+
+# Chunks per embedding call and per INSERT; an OpenAI-compatible server gets
+# them in EMBEDDINGS_BATCH_SIZE slices.
+BATCH = 256
+
+
+def vector_bytes(vector: np.ndarray) -> bytes:
+    """How a vector is stored: little-endian float32."""
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def vector_from(data: bytes | memoryview) -> np.ndarray:
+    return np.frombuffer(bytes(data), dtype="<f4").astype(np.float32)
+
+
+def configured_embedder() -> Embedder | None:
+    from llm.configured import embedder
+
+    return embedder()
+
+
+def embed_chunks(
+    chunks: Sequence[DocumentChunk],
+    embedder: Embedder,
+    *,
+    replace: bool = False,
+    on_batch: Callable[[int], None] | None = None,
+) -> int:
+    """Compute and store the vectors of `chunks`; returns how many were stored.
+
+    Existing vectors of the same model are kept, or overwritten with
+    ``replace``. Raises LLMError when the embedder fails: the batches stored
+    before it stay.
+    """
+    stored = 0
+    name, dim = embedder.name, embedder.dim
+    for start in range(0, len(chunks), BATCH):
+        batch = chunks[start : start + BATCH]
+        vectors = embedder.embed([c.content for c in batch])
+        rows = [
+            ChunkEmbedding(
+                tenant_id=chunk.tenant_id,
+                document_id=chunk.document_id,
+                chunk_id=chunk.pk,
+                model=name,
+                dim=dim,
+                vector=vector_bytes(vector),
+            )
+            for chunk, vector in zip(batch, vectors, strict=True)
+        ]
+        if replace:
+            ChunkEmbedding.objects.bulk_create(
+                rows,
+                update_conflicts=True,
+                unique_fields=["chunk", "model"],
+                update_fields=["vector", "dim"],
+            )
+        else:
+            ChunkEmbedding.objects.bulk_create(rows, ignore_conflicts=True)
+        stored += len(rows)
+        if on_batch is not None:
+            on_batch(len(rows))
+    return stored
+
+
+def missing_vectors(chunks: QuerySet[DocumentChunk], model: str) -> QuerySet:
+    """Those of `chunks` with no vector of `model`."""
+    return chunks.exclude(embeddings__model=model)
+
+
+def embed_revision(
+    revision: DocumentRevision, *, embedder: Embedder | None = None
+) -> int:
+    """Vectors for the revision's chunks that lack one, and none for the
+    document's older revisions (never searched). Returns how many were stored;
+    logs and returns 0 when embeddings are off or the embedder fails."""
+    embedder = embedder if embedder is not None else configured_embedder()
+    if embedder is None:
+        return 0
+    with tenant_scope(revision.tenant):
+        return _embed_revision(revision, embedder)
+
+
+def _embed_revision(revision: DocumentRevision, embedder: Embedder) -> int:
+    try:
+        name = embedder.name
+        missing = list(
+            missing_vectors(revision.chunks.all(), name).order_by("chunk_index")
+        )
+        stored = embed_chunks(missing, embedder) if missing else 0
+    except LLMError as exc:
+        logger.warning(
+            "Document %s: no vectors for dense search (%s). It is searched by "
+            "full text; `manage.py reembed` computes them later.",
+            revision.document_id,
+            exc,
+        )
+        return 0
+    ChunkEmbedding.objects.filter(document_id=revision.document_id).exclude(
+        chunk__revision_id=revision.pk
+    ).delete()
+    return stored
+
+
+@dataclass(frozen=True)
+class Reembedded:
+    stored: int  # vectors computed now
+    removed: int  # vectors of another model or of an old revision, deleted
+
+
+def searchable_chunks() -> QuerySet[DocumentChunk]:
+    """The chunks search reads (in the active tenant scope): current revisions
+    of documents that are ready and not deleted."""
+    return DocumentChunk.objects.filter(
+        revision_id=F("document__current_revision_id"),
+        document__status=Document.Status.READY,
+        document__is_deleted=False,
+    )
+
+
+def reembed_tenant(
+    tenant: Tenant,
+    *,
+    embedder: Embedder,
+    everything: bool = False,
+    on_total: Callable[[int], None] | None = None,
+    on_batch: Callable[[int], None] | None = None,
+) -> Reembedded:
+    """Vectors of `embedder`'s model for the tenant's searchable chunks that
+    lack one (``everything``: for all of them, replacing those there are);
+    then, once all are stored, deletes the tenant's vectors of other models
+    and of old revisions, which search never reads. Raises LLMError if the
+    embedder fails (what was stored stays; run again to go on)."""
+    name = embedder.name
+    with tenant_scope(tenant):
+        chunks = searchable_chunks()
+        if not everything:
+            chunks = missing_vectors(chunks, name)
+        chunks = chunks.only("id", "tenant_id", "document_id", "content").order_by("id")
+        if on_total is not None:
+            on_total(chunks.count())
+        stored, last = 0, 0
+        while batch := list(chunks.filter(id__gt=last)[:BATCH]):
+            stored += embed_chunks(
+                batch, embedder, replace=everything, on_batch=on_batch
+            )
+            last = batch[-1].pk
+        other_models, _ = ChunkEmbedding.objects.exclude(model=name).delete()
+        old_revisions, _ = (
+            ChunkEmbedding.objects.filter(model=name)
+            .exclude(chunk__revision_id=F("document__current_revision_id"))
+            .delete()
+        )
+    return Reembedded(stored=stored, removed=other_models + old_revisions)
