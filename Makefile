@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PG_URL ?= postgres://postgres@127.0.0.1:5432/docuiq
 REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: run test test-pg venv chromium migrate serve worker lint fmt bench clean
+.PHONY: run test test-pg venv chromium migrate serve worker lint fmt bench bench-quick clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,11 @@ fmt: venv
 
 bench: venv
 	@for f in bench/*.py; do case $$f in bench/_*) continue;; esac; echo "== $$f"; $(PY) $$f || exit 1; done
+
+# Every bench script with --quick (built-in data, no corpus, under a minute in all), two at a time:
+# each must run and write its JSON (to var/bench-quick/, never over bench/results/). CI's lint step runs it.
+bench-quick: venv
+	$(PY) bench/_quick.py
 
 clean:
 	rm -rf var test-results

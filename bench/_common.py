@@ -8,6 +8,7 @@ the exact span a clean quote should be found at is known.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import sys
@@ -22,7 +23,9 @@ if str(ROOT) not in sys.path:
 
 from citations.cascade.context import dropped_negation, negation_before  # noqa: E402
 
-RESULTS = ROOT / "bench" / "results"
+# Where results go; `make bench-quick` points BENCH_RESULTS elsewhere, so a
+# quick run never overwrites a full run's figures.
+RESULTS = Path(os.environ.get("BENCH_RESULTS") or ROOT / "bench" / "results")
 
 PARTIES = [
     ("Supplier", "Buyer"),

@@ -7,10 +7,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import percentile  # noqa: F401 - one percentile for every benchmark
+from _common import RESULTS, percentile  # noqa: F401 - shared by every benchmark
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results"
 
 
 def setup(database_url: str | None = None) -> str:

@@ -4,7 +4,9 @@ chat citation status endpoint, through the whole Django/DRF stack in-process
 (middleware, X-API-Key lookup, serializers). Target: p95 < 50 ms each.
 Prints the figures; writes bench/results/api.json.
 
-    .venv/bin/python bench/api.py [--rows 1000000] [--pg URL]
+    .venv/bin/python bench/api.py [--rows 1000000] [--pg URL] [--quick]
+
+--quick: 2,000 rows, 3 requests per endpoint; only proves the script runs.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _django
 
 
-def _fill(rows: int):
+def _fill(rows: int, document_count: int = 200):
     from django.db import connection
 
     from accounts.scoping import tenant_scope
@@ -35,7 +37,7 @@ def _fill(rows: int):
             make_document(
                 tenant, f"Clause {i}. The parties agree.", title=f"Contract {i:03d}"
             )
-            for i in range(200)
+            for i in range(document_count)
         ]
         session = ChatSession.objects.create(tenant=tenant)
         messages = Message.objects.bulk_create(
@@ -76,7 +78,8 @@ def _fill(rows: int):
                     tenant_id, quoted_text, match_type, match_score, verification_status, reason,
                     mis_attributed_to, chunk_id, revision_id, document_id, document_name, revision_length,
                     execution_context_type, execution_context_id, ref_label, candidate_text, verified_at,
-                    updated_at)
+                    updated_at, failure_kind, is_stale, other_document, relevance_method,
+                    relevance_reason)
                 SELECT gen_random_uuid(), {message_sql}, d.file, 0, 10, 1, 'Clause 1. ',
                        (g %% 10) < 7,
                        CASE WHEN (g %% 10) < 6 THEN 'exact_match' WHEN (g %% 10) = 6 THEN 'tolerant_match'
@@ -86,7 +89,9 @@ def _fill(rows: int):
                        %s, 'Clause 1. ', CASE WHEN (g %% 10) < 7 THEN 'exact' ELSE 'not_found' END, 1.0,
                        CASE WHEN (g %% 10) < 7 THEN 'verified' WHEN (g %% 10) < 9 THEN 'failed' ELSE 'pending' END,
                        '', '', d.chunk, d.rev, d.doc, d.name, 40, 'chat', %s, 'S1', '',
-                       CASE WHEN (g %% 10) < 7 THEN now() END, now()
+                       CASE WHEN (g %% 10) < 7 THEN now() END, now(),
+                       CASE WHEN (g %% 10) BETWEEN 7 AND 8 THEN 'not_found' ELSE '' END,
+                       false, false, '', ''
                 FROM generate_series(1, %s) AS g
                 JOIN {doc_sql}
                 """,
@@ -98,7 +103,7 @@ def _fill(rows: int):
             tenant.pk,
             rows,
             "(SELECT id FROM bench_msgs WHERE n = g %% 1000)",
-            "bench_docs d ON d.n = g %% 200",
+            f"bench_docs d ON d.n = g %% {document_count}",
         )
         cursor.execute(
             "CREATE TEMP TABLE bench_other AS SELECT %s::uuid AS doc, %s::uuid AS file, %s::uuid AS rev, "
@@ -141,9 +146,14 @@ def main() -> None:
     parser.add_argument(
         "--pg", default="postgres://postgres@127.0.0.1:5432/docuiq_bench_api"
     )
+    parser.add_argument("--quick", action="store_true", help="a few rows: runs only")
     args = parser.parse_args()
+    documents_made = 200
+    if args.quick:
+        args.rows, args.repeats, documents_made = 2_000, 3, 20
     if not _django.reset_postgres(args.pg):
         print("PostgreSQL not reachable: skipped")
+        _write({"skipped": "PostgreSQL not reachable", "quick": args.quick})
         return
     _django.setup(args.pg)
     from django.conf import settings
@@ -153,7 +163,7 @@ def main() -> None:
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_CLASSES": [],
     }
-    tenant, raw_key, session, documents = _fill(args.rows)
+    tenant, raw_key, session, documents = _fill(args.rows, documents_made)
     client = APIClient()
     headers = {"HTTP_X_API_KEY": raw_key}
     doc = documents[17]
@@ -173,15 +183,26 @@ def main() -> None:
         "stats": "/api/citations/stats?tenant_id=bench-api",
         "chat_status": f"/api/chat/{session.pk}/citation/{chunk.uid}/{doc.current_revision_id}/status",
     }
-    result = {"rows": args.rows, "target_p95_ms": 50, "endpoints": {}}
+    result = {
+        "rows": args.rows,
+        "quick": args.quick,
+        "target_p95_ms": 50,
+        "endpoints": {},
+    }
     for name, url in cases.items():
         figures = _measure(client, url, headers, args.repeats)
         result["endpoints"][name] = figures
         print(
             f"  {name:<26} median {figures['median_ms']:7.2f} ms   p95 {figures['p95_ms']:7.2f} ms"
         )
+    _write(result)
+
+
+def _write(result: dict) -> None:
     _django.RESULTS.mkdir(parents=True, exist_ok=True)
-    (_django.RESULTS / "api.json").write_text(json.dumps(result, indent=2))
+    path = _django.RESULTS / "api.json"
+    path.write_text(json.dumps(result, indent=2))
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -77,7 +77,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--documents", type=int, default=1000)
     parser.add_argument("--questions", type=int, default=200)
+    parser.add_argument(
+        "--quick", action="store_true", help="20 documents, 5 questions: runs only"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.documents, args.questions = 20, 5
 
     _django.setup()
     from django.conf import settings
@@ -150,6 +155,7 @@ def main() -> None:
             "p95": round(_django.percentile(totals, 95), 2),
         },
         "target_overhead_p95_ms": 100,
+        "quick": args.quick,
     }
     print(
         f"  app overhead per question: median {result['overhead_ms']['median']:.1f} ms, "
@@ -158,6 +164,7 @@ def main() -> None:
     )
     _django.RESULTS.mkdir(parents=True, exist_ok=True)
     (_django.RESULTS / "chat.json").write_text(json.dumps(result, indent=2))
+    print(f"wrote {_django.RESULTS / 'chat.json'}")
 
 
 if __name__ == "__main__":

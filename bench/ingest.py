@@ -5,7 +5,9 @@ on a generated 200-page prose PDF and a two-column PDF, then top-4 search
 latency over N chunks (default 100,000) on SQLite and PostgreSQL, within one
 document and across all. Prints figures; writes bench/results/ingest.json.
 
-    .venv/bin/python bench/ingest.py [--chunks 100000] [--pg URL | --no-pg]
+    .venv/bin/python bench/ingest.py [--chunks 100000] [--pg URL | --no-pg] [--quick]
+
+--quick: 10- and 4-page PDFs, 1,000 chunks, 20 queries; only proves it runs.
 """
 
 from __future__ import annotations
@@ -120,7 +122,7 @@ def _vocabulary(rng: random.Random) -> list[str]:
     return sorted(words)
 
 
-def bench_pdf_ingestion() -> dict:
+def bench_pdf_ingestion(quick: bool = False) -> dict:
     from accounts.scoping import tenant_scope
     from accounts.services import tenant_create
     from docuiq.testing import pdfgen
@@ -131,8 +133,8 @@ def bench_pdf_ingestion() -> dict:
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
         cases = {
-            "prose_200_pages": (pdfgen.prose_pdf, 200),
-            "two_column_50_pages": (pdfgen.two_column_pdf, 50),
+            "prose_200_pages": (pdfgen.prose_pdf, 10 if quick else 200),
+            "two_column_50_pages": (pdfgen.two_column_pdf, 4 if quick else 50),
         }
         for name, (make, pages) in cases.items():
             path = Path(tmp) / f"{name}.pdf"
@@ -278,18 +280,30 @@ def main() -> None:
     )
     parser.add_argument("--no-pg", action="store_true")
     parser.add_argument("--part", choices=["all", "pdf", "sqlite", "pg"], default="all")
+    parser.add_argument("--quick", action="store_true", help="small sizes: runs only")
     args = parser.parse_args()
+    if args.quick:
+        args.chunks = min(args.chunks, 1_000)
+    repeats = 20 if args.quick else 200
 
     if args.part == "all":
         # Each database in its own process: Django is set up once per process.
         out: dict = {
+            "quick": args.quick,
             "targets": {
                 "pdf_pages_per_second": 100,
                 "one_document_p95_ms": 5,
                 "all_documents_p95_ms": 50,
-            }
+            },
         }
-        for part in ("pdf", "sqlite", "pg"):
+        parts = ["pdf", "sqlite", "pg"]
+        if args.quick:
+            # Both SQLite parts in this process: one Django set-up fewer.
+            _django.setup()
+            out["pdf"] = bench_pdf_ingestion(quick=True)
+            out["sqlite"] = bench_search("sqlite", args.chunks, repeats)
+            parts = ["pg"]
+        for part in parts:
             if part == "pg" and args.no_pg:
                 continue
             proc = subprocess.run(
@@ -302,6 +316,7 @@ def main() -> None:
                     str(args.chunks),
                     "--pg",
                     args.pg,
+                    *(["--quick"] if args.quick else []),
                 ],
                 capture_output=True,
                 text=True,
@@ -322,6 +337,8 @@ def main() -> None:
         _django.RESULTS.mkdir(parents=True, exist_ok=True)
         (_django.RESULTS / "ingest.json").write_text(json.dumps(out, indent=2))
         print(f"wrote {_django.RESULTS / 'ingest.json'}")
+        if any("error" in out[part] for part in ("pdf", "sqlite", "pg") if part in out):
+            raise SystemExit(1)
         return
 
     if args.part == "pg":
@@ -330,14 +347,14 @@ def main() -> None:
             result = {"skipped": "PostgreSQL not reachable"}
         else:
             _django.setup(args.pg)
-            result = bench_search("postgresql", args.chunks)
+            result = bench_search("postgresql", args.chunks, repeats)
     elif args.part == "sqlite":
         _django.setup()
-        result = bench_search("sqlite", args.chunks)
+        result = bench_search("sqlite", args.chunks, repeats)
     else:
         print("PDF ingestion (eager, in-process, extraction in a child process)")
         _django.setup()
-        result = bench_pdf_ingestion()
+        result = bench_pdf_ingestion(args.quick)
     _django.RESULTS.mkdir(parents=True, exist_ok=True)
     (_django.RESULTS / f"ingest.{args.part}.json").write_text(
         json.dumps(result, indent=2)

@@ -1,7 +1,7 @@
 """Tabular review throughput: 100 documents x 20 columns = 2,000 cells.
 
     .venv/bin/python bench/tabular.py [--documents 100] [--columns 20]
-        [--latency 0.5] [--concurrency 16] [--corpus ../shared/corpus]
+        [--latency 0.5] [--concurrency 16] [--corpus ../shared/corpus] [--quick]
 
 The scripted OpenAI-compatible model server (docuiq.testing.llm_server) runs
 in its own process and answers every call after ``--latency`` seconds, so the
@@ -28,6 +28,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# `make bench-quick` points BENCH_RESULTS elsewhere (bench/_common.py).
+RESULTS = Path(os.environ.get("BENCH_RESULTS") or ROOT / "bench" / "results")
 
 COLUMNS = [
     ("Parties", "text", "Who are the parties to this agreement?"),
@@ -163,10 +165,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--database-url", default=None, help="default: a fresh SQLite file"
     )
+    parser.add_argument("--out", default=str(RESULTS / "tabular.json"))
     parser.add_argument(
-        "--out", default=str(ROOT / "bench" / "results" / "tabular.json")
+        "--quick",
+        action="store_true",
+        help="4 generated documents x 2 columns, 10 ms calls: runs only",
     )
     args = parser.parse_args(argv)
+    if args.quick:
+        args.documents, args.columns, args.latency = 4, 2, 0.01
+        args.concurrency, args.corpus = 4, ""
     corpus = Path(args.corpus).resolve() if args.corpus else None
 
     server, url = _start_server(args.latency)
@@ -255,6 +263,7 @@ def _bench(args: argparse.Namespace, corpus: Path | None, url: str) -> int:
         "done": outcome.done,
         "failed": outcome.failed,
         "cost_usd": str(review.cost_actual_usd),
+        "quick": args.quick,
     }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -37,6 +37,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# `make bench-quick` points BENCH_RESULTS elsewhere (bench/_common.py).
+RESULTS = Path(os.environ.get("BENCH_RESULTS") or ROOT / "bench" / "results")
 
 
 def _boot(var_dir: str) -> None:
@@ -52,6 +54,45 @@ def _boot(var_dir: str) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+
+
+QUICK_CONTRACT = (
+    "SUPPLY AGREEMENT\n\n"
+    "1. Governing Law. This Agreement shall be governed by the laws of the State "
+    "of New York.\n\n"
+    "2. Term. This Agreement begins on the Effective Date and continues for three "
+    "years unless terminated earlier.\n"
+)
+
+
+def _quick_corpus(base: Path) -> Path:
+    """A corpus of one built-in contract and two categories, in CUAD's layout."""
+    cuad = base / "cuad"
+    (cuad / "contracts_txt").mkdir(parents=True)
+    (cuad / "contracts_txt" / "quick.txt").write_text(QUICK_CONTRACT)
+    (cuad / "category_descriptions.csv").write_text(
+        "Category: Governing Law,Description: Which state's law governs?,"
+        "Answer Format: Location,Group: 1\n"
+        "Category: Expiration Date,Description: When does the contract end?,"
+        "Answer Format: Date,Group: 2\n"
+    )
+    spans = []
+    for category, clause in (
+        ("Governing Law", "governed by the laws of the State of New York"),
+        ("Expiration Date", "continues for three years"),
+    ):
+        start = QUICK_CONTRACT.index(clause)
+        spans.append(
+            {
+                "category": category,
+                "spans": [
+                    {"text": clause, "answer_start": start, "all_starts": [start]}
+                ],
+            }
+        )
+    record = {"title": "quick", "txt": "contracts_txt/quick.txt", "categories": spans}
+    (cuad / "gold_spans.jsonl").write_text(json.dumps(record) + "\n")
+    return base
 
 
 def _type_for(answer_format: str) -> str:
@@ -173,10 +214,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-run", action="store_true", help="retrieval only, no executor run"
     )
+    parser.add_argument("--out", default=str(RESULTS / "tabular_eval.json"))
     parser.add_argument(
-        "--out", default=str(ROOT / "bench" / "results" / "tabular_eval.json")
+        "--quick",
+        action="store_true",
+        help="a built-in two-clause contract instead of the corpus: runs only",
     )
     args = parser.parse_args(argv)
+    if args.quick:
+        with tempfile.TemporaryDirectory(prefix="docuiq-tabular-eval-quick-") as tmp:
+            args.corpus = str(_quick_corpus(Path(tmp)))
+            with tempfile.TemporaryDirectory(prefix="docuiq-tabular-eval-") as var:
+                _boot(var)
+                return _evaluate(args, Path(args.corpus))
     corpus = Path(args.corpus).resolve()
     if not (corpus / "cuad" / "gold_spans.jsonl").exists():
         # `make bench` runs every script: without the shared corpus, skip.
@@ -322,6 +372,7 @@ def _report(args, stats, started, *, ran: bool) -> int:
     )
     result = {
         "benchmark": "tabular_eval",
+        "quick": bool(getattr(args, "quick", False)),
         "cells_with_gold": totals["cells"],
         "overall": overall,
         "per_category": per_category,

@@ -1,6 +1,6 @@
 """Quote verification quality: recall, exact offsets, and traps that must fail.
 
-    .venv/bin/python bench/verification_eval.py [--corpus ../shared/corpus] [--cases 1200]
+    .venv/bin/python bench/verification_eval.py [--corpus ../shared/corpus] [--cases 1200] [--quick]
 
 Built-in prose (contract-like sentences, bench/_common.py) gives, per kind:
 
@@ -685,7 +685,14 @@ def main() -> None:
     parser.add_argument("--per-contract", type=int, default=40)
     parser.add_argument("--per-file", type=int, default=12)
     parser.add_argument("--out", default="verification.json")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="60 cases per built-in kind, no corpus: proves the script runs",
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.cases, args.corpus = 60, None
     rng = random.Random(args.seed)
     tally = Tally()
     started = time.perf_counter()

@@ -2,7 +2,7 @@
 1 MB of prose, counted by valgrind, so that two versions of the cascade can be
 compared on a machine whose speed will not hold still.
 
-    .venv/bin/python bench/verification_instructions.py [--quotes N]
+    .venv/bin/python bench/verification_instructions.py [--quotes N] [--quick]
 
 Wall-clock medians on a shared machine have swung by up to 2x between runs
 minutes apart (bench/verification_speed.py times the same code at 1.8-3.1 ms);
@@ -15,7 +15,9 @@ before counting starts. Counting is switched on only around the loop
 (callgrind_control), and a run takes about half a minute per stage.
 
 valgrind is a Debian package the product does not need; without it this
-prints why and exits 0. Results go to bench/results/verification_instructions.json.
+prints why (in its JSON too) and exits 0. Results go to
+bench/results/verification_instructions.json. --quick counts 2 quotes in
+20 KB: it only proves the script runs.
 """
 
 from __future__ import annotations
@@ -44,7 +46,11 @@ STAGES = ("stage1", "stage2")
 _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
-def _count(stage: str, quotes: int, seed: int) -> int:
+DOCUMENT_CHARS = 1_000_000
+QUICK_CHARS = 20_000
+
+
+def _count(stage: str, quotes: int, seed: int, size: int) -> int:
     """Instructions executed verifying `quotes` quotes at `stage`, in a child
     process under callgrind."""
     result = subprocess.run(
@@ -61,6 +67,8 @@ def _count(stage: str, quotes: int, seed: int) -> int:
             str(quotes),
             "--seed",
             str(seed),
+            "--size",
+            str(size),
         ],
         capture_output=True,
         text=True,
@@ -72,9 +80,9 @@ def _count(stage: str, quotes: int, seed: int) -> int:
     return int(found.group(1).replace(",", ""))
 
 
-def _inner(stage: str, quotes: int, seed: int) -> None:
+def _inner(stage: str, quotes: int, seed: int, size: int) -> None:
     rng = random.Random(seed)
-    text = prose(rng, 1_000_000)
+    text = prose(rng, size)
     if stage == "stage1":
         spans = [quote_at(text, rng, 200) for _ in range(quotes)]
         pairs = [(text, text[start:end]) for start, end in spans]
@@ -102,29 +110,45 @@ def main() -> None:
     parser.add_argument("--quotes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--inner", choices=STAGES, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--size", type=int, default=DOCUMENT_CHARS, help=argparse.SUPPRESS
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="2 quotes in 20 KB: runs only"
+    )
     args = parser.parse_args()
     if args.inner:
-        _inner(args.inner, args.quotes, args.seed)
+        _inner(args.inner, args.quotes, args.seed, args.size)
         return
+    if args.quick:
+        args.quotes, args.size = 2, QUICK_CHARS
     missing = [
         tool for tool in ("valgrind", "callgrind_control") if not shutil.which(tool)
     ]
     if missing:
-        print(f"skipped: {', '.join(missing)} not installed (Debian package valgrind)")
+        why = f"{', '.join(missing)} not installed (Debian package valgrind)"
+        print(f"skipped: {why}")
+        path = write_results(
+            "verification_instructions.json", {"skipped": why, "quick": args.quick}
+        )
+        print(f"wrote {path}")
         return
     per_quote = {}
     for stage in STAGES:
-        total = _count(stage, args.quotes, args.seed)
+        total = _count(stage, args.quotes, args.seed, args.size)
         per_quote[stage] = round(total / args.quotes)
         print(
             f"{stage}: {per_quote[stage] / 1e6:.3f} M instructions per 200-char quote "
-            f"in 1 MB of prose ({args.quotes} quotes, each verified once)"
+            f"in {args.size / 1e6:g} MB of prose ({args.quotes} quotes, each verified "
+            "once)"
         )
     path = write_results(
         "verification_instructions.json",
         {
             "python": sys.version.split()[0],
             "quotes": args.quotes,
+            "document_chars": args.size,
+            "quick": args.quick,
             "seed": args.seed,
             "instructions_per_quote": per_quote,
         },
