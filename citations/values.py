@@ -1019,10 +1019,51 @@ _PLACE = _alternation(_spaced(p.lower()).replace("'", "['’]") for p in _PLACES
 _JURISDICTION = re.compile(
     rf"(?P<designation>{_DESIGNATION})?(?P<place>{_PLACE})(?!\w)"
 )
+# "construed in accordance with English law": a place named by its
+# adjective, only before "law" (the span is "English law").
+LAW_ADJECTIVES = {
+    "English": "England and Wales",
+    "Scots": "Scotland",
+    "Scottish": "Scotland",
+    "Irish": "Ireland",
+    "Israeli": "Israel",
+    "Canadian": "Canada",
+    "Mexican": "Mexico",
+    "Brazilian": "Brazil",
+    "Japanese": "Japan",
+    "Chinese": "China",
+    "Korean": "South Korea",
+    "Indian": "India",
+    "Australian": "Australia",
+    "Dutch": "Netherlands",
+    "German": "Germany",
+    "French": "France",
+    "Swiss": "Switzerland",
+    "Belgian": "Belgium",
+    "Spanish": "Spain",
+    "Portuguese": "Portugal",
+    "Italian": "Italy",
+    "Austrian": "Austria",
+    "Swedish": "Sweden",
+    "Norwegian": "Norway",
+    "Danish": "Denmark",
+    "Finnish": "Finland",
+    "Cypriot": "Cyprus",
+    "Maltese": "Malta",
+    "South African": "South Africa",
+}
+_CANONICAL |= {adjective.lower(): name for adjective, name in LAW_ADJECTIVES.items()}
+_LAW_ADJECTIVE = re.compile(
+    rf"(?P<place>{_alternation(_spaced(a.lower()) for a in LAW_ADJECTIVES)})"
+    r"\s+laws?\b"
+)
 # A capitalised word that may open a place's name (or "State of").
 _CAPITALISED = re.compile(r"(?<![\w.])[A-Z][\w'’.]*")
 _OPENING_WORDS = frozenset(
-    [re.match(r"[\w'.]+", p.lower()).group().rstrip(".") for p in _PLACES]  # type: ignore[union-attr]
+    [
+        re.match(r"[\w'.]+", p.lower()).group().rstrip(".")  # type: ignore[union-attr]
+        for p in (*_PLACES, *LAW_ADJECTIVES)
+    ]
     + list(_DESIGNATIONS)
 )
 # The words that say what a place is named for, nearest before it deciding:
@@ -1059,8 +1100,8 @@ def _role(text: str, low: str, start: int) -> str:
 def find_jurisdictions(text: str) -> list[Jurisdiction]:
     """Places whose law or courts a contract may name: US states, Canadian
     provinces and common countries, by canonical name ("the laws of the
-    State of New York" -> "New York"; the span is "State of New York").
-    Names are read capitalised ("Delaware", "NEW YORK"): "georgia" in
+    State of New York" -> "New York"; the span is "State of New York"), or by
+    an adjective before "law" ("English law"). Names are read capitalised ("Delaware", "NEW YORK"): "georgia" in
     lowercase prose is no place. Best first: named by governing-law wording
     ("governed by and construed in accordance with the laws of"), then by a
     forum ("the courts of"), then "the laws of", then any other mention
@@ -1072,7 +1113,9 @@ def find_jurisdictions(text: str) -> list[Jurisdiction]:
         opening = word.group().lower().replace("’", "'").rstrip(".")
         if word.start() < end or opening not in _OPENING_WORDS:
             continue
-        m = _JURISDICTION.match(low, word.start())
+        m = _JURISDICTION.match(low, word.start()) or _LAW_ADJECTIVE.match(
+            low, word.start()
+        )
         if m is None:
             continue
         place = text[m.start("place") : m.end("place")]

@@ -334,6 +334,12 @@ def test_an_ambiguous_numeric_date_says_so_and_reads_both_ways():
         ),
         ("offices in Tel Aviv, Israel", [("Israel", "Israel", MENTION)]),
         (
+            "shall be construed in accordance with English law.",
+            [("England and Wales", "English law", GOVERNING_LAW)],
+        ),
+        # An adjective names a place only before "law".
+        ("payable in Canadian dollars to a German bank", []),
+        (
             "the People’s Republic of China",
             [("China", "People’s Republic of China", MENTION)],
         ),
@@ -658,6 +664,7 @@ PLACES = [
     ("Commonwealth of Massachusetts", "Massachusetts"),
     ("Israel", "Israel"),
     ("STATE OF CALIFORNIA", "California"),
+    ("English law", "England and Wales"),
 ]
 
 
