@@ -1069,13 +1069,14 @@ _OPENING_WORDS = frozenset(
 # The words that say what a place is named for, nearest before it deciding:
 # "organized under the laws of" is incorporation, never the governing law.
 _ROLE_CUES = re.compile(
+    r"\b(?:"
     r"(?P<mention>(?:organi[sz]ed|incorporated|existing|formed|registered|domiciled)"
     r"\b[^.;]{0,40}?\blaws?\s+of)"
-    r"|(?P<governing_law>govern(?:ed|s|ing)?\b|constru(?:ed|ction)\b"
-    r"|interpret(?:ed|ation)\b|enforced\s+in\s+accordance|applicable\s+law"
-    r"|choice\s+of\s+law|subject\s+to\s+the\s+laws?)"
-    r"|(?P<forum>courts?\b|venue\b|jurisdiction\b|arbitration\b|forum\b|seat\b|tribunal\b)"
-    r"|(?P<law>laws?\s+of\b)"
+    r"|(?P<governing_law>govern(?:ed|s|ing)?|constru(?:ed|ction)|interpret(?:ed|ation)"
+    r"|enforced\s+in\s+accordance|choice\s+of\s+law|subject\s+to\s+the\s+laws?)"
+    r"|(?P<forum>courts?|venue|jurisdiction|arbitration|forum|seat|tribunal)"
+    r"|(?P<law>laws?\s+of)"
+    r")\b"
 )
 _LOOKBACK = 240
 _SENTENCE_END = re.compile(r"[.;!?]\s+(?=[A-Z(\d])")

@@ -352,6 +352,18 @@ def test_find_jurisdictions(text, expected):
     assert [(j.name, text[j.start : j.end], j.role) for j in found] == expected
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # "Avenue" holds no venue, nor "Applicable Laws" a choice of law.
+        "a principal business address at 100 Park Avenue, New York",
+        "violate any Applicable Laws, regulations or decrees of any authority of the United States",
+    ],
+)
+def test_cues_are_whole_words(text):
+    assert [j.role for j in find_jurisdictions(text)] == [MENTION]
+
+
 def test_the_governing_law_comes_before_other_places():
     text = (
         "ABC Corp., a company organized and existing under the laws of Singapore, "
