@@ -1083,7 +1083,17 @@ _SENTENCE_END = re.compile(r"[.;!?]\s+(?=[A-Z(\d])")
 _ROLE_RANK = {role: rank for rank, role in enumerate(JURISDICTION_ROLES)}
 
 
-def _role(text: str, low: str, start: int) -> str:
+# "The laws of California shall govern", "Delaware law governs": the verb
+# after the place.
+_GOVERNS_AFTER = re.compile(
+    r"(?:\s+laws?)?\s+(?:(?:shall|will|is\s+to|are\s+to)\s+)?"
+    r"(?:govern|governs|apply|applies|control|controls)\b"
+)
+
+
+def _role(text: str, low: str, start: int, end: int) -> str:
+    if _GOVERNS_AFTER.match(low, end):
+        return GOVERNING_LAW
     lo = max(0, start - _LOOKBACK)
     ends = list(_SENTENCE_END.finditer(text, lo, start))
     if ends:
@@ -1125,7 +1135,9 @@ def find_jurisdictions(text: str) -> list[Jurisdiction]:
             continue
         start = m.start()
         found.append(
-            Jurisdiction(_CANONICAL[key], start, m.end(), _role(text, low, start))
+            Jurisdiction(
+                _CANONICAL[key], start, m.end(), _role(text, low, start, m.end())
+            )
         )
         end = m.end()
     return sorted(found, key=lambda j: (_ROLE_RANK[j.role], j.start))

@@ -334,6 +334,11 @@ def test_an_ambiguous_numeric_date_says_so_and_reads_both_ways():
         ),
         ("offices in Tel Aviv, Israel", [("Israel", "Israel", MENTION)]),
         (
+            "12.6 The laws of California shall govern the construction of the Agreement.",
+            [("California", "California", GOVERNING_LAW)],
+        ),
+        ("Delaware law governs.", [("Delaware", "Delaware", GOVERNING_LAW)]),
+        (
             "shall be construed in accordance with English law.",
             [("England and Wales", "English law", GOVERNING_LAW)],
         ),
