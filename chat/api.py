@@ -263,6 +263,9 @@ class ChatMessageListApi(ChatSessionApiView):
         )
 
 
+MAX_SCOPE_DOCUMENTS = 200
+
+
 class ChatMessageAskApi(ChatSessionApiView):
     """Ask a question and get the answer in the same request.
 
@@ -275,6 +278,19 @@ class ChatMessageAskApi(ChatSessionApiView):
 
     class InputSerializer(serializers.Serializer):
         question = serializers.CharField(max_length=MAX_QUESTION_CHARS)
+        document_ids = serializers.ListField(
+            child=serializers.UUIDField(),
+            required=False,
+            max_length=MAX_SCOPE_DOCUMENTS,
+            help_text="search only these documents for this question "
+            "(overrides the session's scope for this turn)",
+        )
+        collection_id = serializers.IntegerField(
+            min_value=1,
+            max_value=MAX_INT_ID,
+            required=False,
+            help_text="search only this collection for this question",
+        )
 
         class Meta:
             ref_name = "ChatAskInput"
@@ -296,12 +312,24 @@ class ChatMessageAskApi(ChatSessionApiView):
         session = self.get_session(session_id)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        answer = message_ask(
-            session=session, question=serializer.validated_data["question"]
-        )
+        data = serializer.validated_data
+        choice = None
+        if data.get("document_ids") or data.get("collection_id"):
+            choice = self._choice(data)
+        answer = message_ask(session=session, question=data["question"], choice=choice)
         return Response(
             MessageOutputSerializer(answer).data, status=status.HTTP_201_CREATED
         )
+
+    def _choice(self, data: dict) -> dict:
+        """This question's own scope, checked inside the caller's tenant like
+        the session's (an unknown or foreign id is a 400)."""
+        collection = tenant_collection(self.tenant, data.get("collection_id"))
+        documents = _tenant_documents(self.tenant, data.get("document_ids") or [])
+        return {
+            "document_ids": [str(d.pk) for d in documents],
+            "collection_id": collection.pk if collection is not None else None,
+        }
 
 
 def _status_citation(

@@ -6,8 +6,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from dataclasses import asdict
 from typing import TYPE_CHECKING
 
+from chat.coverage import (
+    PENDING,
+    SUPPORTED,
+    UNSUPPORTED,
+    Sentence,
+    answer_sentences,
+    coverage,
+)
+from citations.models import Relevance, Status
 from ingest.links import document_span_url
 
 if TYPE_CHECKING:
@@ -67,7 +78,49 @@ def citation_fields(citation: MessageCitation) -> dict:
         "reason": citation.reason,
         "answer_start": citation.answer_start,
         "answer_end": citation.answer_end,
+        "failure_kind": citation.failure_kind or None,
+        "candidate_start": citation.candidate_start,
+        "candidate_end": citation.candidate_end,
+        "candidate_page": citation.candidate_page,
+        "relevance": citation.relevance,
+        "relevance_score": citation.relevance_score,
+        "other_document": citation.other_document,
+        "stale": citation.is_stale,
     }
+
+
+def supports(citation: MessageCitation) -> bool:
+    """Does the citation support the sentence that cites it: verified, not
+    stale, bearing on the question, from the document asked about."""
+    return (
+        citation.verification_status == Status.VERIFIED
+        and not citation.is_stale
+        and citation.relevance in {Relevance.ANSWERS, Relevance.RELATED}
+        and not citation.other_document
+    )
+
+
+def support_of(citations: Iterable[MessageCitation]) -> Callable[[str], str]:
+    """`coverage`'s judge of a ref, from the message's citations."""
+    by_ref: dict[str, list[MessageCitation]] = {}
+    for c in citations:
+        by_ref.setdefault(c.ref_label, []).append(c)
+
+    def support(ref: str) -> str:
+        rows = by_ref.get(ref, [])
+        if any(supports(c) for c in rows):
+            return SUPPORTED
+        if any(c.verification_status == Status.PENDING for c in rows):
+            return PENDING
+        return UNSUPPORTED
+
+    return support
+
+
+def sentence_marks(payload: dict, citations: Iterable[MessageCitation]) -> list[dict]:
+    """The live coverage marks of a stored answer's sentences."""
+    sentences = [Sentence(**s) for s in payload.get("sentences", [])]
+    return coverage(sentences, support_of(citations))
 
 
 def unsourced_fields(row: UnsourcedCitation) -> dict:
@@ -98,6 +151,8 @@ def build_payload(
     citations: list[MessageCitation],
     unsourced: list[UnsourcedCitation],
     model: str,
+    searched: dict | None = None,
+    not_found: bool = False,
 ) -> dict:
     entries = {
         s.ref_label: _source_entry(
@@ -125,6 +180,9 @@ def build_payload(
         "all_citations": list(entries.values()),
         "inline_refs": inline_refs,
         "model": model,
+        "searched": searched or {},
+        "not_found": not_found,
+        "sentences": [asdict(s) for s in answer_sentences(extraction.answer)],
     }
 
 
@@ -139,4 +197,5 @@ def payload_with_verdicts(message: Message) -> dict:
             {**entry, **citation_fields(row)} if row is not None else dict(entry)
         )
     payload["citations"] = merged
+    payload["coverage"] = sentence_marks(payload, live.values())
     return payload

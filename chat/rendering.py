@@ -6,6 +6,7 @@ quote or answer containing `<script>` is only ever shown as text (SPEC §7).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,8 @@ _REF = re.compile(r"S?(\d+)", re.IGNORECASE)
 class Text:
     text: str
     kind: str = "text"
+    uncited: bool = False  # a claim no verified, relevant citation supports
+    start: int = 0  # where the text stands in the answer
 
 
 @dataclass
@@ -53,6 +56,18 @@ class CitedItem:
 
 def _refs(group: str) -> list[str]:
     return [f"S{m.group(1)}" for m in _REF.finditer(group)]
+
+
+def marker_refs(text: str) -> list[str]:
+    """The refs of the citation markers in `text`, in order ("S1", "S3")."""
+    refs: list[str] = []
+    for match in _MARKER.finditer(text):
+        refs.extend(_refs(match.group(1) or match.group(2) or ""))
+    return refs
+
+
+def without_markers(text: str) -> str:
+    return _MARKER.sub("", text)
 
 
 def answer_segments(
@@ -88,15 +103,35 @@ def answer_segments(
         if not refs:
             continue
         if match.start() > cursor:
-            segments.append(Text(answer[cursor : match.start()]))
+            segments.append(Text(answer[cursor : match.start()], start=cursor))
         segments.append(BadgeGroup([take(ref, match.end()) for ref in refs]))
         cursor = match.end()
     if cursor < len(answer):
-        segments.append(Text(answer[cursor:]))
+        segments.append(Text(answer[cursor:], start=cursor))
     if unused:  # cited only in a trailing <citations> block or JSON list
         leftovers = BadgeGroup([take(i.ref, len(answer)) for i in list(unused)])
         segments.append(leftovers)
     return segments, footnotes
+
+
+def mark_uncited(segments: Sequence, spans: Sequence[tuple[int, int]]) -> list:
+    """Split the answer's text segments so the parts inside `spans` (offsets
+    into the answer) are marked uncited; badges stay as they are."""
+    if not spans:
+        return list(segments)
+    out: list = []
+    for seg in segments:
+        if not isinstance(seg, Text):
+            out.append(seg)
+            continue
+        start, end = seg.start, seg.start + len(seg.text)
+        cuts = sorted(
+            {start, end} | {p for s, e in spans for p in (s, e) if start < p < end}
+        )
+        for a, b in itertools.pairwise(cuts):
+            inside = any(s <= a and b <= e for s, e in spans)
+            out.append(Text(seg.text[a - start : b - start], uncited=inside, start=a))
+    return out
 
 
 def answer_with_footnotes(

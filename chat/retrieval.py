@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import zip_longest
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -12,6 +13,7 @@ from llm.prompting import PromptSource
 
 if TYPE_CHECKING:
     from chat.models import ChatSession
+    from chat.scope import Scope
 
 
 @dataclass(frozen=True)
@@ -49,14 +51,28 @@ class Retrieved:
 
 
 def retrieve(
-    *, session: ChatSession, question: str, k: int | None = None
+    *, session: ChatSession, scope: Scope, k: int | None = None
 ) -> list[Retrieved]:
-    documents = list(session.documents.all())
-    hits = search_chunks(
-        session.tenant,
-        question,
-        documents=documents or None,
-        collection=session.collection,
-        k=k or settings.RETRIEVAL_TOP_K,
-    )
-    return [Retrieved(ref=f"S{i}", hit=hit) for i, hit in enumerate(hits, start=1)]
+    """The top-k chunks for a question in its scope, labelled S1, S2, ...
+
+    When the question names or picks several documents (a comparison), each
+    gets a fair share of the k places, so one long contract cannot crowd out
+    the other."""
+    k = k or settings.RETRIEVAL_TOP_K
+    documents = scope.documents
+    if 2 <= len(documents) <= k:
+        share = max(1, k // len(documents))
+        per_document = [
+            search_chunks(session.tenant, scope.search_text, document=d, k=share)
+            for d in documents
+        ]
+        hits = [hit for rank in zip_longest(*per_document) for hit in rank if hit]
+    else:
+        hits = search_chunks(
+            session.tenant,
+            scope.search_text,
+            documents=documents or None,
+            collection=scope.collection,
+            k=k,
+        )
+    return [Retrieved(ref=f"S{i}", hit=hit) for i, hit in enumerate(hits[:k], start=1)]

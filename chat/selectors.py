@@ -1,17 +1,36 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 
+from chat.coverage import UNSUPPORTED
 from chat.models import ChatSession, Message
-from chat.rendering import CitedItem, answer_segments, answer_with_footnotes
+from chat.payload import sentence_marks
+from chat.rendering import (
+    CitedItem,
+    answer_segments,
+    answer_with_footnotes,
+    mark_uncited,
+)
+from citations.marks import Mark, citation_mark
 from citations.models import Status
-from citations.presentation import badge_state, differs_from_source, footnote_text
+from citations.presentation import (
+    badge_state,
+    citation_badge,
+    differs_from_source,
+    footnote_text,
+)
+from ingest.models import Document
+from ingest.selectors import document_list
+from llm.extractive import MODEL_NAME as EXTRACTIVE_MODEL
 
 if TYPE_CHECKING:
     from accounts.models import Tenant
+
+# Answers made without a model: no free sentences to check for support.
+OFFLINE_MODELS = {EXTRACTIVE_MODEL, "none", ""}
 
 
 def session_list(*, tenant: Tenant, user: Any = None) -> QuerySet[ChatSession]:
@@ -43,12 +62,22 @@ class CitationView:
     is_unsourced: bool
     differs: bool = False
     found_in: str = ""
+    badge_override: Any = None
+    mark: Mark | None = None
 
     @property
     def badge(self):
+        if self.badge_override is not None:
+            return self.badge_override
         return badge_state(
             self.status, self.method, differs=self.differs, found_in=self.found_in
         )
+
+    @property
+    def supporting(self) -> bool:
+        """Counted as a source that supports the answer (not off-topic, not
+        from another document than the one asked about)."""
+        return self.mark is None or self.mark.supporting
 
     @property
     def is_pending(self) -> bool:
@@ -59,9 +88,24 @@ class CitationView:
 class MessageView:
     message: Message
     segments: list
-    footnotes: list
+    footnotes: list  # supporting sources, numbered first
     copy_text: str
     pending: bool
+    not_answering: list = field(default_factory=list)  # retrieved, off-topic
+    searched: dict = field(default_factory=dict)
+    not_found: bool = False
+    stale: bool = False  # a citation failed re-verification on a new revision
+    uncited: int = 0  # claims no verified, relevant citation supports
+
+    @property
+    def narrowed(self) -> bool:
+        """The question itself narrowed the search (named or @-mentioned
+        documents): offer to search everything instead."""
+        return self.searched.get("kind") in {"named", "mentioned"}
+
+    @property
+    def searched_titles(self) -> list[str]:
+        return [d["title"] for d in self.searched.get("documents", [])]
 
 
 def _citation_views(message: Message) -> list[tuple[CitedItem, CitationView]]:
@@ -79,6 +123,8 @@ def _citation_views(message: Message) -> list[tuple[CitedItem, CitationView]]:
             is_unsourced=False,
             differs=differs_from_source(c),
             found_in=c.mis_attributed_to,
+            badge_override=citation_badge(c),
+            mark=citation_mark(c),
         )
         rows.append((CitedItem(c.ref_label, c.answer_start, c.answer_end, view), view))
     for u in message.unsourced_citations.all():
@@ -101,6 +147,17 @@ def _citation_views(message: Message) -> list[tuple[CitedItem, CitationView]]:
 def message_view(message: Message) -> MessageView:
     rows = _citation_views(message)
     segments, footnotes = answer_segments(message.content, [item for item, _ in rows])
+    footnotes = _supporting_first(segments, footnotes)
+    citations = list(message.citations.all())
+    payload = message.payload or {}
+    marks: list[dict] = []
+    if message.model_name not in OFFLINE_MODELS:
+        # The offline responder only quotes; a model's sentences are claims.
+        marks = sentence_marks(payload, citations)
+        segments = mark_uncited(
+            segments,
+            [(m["start"], m["end"]) for m in marks if m["status"] == UNSUPPORTED],
+        )
 
     def describe(badge) -> str:
         v = badge.item
@@ -114,13 +171,35 @@ def message_view(message: Message) -> MessageView:
             badge=v.badge,
         )
 
+    supporting = [b for b in footnotes if b.item is None or b.item.supporting]
     return MessageView(
         message=message,
         segments=segments,
-        footnotes=footnotes,
+        footnotes=supporting,
+        not_answering=[b for b in footnotes if b not in supporting],
         copy_text=answer_with_footnotes(segments, footnotes, describe),
         pending=any(view.is_pending for _, view in rows),
+        searched=payload.get("searched") or {},
+        not_found=bool(payload.get("not_found")),
+        stale=any(c.is_stale for c in citations),
+        uncited=sum(1 for m in marks if m["status"] == UNSUPPORTED),
     )
+
+
+def _supporting_first(segments: list, footnotes: list) -> list:
+    """Number the sources that support the answer first: an off-topic or
+    other-document citation is never citation [1]."""
+    ordered = sorted(
+        footnotes,
+        key=lambda b: (not (b.item is None or b.item.supporting), b.number),
+    )
+    renumber = {b.number: i for i, b in enumerate(ordered, start=1)}
+    badges = {id(b): b for seg in segments for b in getattr(seg, "badges", ())}
+    badges.update((id(b), b) for b in ordered)
+    for badge in badges.values():  # each object once: some appear twice
+        if badge.number:
+            badge.number = renumber.get(badge.number, badge.number)
+    return ordered
 
 
 def session_messages(*, session: ChatSession) -> list:
@@ -131,3 +210,73 @@ def session_messages(*, session: ChatSession) -> list:
         .order_by("created_at")
     )
     return [m if m.role == Message.Role.USER else message_view(m) for m in messages]
+
+
+# ------------------------------------------------------------------ scope
+
+PICKER_LIMIT = 200
+
+
+def document_titles(*, tenant: Tenant, query: str = "", limit: int = PICKER_LIMIT):
+    """Ready documents whose title holds every word of `query`, newest first."""
+    qs = document_list(tenant=tenant).filter(status=Document.Status.READY)
+    for word in query.split()[:8]:
+        qs = qs.filter(title__icontains=word)
+    return list(qs.select_related(None).only("id", "title", "created_at")[:limit])
+
+
+def scope_documents(*, tenant: Tenant, ids: list) -> list:
+    """The tenant's ready documents among `ids` (others are ignored)."""
+    if not ids:
+        return []
+    qs = document_list(tenant=tenant).filter(status=Document.Status.READY, pk__in=ids)
+    return list(qs)
+
+
+@dataclass
+class PickerOption:
+    id: str
+    title: str
+    chosen: bool
+
+
+@dataclass
+class Picker:
+    options: list[PickerOption]
+    chosen: list[PickerOption]
+    collection: Any = None
+    query: str = ""
+    more: bool = False
+
+    @property
+    def summary(self) -> str:
+        """What the chat searches, in a few words."""
+        if self.chosen:
+            names = ", ".join(o.title for o in self.chosen[:3])
+            extra = len(self.chosen) - 3
+            return names + (f" and {extra} more" if extra > 0 else "")
+        if self.collection is not None:
+            return f"the collection “{self.collection.name}”"
+        return "all documents"
+
+
+def picker_context(
+    *, tenant: Tenant, chosen: list, collection: Any = None, query: str = ""
+) -> Picker:
+    """The picker's options: documents matching `query` (chosen ones first)."""
+    chosen_docs = scope_documents(tenant=tenant, ids=list(chosen))
+    chosen_ids = {d.pk for d in chosen_docs}
+    found = document_titles(tenant=tenant, query=query, limit=PICKER_LIMIT + 1)
+    options = [PickerOption(str(d.pk), d.title, True) for d in chosen_docs]
+    options += [
+        PickerOption(str(d.pk), d.title, False)
+        for d in found[:PICKER_LIMIT]
+        if d.pk not in chosen_ids
+    ]
+    return Picker(
+        options=options,
+        chosen=[o for o in options if o.chosen],
+        collection=collection,
+        query=query,
+        more=len(found) > PICKER_LIMIT,
+    )

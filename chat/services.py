@@ -11,7 +11,8 @@ with a clear error: the question is kept and can be asked again.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from django.db import transaction
@@ -19,11 +20,15 @@ from django.db import transaction
 from chat.models import ChatSession, Message
 from chat.payload import build_payload
 from chat.retrieval import Retrieved, retrieve
+from chat.scope import Scope, choice_of, scope_for
 from chat.sources import SourceChunk, message_sources_create
 from citations.extraction import extract_citations
-from citations.services import citations_record
+from citations.relevance import Relevance, RelevanceJudge
+from citations.services import citations_rate, citations_record
+from ingest.search import query_terms
 from llm.configured import provider
 from llm.errors import LLMError
+from llm.prompting import NO_ANSWER
 from llm.types import ChatMessage, Completion
 
 if TYPE_CHECKING:
@@ -58,26 +63,55 @@ def session_create(
     return session
 
 
+def session_scope_set(
+    *,
+    session: ChatSession,
+    documents: Sequence[Document],
+    collection: Collection | None,
+) -> None:
+    """Change what the chat searches from its next question on."""
+    session.documents.set(documents)
+    if session.collection_id != (collection.pk if collection else None):
+        session.collection = collection
+        session.save(update_fields=["collection", "updated_at"])
+
+
 @dataclass
 class Turn:
-    """A question in flight: its stored user message and what was retrieved."""
+    """A question in flight: its stored user message, what it searches and
+    what was retrieved."""
 
     session: ChatSession
     question: Message
+    scope: Scope
     retrieved: list[Retrieved]
 
     @property
     def prompt_sources(self):
         return [r.prompt_source() for r in self.retrieved]
 
+    @cached_property
+    def judge(self) -> RelevanceJudge:
+        """Rates passages against the question less the words that named
+        documents (they name, they do not say what to find)."""
+        return RelevanceJudge(self.scope.search_text)
 
-def question_store(*, session: ChatSession, question: str) -> Message:
+    def rate(self, passage: str) -> Relevance:
+        return self.judge.rate(passage)
+
+
+def question_store(
+    *, session: ChatSession, question: str, choice: dict | None = None
+) -> Message:
+    """Store a question; `choice` is its own scope (document_ids,
+    collection_id, or all), overriding the chat's for this question."""
     question = question.strip()[:4000]
     message = Message.objects.create(
         tenant_id=session.tenant_id,
         session=session,
         role=Message.Role.USER,
         content=question,
+        payload={"scope": choice} if choice else {},
     )
     if not session.title:
         ChatSession.objects.filter(pk=session.pk).update(title=question[:80])
@@ -86,15 +120,23 @@ def question_store(*, session: ChatSession, question: str) -> Message:
 
 def turn_for(*, question: Message) -> Turn:
     session = question.session
+    scope = scope_for(
+        session=session, question=question.content, choice=choice_of(question)
+    )
     return Turn(
         session=session,
         question=question,
-        retrieved=retrieve(session=session, question=question.content),
+        scope=scope,
+        retrieved=retrieve(session=session, scope=scope),
     )
 
 
-def turn_start(*, session: ChatSession, question: str) -> Turn:
-    return turn_for(question=question_store(session=session, question=question))
+def turn_start(
+    *, session: ChatSession, question: str, choice: dict | None = None
+) -> Turn:
+    return turn_for(
+        question=question_store(session=session, question=question, choice=choice)
+    )
 
 
 def _history(turn: Turn) -> list[ChatMessage]:
@@ -121,6 +163,13 @@ def turn_finish(*, turn: Turn, completion: Completion) -> Message:
 
     known = [r.ref for r in turn.retrieved]
     extraction = extract_citations(completion.text, known_refs=known)
+    searched = searched_for(turn)
+    not_found = is_not_found(extraction)
+    if not_found:
+        extraction = replace(
+            extraction,
+            answer=f"{extraction.answer.rstrip()}\n\n{searched_line(searched)}",
+        )
     with transaction.atomic():
         message = Message.objects.create(
             tenant_id=turn.session.tenant_id,
@@ -147,6 +196,11 @@ def turn_finish(*, turn: Turn, completion: Completion) -> Message:
         recorded = citations_record(
             message=message, candidates=extraction.candidates, sources=sources
         )
+        citations_rate(
+            citations=recorded.citations,
+            rate=turn.rate,
+            asked_documents=_asked_documents(turn),
+        )
         message.payload = build_payload(
             question=turn.question.content,
             extraction=extraction,
@@ -156,6 +210,8 @@ def turn_finish(*, turn: Turn, completion: Completion) -> Message:
             citations=recorded.citations,
             unsourced=recorded.unsourced,
             model=completion.model,
+            searched=searched,
+            not_found=not_found,
         )
         message.save(update_fields=["payload"])
         message_id = str(message.pk)
@@ -189,9 +245,13 @@ def _no_sources_completion() -> Completion:
     )
 
 
-def message_ask(*, session: ChatSession, question: str) -> Message:
+def message_ask(
+    *, session: ChatSession, question: str, choice: dict | None = None
+) -> Message:
     """Ask and answer in one call (the API, the CLI, pages without JS)."""
-    return turn_answer(turn=turn_start(session=session, question=question))
+    return turn_answer(
+        turn=turn_start(session=session, question=question, choice=choice)
+    )
 
 
 def turn_answer(*, turn: Turn) -> Message:
@@ -201,7 +261,10 @@ def turn_answer(*, turn: Turn) -> Message:
         return turn_finish(turn=turn, completion=_no_sources_completion())
     try:
         completion = provider().answer(
-            turn.question.content, turn.prompt_sources, history=_history(turn)
+            turn.question.content,
+            turn.prompt_sources,
+            history=_history(turn),
+            rate=turn.rate,
         )
     except LLMError as exc:
         return turn_fail(turn=turn, error=str(exc))
@@ -218,7 +281,10 @@ def message_stream(*, turn: Turn) -> Iterator[str | Message]:
         return
     try:
         stream = provider().stream_answer(
-            turn.question.content, turn.prompt_sources, history=_history(turn)
+            turn.question.content,
+            turn.prompt_sources,
+            history=_history(turn),
+            rate=turn.rate,
         )
         with stream:
             yield from stream
@@ -232,6 +298,42 @@ def message_stream(*, turn: Turn) -> Iterator[str | Message]:
         )
         return
     yield turn_finish(turn=turn, completion=completion)
+
+
+def _asked_documents(turn: Turn) -> set | None:
+    """The documents the question is about, when it names or mentions some:
+    a citation from another document is marked as such."""
+    if turn.scope.kind in {"named", "mentioned"}:
+        return {d.pk for d in turn.scope.documents}
+    return None
+
+
+def searched_for(turn: Turn) -> dict:
+    """What a turn searched: the scope and the search terms."""
+    return {**turn.scope.describe(), "terms": query_terms(turn.scope.search_text)}
+
+
+def searched_line(searched: dict) -> str:
+    """ "Searched: <titles> for: <terms>." said with a "not found"."""
+    titles = [d["title"] for d in searched.get("documents", [])]
+    if titles:
+        where = ", ".join(f'"{t}"' for t in titles[:8])
+        if len(titles) > 8:
+            where += f" and {len(titles) - 8} more"
+    elif searched.get("collection"):
+        where = f'the collection "{searched["collection"]["name"]}"'
+    else:
+        where = "all your documents"
+    terms = ", ".join(searched.get("terms", [])[:12])
+    return f"Searched: {where}" + (f" for: {terms}." if terms else ".")
+
+
+def is_not_found(extraction) -> bool:
+    """The answer says the documents are silent (no citation made)."""
+    answer = extraction.answer.strip()
+    return not extraction.candidates and (
+        answer.startswith(NO_ANSWER[:40]) or answer.startswith(NO_SOURCES_ANSWER[:40])
+    )
 
 
 def message_retry(*, failed: Message) -> Turn:

@@ -10,6 +10,9 @@ urlpatterns = [
     path("new/", views.session_new, name="session-new"),
     path("<uuid:session_id>/", views.session_detail, name="session"),
     path("<uuid:session_id>/messages/", views.message_create, name="message-create"),
+    path("<uuid:session_id>/scope/", views.session_scope, name="session-scope"),
+    path("documents/suggest/", views.document_suggest, name="document-suggest"),
+    path("documents/picker/", views.picker_options, name="picker-options"),
     path(
         "questions/<uuid:question_id>/stream/",
         views.message_stream_view,

@@ -1,10 +1,17 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    JsonResponse,
+    StreamingHttpResponse,
+)
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -12,13 +19,22 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.http import require_tenant
 from accounts.models import Collection
 from chat.models import Message
-from chat.selectors import message_view, session_get, session_list, session_messages
+from chat.selectors import (
+    document_titles,
+    message_view,
+    picker_context,
+    scope_documents,
+    session_get,
+    session_list,
+    session_messages,
+)
 from chat.services import (
     message_ask,
     message_retry,
     message_stream,
     question_store,
     session_create,
+    session_scope_set,
     turn_answer,
     turn_for,
 )
@@ -43,7 +59,8 @@ def _session_or_404(request: HttpRequest, session_id):
 def chat_home(request: HttpRequest) -> HttpResponse:
     tenant = require_tenant(request)
     latest = session_list(tenant=tenant, user=request.user).first()
-    if latest is not None and "new" not in request.GET:
+    preset = request.GET.getlist("document")
+    if latest is not None and "new" not in request.GET and not preset:
         return redirect("chat:session", session_id=latest.pk)
     return render(
         request,
@@ -53,20 +70,38 @@ def chat_home(request: HttpRequest) -> HttpResponse:
             "collections": Collection.objects.all(),
             "session": None,
             "items": [],
+            "picker": picker_context(tenant=tenant, chosen=_uuids(preset)),
         },
     )
+
+
+def _uuids(values) -> list:
+    out = []
+    for value in values:
+        try:
+            out.append(uuid.UUID(str(value)))
+        except ValueError:
+            continue
+    return out
+
+
+def _collection(request: HttpRequest, value: str | None):
+    if value and str(value).isdigit():
+        return Collection.objects.filter(pk=int(value)).first()
+    return None
 
 
 @require_POST
 @login_required
 def session_new(request: HttpRequest) -> HttpResponse:
     tenant = require_tenant(request)
-    collection = None
-    if request.POST.get("collection", "").isdigit():
-        collection = Collection.objects.filter(
-            pk=int(request.POST["collection"])
-        ).first()
-    session = session_create(tenant=tenant, user=request.user, collection=collection)
+    collection = _collection(request, request.POST.get("collection"))
+    documents = scope_documents(
+        tenant=tenant, ids=_uuids(request.POST.getlist("documents"))
+    )
+    session = session_create(
+        tenant=tenant, user=request.user, collection=collection, documents=documents
+    )
     question = request.POST.get("question", "").strip()
     if question:
         if request.htmx:
@@ -95,6 +130,11 @@ def session_detail(request: HttpRequest, session_id) -> HttpResponse:
             "session": session,
             "items": items,
             "unanswered": unanswered,
+            "picker": picker_context(
+                tenant=session.tenant,
+                chosen=[d.pk for d in session.documents.all()],
+                collection=session.collection,
+            ),
         },
     )
 
@@ -106,10 +146,12 @@ def message_create(request: HttpRequest, session_id) -> HttpResponse:
     question = request.POST.get("question", "").strip()
     if not question:
         return HttpResponse(status=204)
+    # "Search all documents instead": this question only, whatever the chat's scope.
+    choice = {"all": True} if request.POST.get("scope") == "all" else None
     if not request.htmx:  # without JS: answer in the request, then POST/redirect/GET
-        message_ask(session=session, question=question)
+        message_ask(session=session, question=question, choice=choice)
         return redirect("chat:session", session_id=session.pk)
-    stored = question_store(session=session, question=question)
+    stored = question_store(session=session, question=question, choice=choice)
     return render(
         request, "chat/session_detail.html#turn-pending", {"question": stored}
     )
@@ -192,6 +234,59 @@ def message_retry_view(request: HttpRequest, message_id) -> HttpResponse:
         return redirect("chat:session", session_id=question.session_id)
     return render(
         request, "chat/session_detail.html#stream-placeholder", {"question": question}
+    )
+
+
+@require_POST
+@login_required
+def session_scope(request: HttpRequest, session_id) -> HttpResponse:
+    """Set the chat's documents and collection for the questions that follow."""
+    session = _session_or_404(request, session_id)
+    documents = scope_documents(
+        tenant=session.tenant, ids=_uuids(request.POST.getlist("documents"))
+    )
+    session_scope_set(
+        session=session,
+        documents=documents,
+        collection=_collection(request, request.POST.get("collection")),
+    )
+    if not request.htmx:
+        return redirect("chat:session", session_id=session.pk)
+    context = {
+        "session": session,
+        "collections": Collection.objects.all(),
+        "picker": picker_context(
+            tenant=session.tenant,
+            chosen=[d.pk for d in documents],
+            collection=session.collection,
+        ),
+    }
+    return render(request, "chat/session_detail.html#scope-picker", context)
+
+
+@require_GET
+@login_required
+def picker_options(request: HttpRequest) -> HttpResponse:
+    """The picker's documents matching `q` (ticked ones kept), as a fragment."""
+    tenant = require_tenant(request)
+    context = {
+        "picker": picker_context(
+            tenant=tenant,
+            chosen=_uuids(request.GET.getlist("documents")),
+            query=request.GET.get("q", "")[:200],
+        )
+    }
+    return render(request, "chat/session_detail.html#picker-options", context)
+
+
+@require_GET
+@login_required
+def document_suggest(request: HttpRequest) -> JsonResponse:
+    """Documents whose title matches `q`, for the question box's @ mentions."""
+    tenant = require_tenant(request)
+    found = document_titles(tenant=tenant, query=request.GET.get("q", ""), limit=8)
+    return JsonResponse(
+        {"documents": [{"id": str(d.pk), "title": d.title} for d in found]}
     )
 
 

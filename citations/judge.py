@@ -24,10 +24,16 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 
 from llm.errors import LLMBadResponse, LLMRequestRejected
 from llm.openai_compat import OpenAICompatProvider
-from llm.prompting import JUDGE_SCHEMA, build_judge_messages
+from llm.prompting import (
+    JUDGE_SCHEMA,
+    RELEVANCE_SCHEMA,
+    build_judge_messages,
+    build_relevance_messages,
+)
 from llm.types import LLMConfig
 
 try:
@@ -36,7 +42,13 @@ except ImportError:  # the package __init__ may not re-export them (yet)
     from citations.cascade.judging import Judge, JudgeResult
 
 
-__all__ = ["OpenAIJudge", "judges_from_config", "locate_span"]
+__all__ = [
+    "OpenAIJudge",
+    "RelevanceModel",
+    "judges_from_config",
+    "locate_span",
+    "relevance_model_from_config",
+]
 
 EXPLANATION_CHARS = 500
 
@@ -146,3 +158,58 @@ def _judges_for(config: LLMConfig) -> tuple[OpenAIJudge, tuple[OpenAIJudge, ...]
 
     primary = judge(config.judge_model or config.model)
     return primary, tuple(judge(m) for m in config.judge_models)
+
+
+class RelevanceModel:
+    """Rates how an answer's cited passages bear on its question, in one
+    structured call per answer (`llm.prompting.RELEVANCE_SCHEMA`).
+
+    Garbage, a refused request or a rating for an unknown id yields no rating
+    for the passages concerned (they keep the offline one);
+    `llm.errors.LLMUnavailable` propagates so the task retries."""
+
+    def __init__(
+        self, config: LLMConfig, *, provider: OpenAICompatProvider | None = None
+    ) -> None:
+        model = config.judge_model or config.model
+        self.provider = provider or OpenAICompatProvider(config, model=model)
+        self.name = model or "server-default"
+
+    def rate(
+        self, question: str, passages: Sequence[tuple[str, str]]
+    ) -> dict[str, tuple[str, str]]:
+        """{passage id: (relevance, reason)} for the passages it rated."""
+        if not passages:
+            return {}
+        try:
+            data, _completion = self.provider.complete_json(
+                build_relevance_messages(question, passages),
+                schema=RELEVANCE_SCHEMA,
+                name="citation_relevance",
+            )
+        except (LLMBadResponse, LLMRequestRejected):
+            return {}
+        known = {pid for pid, _ in passages}
+        rated: dict[str, tuple[str, str]] = {}
+        for row in data.get("ratings", []):
+            pid = str(row.get("id", ""))
+            label = row.get("relevance")
+            if pid in known and label in {"answers", "related", "off_topic"}:
+                reason = " ".join(str(row.get("reason", "")).split())
+                rated[pid] = (label, reason[:EXPLANATION_CHARS])
+        return rated
+
+
+def relevance_model_from_config(config: LLMConfig) -> RelevanceModel:
+    if not config.base_url:
+        raise ValueError(
+            "No model server configured (LLM_BASE_URL): no relevance judge."
+        )
+    return _relevance_for(config)
+
+
+@functools.lru_cache(maxsize=8)
+def _relevance_for(config: LLMConfig) -> RelevanceModel:
+    base = OpenAICompatProvider(config)
+    model = config.judge_model or config.model
+    return RelevanceModel(config, provider=base.with_model(model))

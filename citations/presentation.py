@@ -340,12 +340,15 @@ def citation_differences(citation: MessageCitation) -> str:
 
 
 def citation_badge(citation: MessageCitation) -> BadgeState:
-    return badge_state(
-        citation.verification_status,
-        citation.verification_method,
-        differs=differs_from_source(citation),
-        found_in=citation.mis_attributed_to,
-        differences=citation_differences(citation),
+    return badge_for(
+        BadgeFacts(
+            status=citation.verification_status,
+            method=citation.verification_method,
+            differs=differs_from_source(citation),
+            found_in=citation.mis_attributed_to,
+            differences=citation_differences(citation),
+            stale=bool(getattr(citation, "is_stale", False)),
+        )
     )
 
 

@@ -18,6 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from django.conf import settings
+
 from accounts.scoping import tenant_scope, unscoped
 from citations.extraction import CitationCandidate
 from citations.models import (
@@ -28,6 +30,7 @@ from citations.models import (
     Status,
     UnsourcedCitation,
 )
+from citations.relevance import Relevance
 from citations.verdicts import RevisionText, quote_check, verdict_write
 from ingest.models import Document, DocumentRevision
 
@@ -137,6 +140,57 @@ def citations_record(
     return RecordedCitations(citations=citations, unsourced=unsourced)
 
 
+class Rater(Protocol):
+    """citations.relevance.RelevanceJudge.rate, or anything rating alike."""
+
+    def __call__(self, passage: str) -> Relevance: ...
+
+
+def citations_rate(
+    *,
+    citations: Sequence[MessageCitation],
+    rate: Rater,
+    asked_documents: set | None = None,
+    method: str = "offline",
+) -> None:
+    """Store each citation's relevance (does its passage bear on the
+    question) and whether it is from another document than the question is
+    about (`asked_documents`, when the question named or mentioned some)."""
+    for citation in citations:
+        rated = rate(citation.quoted_text or citation.source_text)
+        citation.relevance = rated.label
+        citation.relevance_score = rated.score
+        citation.relevance_method = method
+        citation.relevance_reason = relevance_reason(rated)
+        citation.other_document = (
+            asked_documents is not None and citation.document_id not in asked_documents
+        )
+    MessageCitation.objects.bulk_update(
+        list(citations),
+        [
+            "relevance",
+            "relevance_score",
+            "relevance_method",
+            "relevance_reason",
+            "other_document",
+        ],
+    )
+
+
+def relevance_reason(rated: Relevance) -> str:
+    """Why a passage was rated so, in words for the panel."""
+    if rated.rule == "no_concepts":
+        return "The question names nothing specific to look for."
+    parts = []
+    if rated.matched:
+        parts.append("covers: " + ", ".join(rated.matched))
+    if rated.missing:
+        parts.append("does not cover: " + ", ".join(rated.missing))
+    if rated.rule == "value_missing":
+        parts.append("holds no value of the kind the question asks for")
+    return "; ".join(parts)[:2000]
+
+
 def _within(source: CitedSource, revision: DocumentRevision) -> tuple[int, int] | None:
     """The source chunk's span, if it is a span of this revision."""
     if source.revision_id == revision.pk:
@@ -191,7 +245,13 @@ def citation_verify(
             cited=text.source(citation.ref_label, within),
             others=others,
         )
-        verdict_write(citation, checked, text, within=within, trigger=trigger)
+        # A citation that held and fails against a new revision is stale; one
+        # that holds again is not.
+        held = citation.verification_status == Status.VERIFIED or citation.is_stale
+        if verdict_write(citation, checked, text, within=within, trigger=trigger):
+            stale = trigger == "revision" and held and not checked.verdict.verified
+            if stale != citation.is_stale:
+                MessageCitation.objects.filter(pk=citation.pk).update(is_stale=stale)
         citation.refresh_from_db()
         return citation
 
@@ -249,7 +309,52 @@ def message_citations_verify(*, message_id: uuid.UUID) -> int:
         )
     for citation_id in ids:
         citation_verify(citation_id=citation_id)
+    if ids:
+        message_citations_rate_by_model(message_id=message_id)
     return len(ids)
+
+
+def message_citations_rate_by_model(*, message_id: uuid.UUID) -> int:
+    """With a judge model configured, one structured call rates how each of
+    an answer's cited passages bears on its question; the model's rating
+    replaces the offline one. Returns how many were rated."""
+    if not (settings.LLM_BASE_URL and settings.LLM_JUDGE_MODEL):
+        return 0
+    from citations.judge import relevance_model_from_config
+    from llm.configured import llm_config
+
+    with unscoped():
+        citations = list(
+            MessageCitation.objects.select_related("message", "tenant").filter(
+                message_id=message_id
+            )
+        )
+    question = (
+        str((citations[0].message.payload or {}).get("question", ""))
+        if citations
+        else ""
+    )
+    if not question:
+        return 0  # not an answer to a question (a resolved citation, a cell)
+    with tenant_scope(citations[0].tenant):
+        passages = [
+            (f"P{i}", c.source_text if c.verified else (c.quoted_text or c.source_text))
+            for i, c in enumerate(citations, start=1)
+        ]
+        rated = relevance_model_from_config(llm_config()).rate(question, passages)
+        changed = []
+        for (pid, _), citation in zip(passages, citations, strict=True):
+            if pid not in rated:
+                continue
+            citation.relevance, citation.relevance_reason = rated[pid]
+            citation.relevance_method = "judge"
+            citation.relevance_score = None
+            changed.append(citation)
+        MessageCitation.objects.bulk_update(
+            changed,
+            ["relevance", "relevance_reason", "relevance_method", "relevance_score"],
+        )
+    return len(changed)
 
 
 def document_citations_reverify(*, document_id: uuid.UUID) -> int:

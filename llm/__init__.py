@@ -75,7 +75,12 @@ class Provider(Protocol):
         sources: Sequence[Any],
         *,
         history: Sequence[ChatMessage] = (),
-    ) -> Completion: ...
+        rate: Any = None,
+    ) -> Completion:
+        """`rate` (llm.extractive.Rater): how a passage bears on the question,
+        for the offline responder, which then quotes only relevant passages.
+        A model server reads relevance itself and ignores it."""
+        ...
 
     def stream_answer(
         self,
@@ -83,6 +88,7 @@ class Provider(Protocol):
         sources: Sequence[Any],
         *,
         history: Sequence[ChatMessage] = (),
+        rate: Any = None,
     ) -> CompletionStream: ...
 
     def extract_cell(

@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from llm import prompting
 from llm.errors import LLMRequestRejected
@@ -242,6 +242,63 @@ def _pick(candidates: list[_Candidate]) -> list[_Candidate]:
     return chosen
 
 
+# ----------------------------------------------------------- rated answers
+
+
+class Rating(Protocol):
+    """How a passage bears on the question (citations.relevance gives these):
+    `label` is "answers", "related" or "off_topic"; `stated` a short value the
+    passage states when the question asks for one ("90 days"), else None."""
+
+    label: str
+    score: float
+
+    @property
+    def stated(self) -> str | None: ...
+
+
+Rater = Callable[[str], Rating]
+CLOSEST_LEAD = "The closest passages (none of them answers the question directly):"
+ANSWER_LEAD = "The documents say:"
+
+
+def _rated_answer(
+    question: str, sources: Sequence[prompting.PromptSource], rate: Rater
+) -> str:
+    """Quote the passages that answer, best first, and no others; lead with
+    "The closest passages" when they only relate; say there is no answer when
+    nothing bears on the question. A value is stated only as read from the
+    first quote shown."""
+    candidates, _query = _rank(question, [s.text for s in sources])
+    lexical = {(c.source_pos, c.start): c.score for c in candidates}
+    rated = []
+    seen: set[str] = set()
+    for pos, source in enumerate(sources):
+        for start, end in split_sentences(source.text):
+            sentence = source.text[start:end]
+            key = " ".join(sentence.split()).lower()
+            if len(terms(sentence)) < 2 or "(Source:" in sentence or key in seen:
+                continue
+            seen.add(key)
+            rating = rate(sentence)
+            if rating.label == "off_topic":
+                continue
+            rated.append((rating, lexical.get((pos, start), 0.0), pos, sentence))
+    rated.sort(key=lambda r: (r[0].label != "answers", -r[0].score, -r[1], r[2]))
+    answering = [r for r in rated if r[0].label == "answers"][:MAX_QUOTES]
+    chosen = answering or rated[:MAX_QUOTES]
+    if not chosen:
+        return prompting.NO_ANSWER
+    lead = ANSWER_LEAD if answering else CLOSEST_LEAD
+    if answering and answering[0][0].stated:
+        lead = f"{answering[0][0].stated}, as the first quote below states:"
+    lines = [lead]
+    lines += [
+        f'"{sentence}" (Source: [{sources[pos].ref}])' for _, _, pos, sentence in chosen
+    ]
+    return "\n\n".join(lines)
+
+
 # -------------------------------------------------------------- cell values
 
 _DATE_RE = re.compile(
@@ -332,9 +389,15 @@ class ExtractiveProvider:
         sources: Sequence[prompting.PromptSource],
         *,
         history: Sequence[ChatMessage] = (),
+        rate: Rater | None = None,
     ) -> Completion:
-        """1-3 verbatim quotes with their source ids, or a plain "no answer"."""
+        """1-3 verbatim quotes with their source ids, or a plain "no answer".
+
+        With `rate`, only passages that bear on the question are quoted, those
+        that answer first (see `_rated_answer`)."""
         started = time.monotonic()
+        if rate is not None:
+            return self._completion(_rated_answer(question, sources, rate), started)
         candidates, _query = _rank(question, [s.text for s in sources])
         chosen = _pick(candidates)
         if not chosen:
@@ -349,8 +412,9 @@ class ExtractiveProvider:
         sources: Sequence[prompting.PromptSource],
         *,
         history: Sequence[ChatMessage] = (),
+        rate: Rater | None = None,
     ) -> CompletionStream:
-        return _stream_of(self.answer(question, sources, history=history))
+        return _stream_of(self.answer(question, sources, history=history, rate=rate))
 
     def complete(
         self,

@@ -386,8 +386,10 @@ class OpenAICompatProvider:
         sources: Sequence[prompting.PromptSource],
         *,
         history: Sequence[ChatMessage] = (),
+        rate: Any = None,
     ) -> Completion:
-        """Answer a chat question from retrieved sources (see llm.prompting)."""
+        """Answer a chat question from retrieved sources (see llm.prompting).
+        `rate` is for the offline responder: a model reads relevance itself."""
         return self.complete(prompting.build_messages(question, sources, history))
 
     def stream_answer(
@@ -396,6 +398,7 @@ class OpenAICompatProvider:
         sources: Sequence[prompting.PromptSource],
         *,
         history: Sequence[ChatMessage] = (),
+        rate: Any = None,
     ) -> CompletionStream:
         return self.stream(prompting.build_messages(question, sources, history))
 

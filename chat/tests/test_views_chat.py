@@ -36,6 +36,9 @@ ALLOWED_HX = {
     "hx-trigger",
     "hx-encoding",
     "hx-headers",
+    # A CSS selector of what to send along (the picker keeps its ticks while
+    # searching); it runs no code.
+    "hx-include",
 }
 
 

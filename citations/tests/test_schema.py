@@ -131,32 +131,35 @@ def test_the_database_refuses_a_citation_of_another_tenants_message(tenant_a, te
     document = make_document(tenant_a, "The notice period is ninety (90) days.")
     with unscoped():
         foreign = Message.objects.create(tenant=tenant_b, role="assistant", content="x")
-        with pytest.raises((IntegrityError, DatabaseError)), transaction.atomic():
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "INSERT INTO message_citations (id, message_id, source_file_id,"
-                    " source_offset_start, source_offset_end, source_text, verified,"
-                    " tenant_id, quoted_text, verification_status, reason,"
-                    " mis_attributed_to, document_name, execution_context_type,"
-                    " execution_context_id, ref_label, candidate_text, failure_kind,"
-                    " relevance_method, relevance_reason, other_document, is_stale,"
-                    " created_at, updated_at)"
-                    " VALUES (%s, %s, %s, 0, 5, 'x', %s, %s, '', 'pending', '', '', '',"
-                    " 'chat', '', 'S1', '', '', '', '', %s, %s,"
-                    " CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)",
-                    [
-                        uuid.uuid4().hex
-                        if connection.vendor == "sqlite"
-                        else str(uuid.uuid4()),
-                        foreign.pk.hex
-                        if connection.vendor == "sqlite"
-                        else str(foreign.pk),
-                        document.file_id.hex
-                        if connection.vendor == "sqlite"
-                        else str(document.file_id),
-                        False,
-                        tenant_a.pk,
-                        False,
-                        False,
-                    ],
-                )
+        with (
+            pytest.raises((IntegrityError, DatabaseError)),
+            transaction.atomic(),
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(
+                "INSERT INTO message_citations (id, message_id, source_file_id,"
+                " source_offset_start, source_offset_end, source_text, verified,"
+                " tenant_id, quoted_text, verification_status, reason,"
+                " mis_attributed_to, document_name, execution_context_type,"
+                " execution_context_id, ref_label, candidate_text, failure_kind,"
+                " relevance_method, relevance_reason, other_document, is_stale,"
+                " created_at, updated_at)"
+                " VALUES (%s, %s, %s, 0, 5, 'x', %s, %s, '', 'pending', '', '', '',"
+                " 'chat', '', 'S1', '', '', '', '', %s, %s,"
+                " CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)",
+                [
+                    uuid.uuid4().hex
+                    if connection.vendor == "sqlite"
+                    else str(uuid.uuid4()),
+                    foreign.pk.hex
+                    if connection.vendor == "sqlite"
+                    else str(foreign.pk),
+                    document.file_id.hex
+                    if connection.vendor == "sqlite"
+                    else str(document.file_id),
+                    False,
+                    tenant_a.pk,
+                    False,
+                    False,
+                ],
+            )

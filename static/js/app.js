@@ -65,3 +65,81 @@ document.addEventListener("keydown", (event) => {
   const panel = document.getElementById("citation-panel");
   if (panel && panel.classList.contains("slideover")) panel.innerHTML = "";
 });
+
+// "@" in the question box: suggest documents by title; choosing one writes
+// "@Title" into the question, which the server reads as a mention.
+(function () {
+  let timer = null;
+  function box() { return document.querySelector("textarea[data-mention-url]"); }
+  function list() { return document.getElementById("mention-list"); }
+  function pending(area) {
+    const before = area.value.slice(0, area.selectionStart);
+    const match = before.match(/(^|\s)@([^@\n]{0,60})$/);
+    return match ? { start: before.length - match[2].length - 1, query: match[2] } : null;
+  }
+  function close() {
+    const ul = list();
+    if (ul) { ul.hidden = true; ul.innerHTML = ""; }
+  }
+  function choose(li) {
+    const area = box();
+    const at = pending(area);
+    if (!at) return close();
+    const title = li.dataset.title;
+    const after = area.value.slice(area.selectionStart);
+    area.value = area.value.slice(0, at.start) + "@" + title + " " + after;
+    const caret = at.start + title.length + 2;
+    area.setSelectionRange(caret, caret);
+    area.focus();
+    close();
+  }
+  function render(documents) {
+    const ul = list();
+    ul.innerHTML = "";
+    documents.forEach((d, i) => {
+      const li = document.createElement("li");
+      li.setAttribute("role", "option");
+      li.id = "mention-" + i;
+      li.dataset.title = d.title;
+      li.textContent = d.title;  // textContent: titles are never parsed as HTML
+      li.setAttribute("aria-selected", i === 0 ? "true" : "false");
+      li.addEventListener("mousedown", (event) => { event.preventDefault(); choose(li); });
+      ul.appendChild(li);
+    });
+    ul.hidden = documents.length === 0;
+  }
+  document.addEventListener("input", (event) => {
+    const area = event.target;
+    if (!area.matches || !area.matches("textarea[data-mention-url]")) return;
+    const at = pending(area);
+    clearTimeout(timer);
+    if (!at) return close();
+    timer = setTimeout(async () => {
+      const url = area.dataset.mentionUrl + "?q=" + encodeURIComponent(at.query.trim());
+      try {
+        const response = await fetch(url, { headers: { "Accept": "application/json" } });
+        if (response.ok) render((await response.json()).documents);
+      } catch (_) { close(); }
+    }, 150);
+  });
+  document.addEventListener("keydown", (event) => {
+    const ul = list();
+    if (!ul || ul.hidden || !event.target.matches("textarea[data-mention-url]")) return;
+    const items = Array.from(ul.children);
+    let index = items.findIndex((li) => li.getAttribute("aria-selected") === "true");
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      index = (index + (event.key === "ArrowDown" ? 1 : items.length - 1)) % items.length;
+      items.forEach((li, i) => li.setAttribute("aria-selected", i === index ? "true" : "false"));
+      event.target.setAttribute("aria-activedescendant", items[index].id);
+    } else if ((event.key === "Enter" || event.key === "Tab") && index >= 0) {
+      event.preventDefault();
+      choose(items[index]);
+    } else if (event.key === "Escape") {
+      close();
+    }
+  });
+  document.addEventListener("focusout", (event) => {
+    if (event.target.matches && event.target.matches("textarea[data-mention-url]")) setTimeout(close, 100);
+  });
+})();

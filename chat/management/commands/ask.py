@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -14,6 +15,7 @@ from chat.selectors import message_view
 from chat.services import message_ask, session_create
 from citations.models import Status
 from citations.services import message_citations_verify
+from ingest.models import Document
 
 WAIT_S = 120
 
@@ -25,6 +27,12 @@ class Command(BaseCommand):
         parser.add_argument("question")
         parser.add_argument("--tenant", required=True)
         parser.add_argument("--collection", default=None)
+        parser.add_argument(
+            "--document",
+            action="append",
+            default=[],
+            help="search only this document (its id or exact title); repeatable",
+        )
         parser.add_argument(
             "--json", action="store_true", help="print the stored payload"
         )
@@ -43,7 +51,10 @@ class Command(BaseCommand):
                 ).first()
                 if collection is None:
                     raise CommandError(f"No collection {options['collection']!r}.")
-            session = session_create(tenant=tenant, user=None, collection=collection)
+            documents = [self._document(tenant, ref) for ref in options["document"]]
+            session = session_create(
+                tenant=tenant, user=None, collection=collection, documents=documents
+            )
             message = message_ask(session=session, question=str(options["question"]))
             if message.status == Message.Status.FAILED:
                 raise CommandError(message.error)
@@ -56,6 +67,20 @@ class Command(BaseCommand):
                 return
             view = message_view(message)
             self.stdout.write(view.copy_text)
+
+    @staticmethod
+    def _document(tenant: Tenant, ref: str) -> Document:
+        ready = Document.objects.filter(status=Document.Status.READY, is_deleted=False)
+        try:
+            matches = list(ready.filter(pk=uuid.UUID(ref)))
+        except ValueError:
+            matches = list(ready.filter(title=ref)[:2])
+        if len(matches) > 1:
+            raise CommandError(f"Several documents are titled {ref!r}: give its id.")
+        found = matches[0] if matches else None
+        if found is None:
+            raise CommandError(f"No ready document {ref!r} in tenant {tenant.slug!r}.")
+        return found
 
     def _wait_for_verification(self, message: Message) -> None:
         # With a broker the worker verifies; without one (or if it is slow)

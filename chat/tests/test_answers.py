@@ -1,0 +1,257 @@
+"""Answers a lawyer can act on: the contract the question names, citations
+rated for relevance, "not found" with what was searched, values read from
+the quote, stale citations, and the scope chosen per question (offline
+responder, eager Celery)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from accounts.scoping import tenant_scope
+from chat.models import Message, MessageSource
+from chat.scope import scope_for
+from chat.selectors import message_view
+from chat.services import message_ask, session_create
+from citations.models import MessageCitation
+from docuiq.testing.factories import make_document
+from ingest.services import Upload, document_upload
+
+pytestmark = pytest.mark.django_db
+
+LIME = (
+    "DISTRIBUTOR AGREEMENT. This Distributor Agreement is made by and between Electric City Corp., "
+    'a Delaware corporation ("Company") and Electric City of Illinois LLC ("Distributor").\n\n'
+    "Termination. Either party may terminate this Agreement for convenience upon ninety (90) days "
+    "prior written notice to the other party.\n\n"
+    "Governing Law. This Agreement shall be governed by the laws of the State of Illinois."
+)
+ANIXA = (
+    'COLLABORATION AGREEMENT. This Agreement is made between Anixa Biosciences, Inc. ("Anixa") and '
+    'OntoChem GmbH ("OntoChem").\n\n'
+    "Termination. Either party may terminate this Agreement for convenience upon thirty (30) days "
+    "prior written notice.\n\n"
+    "Confidentiality. Each party shall keep the other party's information confidential."
+)
+HANDBOOK = (
+    "Employee handbook. Staff may work from home two days a week. The office closes at 6 pm. "
+    "Termination of employment requires a written letter."
+)
+
+
+@pytest.fixture
+def library(tenant_a):
+    return {
+        "lime": make_document(
+            tenant_a, LIME, title="LIMEENERGYCO_1999-EX-10-DISTRIBUTOR AGREEMENT.pdf"
+        ),
+        "anixa": make_document(
+            tenant_a,
+            ANIXA,
+            title="ANIXABIOSCIENCESINC_2020-EX-10.1-COLLABORATION AGREEMENT.pdf",
+        ),
+        "handbook": make_document(tenant_a, HANDBOOK, title="Handbook"),
+    }
+
+
+@pytest.fixture
+def ask(tenant_a, alice, django_capture_on_commit_callbacks):
+    def run(question: str, *, choice=None, **session_kwargs) -> Message:
+        with tenant_scope(tenant_a):
+            session = session_create(tenant=tenant_a, user=alice, **session_kwargs)
+            with django_capture_on_commit_callbacks(execute=True):
+                message = message_ask(session=session, question=question, choice=choice)
+            return Message.objects.get(pk=message.pk)
+
+    return run
+
+
+def _cited_titles(message) -> set[str]:
+    with tenant_scope(message.tenant):
+        return {
+            c.document_name for c in MessageCitation.objects.filter(message=message)
+        }
+
+
+def test_a_question_naming_a_contract_is_answered_from_it(library, ask):
+    message = ask(
+        "Can either party terminate the Lime Energy distributor agreement for convenience?"
+    )
+    assert message.payload["searched"]["kind"] == "named"
+    assert [d["title"] for d in message.payload["searched"]["documents"]] == [
+        library["lime"].title
+    ]
+    # The name stopped counting as a search term.
+    assert "lime" not in message.payload["searched"]["terms"]
+    assert _cited_titles(message) == {library["lime"].title}
+    with tenant_scope(message.tenant):
+        sources = MessageSource.objects.filter(message=message)
+        assert {s.document_id for s in sources} == {library["lime"].pk}
+        view = message_view(message)
+    assert view.narrowed and view.searched_titles == [library["lime"].title]
+    # A party's name works as well as the title's.
+    by_party = ask("What notice does Anixa need to give to end the collaboration?")
+    assert _cited_titles(by_party) == {library["anixa"].title}
+
+
+def test_two_named_contracts_are_both_searched(library, ask):
+    message = ask(
+        "Compare termination for convenience in the Anixa and the Lime Energy agreements"
+    )
+    titles = {d["title"] for d in message.payload["searched"]["documents"]}
+    assert titles == {library["lime"].title, library["anixa"].title}
+    assert _cited_titles(message) == titles
+
+
+def test_a_value_is_stated_only_as_read_from_the_quote(library, ask):
+    message = ask(
+        "What is the notice period to terminate the Lime Energy agreement for convenience?"
+    )
+    assert message.content.startswith("90 days, as the first quote below states:")
+    with tenant_scope(message.tenant):
+        first = MessageCitation.objects.filter(message=message).order_by(
+            "answer_start"
+        )[0]
+    assert "ninety (90) days" in first.quoted_text
+    assert first.verification_status == "verified" and first.relevance == "answers"
+
+
+def test_a_question_the_documents_cannot_answer_says_not_found_and_what_was_searched(
+    library, ask
+):
+    message = ask("What is the cap on liquidated damages for late delivery?")
+    assert message.payload["not_found"] is True
+    assert "Searched: all your documents for:" in message.content
+    assert "liquidat" in message.content or "damag" in message.content
+    assert not _cited_titles(message)
+
+
+def test_citations_are_rated_and_off_topic_ones_are_listed_apart(library, ask):
+    message = ask("What does the handbook say about working from home and termination?")
+    with tenant_scope(message.tenant):
+        citations = list(MessageCitation.objects.filter(message=message))
+        assert citations and all(c.relevance for c in citations)
+        assert all(c.relevance_method == "offline" for c in citations)
+        view = message_view(message)
+    # Supporting sources come first and are numbered from 1.
+    numbers = [b.number for b in view.footnotes + view.not_answering]
+    assert numbers == sorted(numbers) and (not numbers or numbers[0] == 1)
+    for badge in view.not_answering:
+        assert not badge.item.supporting
+
+
+def test_the_chosen_scope_overrides_the_name_and_search_all_overrides_everything(
+    library, ask, tenant_a, alice
+):
+    chosen = ask(
+        "Can the Lime Energy agreement be terminated for convenience?",
+        choice={"document_ids": [str(library["anixa"].pk)]},
+    )
+    assert chosen.payload["searched"]["kind"] == "chosen"
+    assert _cited_titles(chosen) <= {library["anixa"].title}
+    everything = ask(
+        "Can the Lime Energy agreement be terminated for convenience?",
+        choice={"all": True},
+    )
+    assert everything.payload["searched"]["kind"] == "all"
+
+
+def test_scope_precedence_mention_then_session_then_name(library, tenant_a, alice):
+    with tenant_scope(tenant_a):
+        session = session_create(
+            tenant=tenant_a, user=alice, documents=[library["handbook"]]
+        )
+        mentioned = scope_for(
+            session=session,
+            question=f"@{library['anixa'].title} can Lime Energy terminate?",
+        )
+        assert mentioned.kind == "mentioned" and mentioned.documents == [
+            library["anixa"]
+        ]
+        assert library["anixa"].title not in mentioned.search_text
+        picked = scope_for(session=session, question="Can Lime Energy terminate?")
+        assert picked.kind == "session" and picked.documents == [library["handbook"]]
+        bare = session_create(tenant=tenant_a, user=alice)
+        named = scope_for(session=bare, question="Can Lime Energy terminate?")
+        assert named.kind == "named" and named.named_by == ["squashed_name"]
+        assert scope_for(session=bare, question="Can anyone terminate?").kind == "all"
+
+
+def test_another_tenants_documents_are_never_named(library, tenant_b, charlie):
+    make_document(
+        tenant_b,
+        LIME.replace("Electric City", "Falcon Power"),
+        title="FALCONPOWER_2001.pdf",
+    )
+    with tenant_scope(tenant_b):
+        session = session_create(tenant=tenant_b, user=charlie)
+        scope = scope_for(
+            session=session, question="Can the Lime Energy agreement be terminated?"
+        )
+    assert scope.kind == "all" and scope.documents == []
+
+
+def test_a_new_document_is_named_without_a_restart(library, tenant_a, alice):
+    with tenant_scope(tenant_a):
+        session = session_create(tenant=tenant_a, user=alice)
+        assert (
+            scope_for(session=session, question="Does the Pareteum deal renew?").kind
+            == "all"
+        )
+    make_document(
+        tenant_a,
+        'RESELLER AGREEMENT between iPass Inc. ("iPass") and Pareteum Corporation ("Channel Partner").',
+        title="Reseller.pdf",
+    )
+    with tenant_scope(tenant_a):
+        assert (
+            scope_for(session=session, question="Does the Pareteum deal renew?").kind
+            == "named"
+        )
+
+
+def test_a_citation_that_fails_on_a_new_revision_is_stale_and_the_answer_says_so(
+    ask, tenant_a, django_capture_on_commit_callbacks
+):
+    def upload(text: str) -> None:
+        with django_capture_on_commit_callbacks(execute=True), tenant_scope(tenant_a):
+            document_upload(
+                tenant=tenant_a,
+                upload=Upload(filename="lime.txt", stream=io.BytesIO(text.encode())),
+            )
+
+    upload(LIME)
+    message = ask(
+        "What is the notice period to terminate the agreement for convenience?"
+    )
+    with tenant_scope(tenant_a):
+        first = MessageCitation.objects.filter(message=message).order_by(
+            "answer_start"
+        )[0]
+        assert first.verification_status == "verified" and not first.is_stale
+    upload(LIME.replace("ninety (90)", "sixty (60)"))  # a new revision: re-verified
+    with tenant_scope(tenant_a):
+        first.refresh_from_db()
+        assert first.verification_status == "failed" and first.is_stale
+        view = message_view(Message.objects.get(pk=message.pk))
+        assert view.stale
+        assert view.footnotes[0].item.badge.key == "stale"
+    upload(LIME + "\n\nSchedule A. Products.")  # the clause is back as it was
+    with tenant_scope(tenant_a):
+        first.refresh_from_db()
+        assert first.verification_status == "verified" and not first.is_stale
+
+
+def test_ask_command_limits_to_the_documents_given(library, tenant_a, capsys):
+    call_command(
+        "ask",
+        "Can either party terminate for convenience?",
+        "--tenant",
+        tenant_a.slug,
+        "--document",
+        library["anixa"].title,
+    )
+    out = capsys.readouterr().out
+    assert library["anixa"].title in out and library["lime"].title not in out

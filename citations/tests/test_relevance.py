@@ -1,0 +1,103 @@
+"""Relevance beside verification: does a passage bear on the question?"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citations.relevance import (
+    ANSWERS,
+    OFF_TOPIC,
+    RELATED,
+    RELEVANCE_RULES,
+    RelevanceJudge,
+    best_first,
+)
+
+TERMINATION = "Either party may terminate this Agreement without cause upon ninety (90) days prior written notice."
+LAW = "This Agreement shall be governed by and construed in accordance with the laws of the State of New York."
+NON_COMPETE = (
+    "During the Term, Distributor shall not compete with the Company in the Territory."
+)
+PAYMENT = (
+    "The Customer shall pay each undisputed invoice within thirty (30) days of receipt."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "label", "rule"),
+    [
+        # A synonym counts: "for convenience" is "without cause".
+        ("Can either party terminate for convenience?", TERMINATION, ANSWERS, "score"),
+        ("Which state's law governs the agreement?", LAW, ANSWERS, "score"),
+        ("Is there a non-compete?", NON_COMPETE, ANSWERS, "score"),
+        ("Is there a non-compete?", PAYMENT, OFF_TOPIC, "score"),
+        # The question asks for a period: a passage without one cannot answer.
+        ("How much notice is needed to terminate?", LAW, OFF_TOPIC, "value_missing"),
+        ("What is the notice period for termination?", TERMINATION, ANSWERS, "score"),
+        # Some of the concepts: related.
+        (
+            "Can the customer withhold payment of disputed amounts?",
+            PAYMENT,
+            RELATED,
+            "score",
+        ),
+        ("Summarise this", PAYMENT, RELATED, "no_concepts"),
+    ],
+)
+def test_ratings_and_the_rule_that_decided(question, passage, label, rule):
+    rated = RelevanceJudge(question).rate(passage)
+    assert (rated.label, rated.rule) == (label, rule), rated
+
+
+def test_an_answering_passage_states_the_value_it_holds():
+    rated = RelevanceJudge(
+        "What is the notice period to terminate for convenience?"
+    ).rate(TERMINATION)
+    assert rated.label == ANSWERS and rated.stated == "90 days"
+    assert RelevanceJudge("Which law governs?").rate(LAW).stated == "New York"
+    # A passage that only relates states nothing.
+    assert RelevanceJudge("Is there a non-compete?").rate(PAYMENT).stated is None
+
+
+def test_every_rule_is_named_and_documented_and_the_last_always_applies():
+    names = [r.name for r in RELEVANCE_RULES]
+    assert len(names) == len(set(names))
+    assert all(r.doc for r in RELEVANCE_RULES)
+
+
+def test_embedding_similarity_moves_the_score_within_its_weight():
+    judge = RelevanceJudge("Can either party terminate for convenience?")
+    lexical = judge.rate(TERMINATION).score
+    assert (
+        judge.rate(TERMINATION, dense=1.0).score
+        >= judge.rate(TERMINATION, dense=0.0).score
+    )
+    assert abs(judge.rate(TERMINATION, dense=0.7).score - lexical) <= 0.3 + 1e-9
+
+
+def test_best_first_puts_answers_before_related_before_off_topic():
+    judge = RelevanceJudge("Can either party terminate for convenience?")
+    rated = [(p, judge.rate(p)) for p in (PAYMENT, TERMINATION, NON_COMPETE)]
+    ordered = [p for p, _ in best_first(rated)]
+    assert ordered[0] == TERMINATION
+
+
+@settings(max_examples=200, deadline=None)
+@given(question=st.text(max_size=120), passage=st.text(max_size=400))
+def test_any_text_gets_a_label_and_a_score_in_range(question, passage):
+    rated = RelevanceJudge(question).rate(passage)
+    assert rated.label in {ANSWERS, RELATED, OFF_TOPIC}
+    assert 0.0 <= rated.score <= 1.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from([TERMINATION, LAW, NON_COMPETE, PAYMENT]), st.text(max_size=200))
+def test_adding_text_never_loses_a_concept(passage, extra):
+    judge = RelevanceJudge(
+        "Can either party terminate for convenience under the laws of New York?"
+    )
+    assert set(judge.rate(passage).matched) <= set(
+        judge.rate(passage + " " + extra).matched
+    )
