@@ -396,6 +396,16 @@ class ChatCitationStatusApi(ChatSessionApiView):
         matched_span_start = serializers.IntegerField(allow_null=True)
         matched_span_end = serializers.IntegerField(allow_null=True)
         verified_at = serializers.DateTimeField(allow_null=True)
+        relevance = serializers.CharField(
+            allow_null=True,
+            help_text="answers, related or off_topic: does the passage bear on "
+            "the question (beside verification); null when not rated",
+        )
+        other_document = serializers.BooleanField(allow_null=True)
+        stale = serializers.BooleanField(
+            allow_null=True,
+            help_text="verified once, failed against its document's new revision",
+        )
 
         class Meta:
             ref_name = "ChatCitationStatus"
@@ -461,6 +471,9 @@ class ChatCitationStatusApi(ChatSessionApiView):
                 else None,
                 "matched_span_end": citation.source_offset_end if verified else None,
                 "verified_at": citation.verified_at,
+                "relevance": citation.relevance,
+                "other_document": citation.other_document,
+                "stale": citation.is_stale,
             }
         return Response(self.OutputSerializer(data).data)
 

@@ -39,7 +39,7 @@ from accounts.api import (
     parse_uuid,
     uuid_path,
 )
-from citations.models import FailureKind, MatchType, Method, Status
+from citations.models import FailureKind, MatchType, Method, Relevance, Status
 from citations.selectors import (
     CitationFilters,
     citation_get,
@@ -115,6 +115,29 @@ class CitationOutputSerializer(serializers.Serializer):
     candidate_page = serializers.IntegerField(
         allow_null=True, help_text="1-based page of candidate_start"
     )
+    relevance = serializers.ChoiceField(
+        choices=Relevance.choices,
+        allow_null=True,
+        default=None,
+        help_text="does the cited passage bear on the question (a signal beside "
+        "verification): answers, related or off_topic; null when not rated",
+    )
+    relevance_score = serializers.FloatField(
+        allow_null=True, default=None, help_text="offline rating's score, 0-1"
+    )
+    relevance_method = serializers.CharField(
+        default="", help_text="offline (measured) or judge (a model rated it)"
+    )
+    relevance_reason = serializers.CharField(default="")
+    other_document = serializers.BooleanField(
+        default=False,
+        help_text="from another document than the one the question named",
+    )
+    stale = serializers.BooleanField(
+        source="is_stale",
+        default=False,
+        help_text="verified once, failed against its document's new revision",
+    )
     created_at = serializers.DateTimeField()
 
     class Meta:
@@ -150,6 +173,17 @@ class CitationFilterSerializer(serializers.Serializer):
         help_text="created at or before (ISO 8601; a bare date is the whole day)",
     )
     message_id = serializers.UUIDField(required=False)
+    relevance = serializers.ChoiceField(
+        choices=[*Relevance.choices, ("unrated", "Not rated")],
+        required=False,
+        help_text="answers, related, off_topic, or unrated",
+    )
+    stale = serializers.BooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="true: only citations that failed against a new revision",
+    )
 
     class Meta:
         ref_name = "CitationFilter"

@@ -7,7 +7,7 @@ import datetime as dt
 from django import forms
 from django.utils import timezone
 
-from citations.models import CitationReview, Method, Status
+from citations.models import CitationReview, Method, Relevance, Status
 from citations.reviews import NOTE_MAX_CHARS
 from citations.selectors import CitationFilters
 
@@ -40,9 +40,26 @@ class ReviewFilterForm(forms.Form):
     date_to = forms.DateField(
         required=False, label="To", widget=forms.DateInput(attrs={"type": "date"})
     )
+    relevance = forms.ChoiceField(
+        required=False,
+        choices=[("", "Any relevance"), *Relevance.choices, ("unrated", "Not rated")],
+        label="Relevance",
+    )
+    stale = forms.BooleanField(
+        required=False, label="Stale only (document changed since)"
+    )
     document_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
 
-    FIELDS = ("document", "status", "method", "date_from", "date_to", "document_id")
+    FIELDS = (
+        "document",
+        "status",
+        "method",
+        "relevance",
+        "stale",
+        "date_from",
+        "date_to",
+        "document_id",
+    )
 
     def clean(self) -> dict:
         data = super().clean()
@@ -68,6 +85,8 @@ class ReviewFilterForm(forms.Form):
             else None,
             date_to=dt.datetime.combine(end, dt.time.max, tzinfo=tz) if end else None,
             document_id=valid.get("document_id") or None,
+            relevance=valid.get("relevance") or None,
+            stale=True if valid.get("stale") else None,
         )
 
     def query(self, **overrides: object) -> dict[str, str]:

@@ -12,6 +12,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
+from citations.marks import citation_mark
 from citations.models import MessageCitation, Status, UnsourcedCitation
 from citations.presentation import badge_state, citation_badge, match_summary
 from ingest.links import document_span_url
@@ -86,6 +87,7 @@ def citation_panel_context(citation: MessageCitation) -> dict[str, Any]:
     return {
         "c": citation,
         "badge": citation_badge(citation),
+        "mark": citation_mark(citation),
         "match": match_summary(citation),
         "before": before,
         "span": span,

@@ -26,6 +26,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 
+from citations.marks import Mark, citation_mark
 from citations.models import CitationReview, MessageCitation, Status, UnsourcedCitation
 from citations.presentation import BadgeState, badge_state, citation_badge
 from citations.selectors import (
@@ -184,6 +185,11 @@ class ReviewRow:
     def page(self) -> int | None:
         return None if self.unsourced else self.obj.source_page
 
+    @property
+    def mark(self) -> Mark | None:
+        """The relevance mark (None for a reference to no source)."""
+        return None if self.unsourced else citation_mark(self.obj)
+
 
 def _row(obj: Any) -> ReviewRow:
     if isinstance(obj, UnsourcedCitation):
@@ -304,6 +310,9 @@ CSV_HEADER = [
     "review_note",
     "execution_context_type",
     "execution_context_id",
+    "relevance",
+    "other_document",
+    "stale",
 ]
 
 
@@ -322,7 +331,7 @@ def _csv_row(row: ReviewRow) -> list[str]:
         values = [
             o.pk, o.created_at.isoformat(), "", "", Status.OUT_OF_PROVENANCE, "", "", "", "",
             o.ref_label, o.quoted_text, "", "", "", o.reason, "", "", "",
-            o.execution_context_type, o.execution_context_id,
+            o.execution_context_type, o.execution_context_id, "", "", "",
         ]  # fmt: skip
     else:
         values = [
@@ -334,6 +343,8 @@ def _csv_row(row: ReviewRow) -> list[str]:
             getattr(o, "latest_decision", "") or "", getattr(o, "latest_reviewer", "") or "",
             getattr(o, "latest_note", "") or "",
             o.execution_context_type, o.execution_context_id,
+            o.relevance or "", "yes" if o.other_document else "",
+            "yes" if o.is_stale else "",
         ]  # fmt: skip
     return [csv_cell(v) for v in values]
 

@@ -29,6 +29,8 @@ class CitationFilters:
     date_from: dt.datetime | None = None
     date_to: dt.datetime | None = None
     message_id: uuid.UUID | None = None
+    relevance: str | None = None  # answers | related | off_topic | unrated
+    stale: bool | None = None
 
 
 def citation_list(
@@ -68,6 +70,12 @@ def citation_list(
         qs = qs.filter(created_at__lte=f.date_to)
     if f.message_id:
         qs = qs.filter(message_id=f.message_id)
+    if f.relevance == "unrated":
+        qs = qs.filter(relevance__isnull=True)
+    elif f.relevance:
+        qs = qs.filter(relevance=f.relevance)
+    if f.stale is not None:
+        qs = qs.filter(is_stale=f.stale)
     return qs.order_by("-created_at", "-id")
 
 
@@ -86,7 +94,14 @@ def unsourced_list(
         qs = qs.filter(created_at__lte=f.date_to)
     if f.message_id:
         qs = qs.filter(message_id=f.message_id)
-    if f.document_id or f.collection_id or f.document_name or f.verification_method:
+    if (
+        f.document_id
+        or f.collection_id
+        or f.document_name
+        or f.verification_method
+        or f.relevance
+        or f.stale
+    ):
         return qs.none()  # an unsourced reference belongs to no document
     if f.verification_status and f.verification_status != Status.OUT_OF_PROVENANCE:
         return qs.none()

@@ -243,7 +243,12 @@ def test_status_of_a_verified_citation(a_key_api, world):
         "matched_span_start": c.source_offset_start,
         "matched_span_end": c.source_offset_end,
         "verified_at": body["verified_at"],
+        # Issue 23: relevance beside verification, and staleness.
+        "relevance": c.relevance,
+        "other_document": False,
+        "stale": False,
     }
+    assert body["relevance"] in {"answers", "related", "off_topic"}
     assert body["verified_at"].startswith(str(timezone.now().year))
     text = world.document_a.current_revision.normalized_content
     assert text[body["matched_span_start"] : body["matched_span_end"]] == c.quoted_text
@@ -265,6 +270,9 @@ def test_status_of_a_chunk_not_cited_in_the_session_is_not_found(a_key_api, worl
         "matched_span_start": None,
         "matched_span_end": None,
         "verified_at": None,
+        "relevance": None,
+        "other_document": None,
+        "stale": None,
     }
     # Ids that exist nowhere, or are not even uuids, answer the same.
     assert (

@@ -674,3 +674,28 @@ def test_citation_endpoints_need_credentials(anon_api, tenant_a, population):
         "/api/citations", {"tenant_id": tenant_a.slug}, HTTP_X_API_KEY="dq_nope_nope"
     )
     assert bad_key.status_code == 401
+
+
+def test_list_filters_by_relevance_and_staleness_and_returns_them(
+    a_key_api, tenant_a, population
+):
+    a = population["a"]
+    off_topic, stale = a["verified"][0], a["failed"][0]
+    with tenant_scope(tenant_a):
+        MessageCitation.objects.filter(pk=off_topic.pk).update(
+            relevance="off_topic", relevance_method="offline", relevance_score=0.1
+        )
+        MessageCitation.objects.filter(pk=stale.pk).update(is_stale=True)
+    response = listing(a_key_api, tenant_a, relevance="off_topic")
+    assert ids(response) == {str(off_topic.pk)}
+    row = response.json()["items"][0]
+    assert row["relevance"] == "off_topic" and row["relevance_score"] == 0.1
+    assert ids(listing(a_key_api, tenant_a, stale="true")) == {str(stale.pk)}
+    unrated = listing(a_key_api, tenant_a, relevance="unrated")
+    assert ids(unrated) and str(off_topic.pk) not in ids(unrated)
+    assert all(
+        r["relevance"] is None and r["stale"] in {True, False}
+        for r in unrated.json()["items"]
+    )
+    bad = listing(a_key_api, tenant_a, relevance="maybe")
+    assert bad.status_code == 400

@@ -658,3 +658,34 @@ def test_a_document_without_citations_says_so(alice_client, lease_a):
         reverse("ingest:document-detail", args=[lease_a.pk])
     ).content.decode()
     assert "No answer has cited this document yet." in body
+
+
+def test_the_tab_filters_by_relevance_and_lists_stale_citations(
+    alice_client, tenant_a, contract_a
+):
+    on_topic = make_citation(
+        tenant_a, contract_a, quote="The notice period is 90 days."
+    )
+    off = make_citation(tenant_a, contract_a, quote="The office closes at 6 pm.")
+    stale = make_citation(tenant_a, contract_a, quote="Fees are due within 30 days.")
+    with tenant_scope(tenant_a):
+        MessageCitation.objects.filter(pk=on_topic.pk).update(relevance="answers")
+        MessageCitation.objects.filter(pk=off.pk).update(relevance="off_topic")
+        MessageCitation.objects.filter(pk=stale.pk).update(
+            is_stale=True,
+            verification_status="failed",
+            verified=False,
+            verification_method="failed",
+            verified_at=None,
+        )
+    page = alice_client.get(reverse("citations:review"), {"relevance": "off_topic"})
+    body = page.content.decode()
+    assert "The office closes at 6 pm." in body and "90 days" not in body
+    assert "Does not answer the question" in body
+    stale_page = alice_client.get(reverse("citations:review"), {"stale": "on"})
+    body = stale_page.content.decode()
+    assert "Fees are due within 30 days." in body and "6 pm" not in body
+    assert "Stale" in body
+    rows = _csv(alice_client.get(reverse("citations:export"), {"stale": "on"}))
+    header = rows[0]
+    assert [r[header.index("stale")] for r in rows[1:]] == ["yes"]
