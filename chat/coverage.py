@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from chat.rendering import marker_refs, without_markers
+from chat.rendering import leading_markers, marker_refs, without_markers
 from llm.extractive import split_sentences
 
 SUPPORTED = "supported"
@@ -37,6 +37,19 @@ def answer_sentences(answer: str) -> list[Sentence]:
     spans = split_sentences(answer)
     sentences: list[Sentence] = []
     for start, end in spans:
+        lead, taken = leading_markers(answer[start:end])
+        if lead and sentences:
+            # '"..." (Source: [S1]) Next sentence': the marker cites the quote.
+            last = sentences[-1]
+            sentences[-1] = Sentence(
+                last.start,
+                last.end,
+                tuple(dict.fromkeys(last.refs + tuple(lead))),
+                last.claim,
+            )
+            start += taken
+            if start >= end:
+                continue
         text = answer[start:end]
         refs = tuple(dict.fromkeys(marker_refs(text)))
         bare = without_markers(text)

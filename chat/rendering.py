@@ -70,6 +70,21 @@ def without_markers(text: str) -> str:
     return _MARKER.sub("", text)
 
 
+def leading_markers(text: str) -> tuple[list[str], int]:
+    """The refs of the markers `text` starts with, and how many characters
+    they take: '(Source: [S1]) The other...' starts with S1's marker."""
+    refs: list[str] = []
+    end = 0
+    while True:
+        match = _MARKER.match(text, end)
+        if not match:
+            break
+        refs.extend(_refs(match.group(1) or match.group(2) or ""))
+        end = match.end()
+    stripped = len(text[end:]) - len(text[end:].lstrip())
+    return refs, end + stripped if refs else 0
+
+
 def answer_segments(
     answer: str, items: Sequence[CitedItem]
 ) -> tuple[list, list[Badge]]:

@@ -6,12 +6,14 @@ responder, eager Celery)."""
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 from django.core.management import call_command
 
 from accounts.scoping import tenant_scope
 from chat.models import Message, MessageSource
+from chat.payload import payload_with_verdicts
 from chat.scope import scope_for
 from chat.selectors import message_view
 from chat.services import message_ask, session_create
@@ -255,3 +257,66 @@ def test_ask_command_limits_to_the_documents_given(library, tenant_a, capsys):
     )
     out = capsys.readouterr().out
     assert library["anixa"].title in out and library["lime"].title not in out
+
+
+# ------------------------------------------------------------ with a model
+
+
+def test_a_judge_model_rates_the_citations_in_one_call_and_uncited_sentences_show(
+    library, ask, llm, settings
+):
+    from docuiq.testing.llm_server import Reply
+
+    settings.LLM_JUDGE_MODEL = "scripted-judge"
+    llm.script(
+        Reply.answer(
+            "The agreement can be ended early. "
+            '"Either party may terminate this Agreement for convenience upon ninety (90) '
+            'days prior written notice to the other party." (Source: [S1]) '
+            "The other party must also be paid a break fee of ten percent."
+        ),
+        Reply.object(
+            {
+                "ratings": [
+                    {"id": "P1", "relevance": "answers", "reason": "It is the clause."}
+                ]
+            }
+        ),
+    )
+    message = ask("Can the Lime Energy agreement be terminated for convenience?")
+    relevance_calls = [
+        r for r in llm.chat_requests if "citation_relevance" in json.dumps(r.body)
+    ]
+    assert len(relevance_calls) == 1
+    with tenant_scope(message.tenant):
+        citation = MessageCitation.objects.get(message=message)
+        assert citation.verification_status == "verified"
+        assert (citation.relevance, citation.relevance_method) == ("answers", "judge")
+        assert citation.relevance_reason == "It is the clause."
+        view = message_view(Message.objects.get(pk=message.pk))
+        payload = payload_with_verdicts(Message.objects.get(pk=message.pk))
+    statuses = [m["status"] for m in payload["coverage"]]
+    assert statuses == ["unsupported", "supported", "unsupported"]
+    assert view.uncited == 2
+    assert any(
+        getattr(s, "uncited", False) and "break fee" in s.text for s in view.segments
+    )
+
+
+def test_a_judge_that_answers_garbage_keeps_the_offline_rating(
+    library, ask, llm, settings
+):
+    from docuiq.testing.llm_server import Reply
+
+    settings.LLM_JUDGE_MODEL = "scripted-judge"
+    llm.script(
+        Reply.answer(
+            '"Either party may terminate this Agreement for convenience upon ninety (90) '
+            'days prior written notice to the other party." (Source: [S1])'
+        ),
+        Reply.garbage(),
+    )
+    message = ask("Can the Lime Energy agreement be terminated for convenience?")
+    with tenant_scope(message.tenant):
+        citation = MessageCitation.objects.get(message=message)
+    assert citation.relevance == "answers" and citation.relevance_method == "offline"
