@@ -16,6 +16,10 @@ typed cells (issue 25):
   Where a text says a number twice and the two disagree ("ninety (60)
   days"), nothing is read from that span: which is meant is not ours to
   guess.
+- `find_numbers`, `find_parties` (kinds `number`, `party`) and
+  `find_options(text, options)`: the quantities, companies (by their legal
+  form, with the role the contract gives them) and a column's own options a
+  text states, for the tabular review's typed columns (issue 25).
 - `value_supported(value, quote)`: is a value (typed, or the short string a
   model or a reviewer wrote) consistent with a quote: its duration, amount,
   date or place occurs in the quote, and any other number in it occurs there
@@ -56,7 +60,9 @@ MONEY = "money"
 DATE_KIND = "date"
 JURISDICTION = "jurisdiction"
 YES_NO = "yes_no"
-KINDS = (DURATION, MONEY, DATE_KIND, JURISDICTION, YES_NO)
+NUMBER_KIND = "number"  # guards.NUMBER is the guard's own feature kind
+PARTY = "party"
+KINDS = (DURATION, MONEY, DATE_KIND, JURISDICTION, YES_NO, NUMBER_KIND, PARTY)
 
 
 # --- What a question asks for ------------------------------------------------
@@ -1143,13 +1149,266 @@ def find_jurisdictions(text: str) -> list[Jurisdiction]:
     return sorted(found, key=lambda j: (_ROLE_RANK[j.role], j.start))
 
 
+# --- Numbers (tabular number columns, issue 25) -------------------------------------
+
+
+@dataclass(frozen=True)
+class Number:
+    value: Decimal
+    start: int
+    end: int
+    percent: bool = False
+    kind = NUMBER_KIND
+
+    @property
+    def display(self) -> str:
+        value = self.value
+        shown = (
+            f"{int(value):,}"
+            if value == value.to_integral_value()
+            else f"{value.normalize():,f}"
+        )
+        return shown + ("%" if self.percent else "")
+
+    @property
+    def key(self) -> tuple[Decimal, bool]:
+        return (self.value, self.percent)
+
+
+# Digits, a decimal part allowed ("1,000", "2.5"); never part of a word, a
+# code or a longer number.
+_NUMBER_FIGURE = (
+    r"(?<![\w.,$€£¥/-])(?:\d{1,3}(?:,\d{3})+|\d{1,12})(?:\.\d{1,6})?(?![\w/]|[.,]\d)"
+)
+_PERCENT = r"(?P<pct>\s*(?:%|percent\b|per\s+cent\b))?"
+_NUMBER = re.compile(
+    rf"""
+    (?:
+        (?P<words>{_WORDS_RUN})\s*\(\s*(?P<wfig>{_NUMBER_FIGURE})\s*(?P<wpct>%)?\s*\)
+      | (?P<fig>{_NUMBER_FIGURE})
+      | (?P<alone>{_WORDS_RUN})(?=\s*(?:%|percent\b|per\s+cent\b))
+    )
+    {_PERCENT}
+    """,
+    re.VERBOSE,
+)
+# A figure that names a part of the document, not a quantity: "Section 4.2".
+_REFERENCE_BEFORE = re.compile(
+    r"(?:section|sections|clause|clauses|article|articles|exhibit|schedule|annex"
+    r"|appendix|paragraph|item|no\.|number|§|§§)\s*$"
+)
+
+
+def find_numbers(text: str) -> list[Number]:
+    """Quantities, in order of position: "1,000", "2.5", "ten (10)", "15%",
+    "twenty percent (20%)". Not read as numbers: the figures of a date or an
+    amount of money (those are values of their own kinds), references to a
+    part of the document ("Section 4.2"), and counting words standing alone
+    ("one party") unless a percentage follows. Words and figure that
+    disagree ("ten (12)") give nothing."""
+    low = _lowered(text)
+    taken = [(v.start, v.end) for v in (*find_dates(text), *find_money(text))]
+    found: list[Number] = []
+    for m in _NUMBER.finditer(low):
+        start, end = m.span()
+        if any(a < end and start < b for a, b in taken):
+            continue
+        if _REFERENCE_BEFORE.search(low, max(0, start - 16), start):
+            continue
+        percent = bool(m.group("pct") or m.group("wpct"))
+        if m.group("words") or m.group("alone"):
+            group = "words" if m.group("words") else "alone"
+            read = _read_words(low, m.start(group), m.end(group))
+            if read is None:
+                continue
+            start, said = read
+            if m.group("wfig") and Decimal(number_value(m.group("wfig"))) != said:
+                continue
+            value = Decimal(said)
+        else:
+            try:
+                value = Decimal(number_value(m.group("fig")))
+            except InvalidOperation:
+                continue
+        if m.group("pct") and not m.group("pct").strip():
+            end = m.start("pct")
+        number = Number(value, start, end, percent)
+        previous = found[-1] if found else None
+        opening = _OPEN.match(text, previous.end) if previous else None
+        closing = _CLOSE.match(text, end)
+        if previous and opening and opening.end() == start and closing:
+            # "twenty percent (20%)": one number said twice.
+            found.pop()
+            if previous.key == number.key:
+                found.append(Number(value, previous.start, closing.end(), percent))
+            continue
+        found.append(number)
+    return found
+
+
+# --- Parties (tabular party columns, issue 25) --------------------------------------
+
+
+@dataclass(frozen=True)
+class Party:
+    name: str  # as written, spacing folded: "Acme Tools Ltd"
+    start: int
+    end: int
+    role: str = ""  # the name the contract gives it: "Supplier"
+    kind = PARTY
+
+    @property
+    def display(self) -> str:
+        return self.name
+
+    @property
+    def key(self) -> str:
+        return " ".join(re.sub(r"[^\w&]+", " ", self.name.casefold()).split())
+
+
+# Legal-form suffixes that end a company's name ("Ltd.", "B.V.", "PTE, LTD.").
+_PARTY_SUFFIXES = (
+    "Inc",
+    "INC",
+    "Incorporated",
+    "INCORPORATED",
+    "Corp",
+    "CORP",
+    "Corporation",
+    "CORPORATION",
+    "Company",
+    "COMPANY",
+    "Co",
+    "CO",
+    "Ltd",
+    "LTD",
+    "Limited",
+    "LIMITED",
+    "LLC",
+    "L\\.L\\.C",
+    "LLP",
+    "L\\.L\\.P",
+    "LP",
+    "L\\.P",
+    "plc",
+    "PLC",
+    "GmbH",
+    "GMBH",
+    "AG",
+    "SA",
+    "S\\.A",
+    "SE",
+    "NV",
+    "N\\.V",
+    "BV",
+    "B\\.V",
+    "N\\.A",
+    "Pte",
+    "PTE",
+    "Pty",
+    "PTY",
+    "S\\.p\\.A",
+    "S\\.r\\.l",
+    "AB",
+    "A/S",
+    "Oy",
+    "K\\.K",
+)
+_SUFFIX = r"(?:" + "|".join(sorted(_PARTY_SUFFIXES, key=len, reverse=True)) + r")\.?"
+_NAME_WORD = r"(?:[A-Z][\w'’.\-]*|&|of|and|the|de|du|der|la|le|für)"
+_PARTY_NAME = re.compile(
+    rf"""
+    (?P<name>[A-Z][\w'’.\-]*(?:[ \t]+{_NAME_WORD}){{0,7}}?)
+    ,?[ \t]+(?P<suffix>{_SUFFIX}(?:,?[ \t]+{_SUFFIX})?)(?![\w])
+    (?:\s*\(\s*(?:the\s+|each\s+a\s+|hereinafter(?:\s+referred\s+to\s+as)?\s+)?
+       ["“](?P<role>[^"”\n]{{1,40}})["”])?
+    """,
+    re.VERBOSE,
+)
+# Words that may precede a name in capitals but are no part of it.
+# fmt: off
+_PARTY_LEADS = frozenset([
+    "between", "and", "by", "among", "amongst", "with", "to", "from", "of", "this",
+    "that", "agreement", "party", "parties", "dated", "made", "entered", "into",
+    "hereby", "is", "as", "for",
+])
+# fmt: on
+
+
+def find_parties(text: str) -> list[Party]:
+    """Companies named with their legal form, in order of position, each
+    once: "Acme Tools Ltd ("Supplier")", "TELCOSTAR PTE, LTD.", "Go Call,
+    Inc.", "PHILIPS MEDICAL SYSTEMS NEDERLAND B.V.". The defined name in
+    quotes that follows one is its role. People and unregistered names are
+    not read (no legal form to anchor them)."""
+    found: list[Party] = []
+    seen: set[str] = set()
+    for m in _PARTY_NAME.finditer(text):
+        words = m.group("name").split()
+        lead = 0
+        while lead < len(words) and words[lead].casefold() in _PARTY_LEADS:
+            lead += 1
+        if lead == len(words):
+            continue
+        start = m.start("name")
+        for word in words[:lead]:
+            start = text.index(word, start) + len(word)
+        start = len(text) - len(text[start:].lstrip())
+        end = m.end("suffix")
+        name = " ".join(text[start:end].split())
+        party = Party(name, start, end, (m.group("role") or "").strip())
+        if party.key in seen:
+            continue
+        seen.add(party.key)
+        found.append(party)
+    return found
+
+
+# --- Options (tabular option columns, issue 25) -------------------------------------
+
+
+@dataclass(frozen=True)
+class OptionValue:
+    name: str  # the option as the column lists it
+    start: int
+    end: int
+    kind = "options"
+
+    @property
+    def display(self) -> str:
+        return self.name
+
+    @property
+    def key(self) -> str:
+        return self.name.casefold()
+
+
+def find_options(text: str, options: Iterable[str]) -> list[OptionValue]:
+    """Which of a column's options a text states, by their own words (any
+    case and spacing, whole words), in order of position."""
+    found = []
+    for option in options:
+        words = option.split()
+        if not words:
+            continue
+        pattern = r"(?<!\w)" + r"\s+".join(re.escape(w) for w in words) + r"(?!\w)"
+        m = re.search(pattern, text, re.IGNORECASE)
+        if m:
+            found.append(OptionValue(option, m.start(), m.end()))
+    return sorted(found, key=lambda o: o.start)
+
+
 # --- Any kind ------------------------------------------------------------------------
+
+Value = Duration | Money | DateValue | Jurisdiction | Number | Party
 
 _FINDERS = {
     DURATION: find_durations,
     MONEY: find_money,
     DATE_KIND: find_dates,
     JURISDICTION: find_jurisdictions,
+    NUMBER_KIND: find_numbers,
+    PARTY: find_parties,
 }
 
 

@@ -892,3 +892,103 @@ def test_no_reader_raises_on_any_text(text, quote):
     value_supported(text, quote)
     for kind in values.KINDS:
         value_supported(text, quote, kind=kind)
+
+
+# --- Numbers, parties and options (tabular columns, issue 25) ----------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("order at least ten (10) units", [("10", "ten (10)")]),
+        ("a minimum of 1,500 pallets", [("1,500", "1,500")]),
+        ("a discount of 15% on list", [("15%", "15%")]),
+        ("twenty percent (20%) of net sales", [("20%", "twenty percent (20%)")]),
+        ("2.5 units a month", [("2.5", "2.5")]),
+        # Words and figure that disagree: nothing.
+        ("twenty percent (25%) of net sales", []),
+        # Dates, money and references are not quantities.
+        ("as set out in Section 4.2 on June 1, 2020", []),
+        ("a fee of $5,000 per month", []),
+        # Counting words alone are words ("one party"), unless a percentage follows.
+        ("one party may terminate", []),
+        ("fifty percent of the units", [("50%", "fifty percent")]),
+    ],
+)
+def test_find_numbers(text, expected):
+    assert spans(text, values.find_numbers(text)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            'made between Acme Tools Ltd ("Supplier") and Beta Retail plc ("Buyer").',
+            [("Acme Tools Ltd", "Supplier"), ("Beta Retail plc", "Buyer")],
+        ),
+        (
+            "TELCOSTAR PTE, LTD. and Ability Computer & Software Industries Ltd",
+            [
+                ("TELCOSTAR PTE, LTD.", ""),
+                ("Ability Computer & Software Industries Ltd", ""),
+            ],
+        ),
+        (
+            "BETWEEN PHILIPS MEDICAL SYSTEMS NEDERLAND B.V. AND Go Call, Inc.",
+            [("PHILIPS MEDICAL SYSTEMS NEDERLAND B.V.", ""), ("Go Call, Inc.", "")],
+        ),
+        (
+            'Morgan Stanley Investment Management Inc. (the "Licensor")',
+            [("Morgan Stanley Investment Management Inc.", "Licensor")],
+        ),
+        # A legal form in lower case is a description, not a name.
+        ("a Delaware corporation with offices in Texas", []),
+    ],
+)
+def test_find_parties(text, expected):
+    found = values.find_parties(text)
+    assert [(p.name, p.role) for p in found] == expected
+    assert all(" ".join(text[p.start : p.end].split()) == p.name for p in found)
+
+
+def test_a_party_named_twice_is_listed_once():
+    text = "Acme Tools Ltd shall deliver. ACME TOOLS LTD shall invoice."
+    assert [p.name for p in values.find_parties(text)] == ["Acme Tools Ltd"]
+
+
+def test_find_options_reads_a_columns_own_words():
+    text = "Termination is MUTUAL: either party may end it."
+    found = values.find_options(text, ["Mutual", "Unilateral", "None"])
+    assert [(o.name, text[o.start : o.end]) for o in found] == [("Mutual", "MUTUAL")]
+    assert values.find_options("Immutual", ["Mutual"]) == []
+
+
+def test_number_and_party_values_are_checked_against_the_quote():
+    assert value_supported("10 units", "order at least ten (10) units", kind="number")
+    assert not value_supported(
+        "12 units", "order at least ten (10) units", kind="number"
+    )
+    assert value_supported(
+        "Acme Tools Ltd", 'between Acme Tools Ltd ("Supplier")', kind="party"
+    )
+    assert not value_supported(
+        "Gamma Ltd", 'between Acme Tools Ltd ("Supplier")', kind="party"
+    )
+
+
+NUMBER_FORMS = st.sampled_from(["{n}", "{w} ({n})", "{n}%", "{w} percent ({n}%)"])
+
+
+@SETTINGS
+@given(st.integers(min_value=1, max_value=999), NUMBER_FORMS, FILLER, FILLER)
+def test_every_written_form_of_a_number_reads_back_with_its_offsets(n, form, a, b):
+    from citations.cascade.numerals import CARDINALS
+
+    words = {v: k for k, v in CARDINALS.items()}
+    if "{w}" in form and n not in words:
+        return
+    written = form.format(n=n, w=words.get(n, ""))
+    text = f"{a} {written} {b}"
+    found = [v for v in values.find_numbers(text) if v.value == n]
+    assert found, text
+    assert text[found[0].start : found[0].end] == written
