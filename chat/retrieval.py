@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+from citations.values import value_kind
 from ingest.search import SearchHit, search_chunks
+from ingest.search.rerank import build_query
+from ingest.search.within import retrieve as within
 from llm.prompting import PromptSource
 
 if TYPE_CHECKING:
@@ -50,22 +53,53 @@ class Retrieved:
         )
 
 
+# Up to this many chosen or named documents are searched one by one, inside
+# each document with the re-ranker (ingest.search.within); more, or none, go
+# through the tenant-wide search.
+WITHIN_DOCUMENTS = 8
+
+
 def retrieve(
     *, session: ChatSession, scope: Scope, k: int | None = None
 ) -> list[Retrieved]:
     """The top-k chunks for a question in its scope, labelled S1, S2, ...
 
-    When the question names or picks several documents (a comparison), each
-    gets a fair share of the k places, so one long contract cannot crowd out
-    the other."""
+    A question about one or a few documents is searched inside each of them
+    (full-text candidates re-ranked with the legal thesaurus, a date question
+    preferring passages with dates); several documents (a comparison) each
+    get a fair share of the k places, so one long contract cannot crowd out
+    the other. Other questions use the tenant-wide hybrid search."""
     k = k or settings.RETRIEVAL_TOP_K
     documents = scope.documents
-    if 2 <= len(documents) <= k:
+    chosen = scope.kind in {"chosen", "mentioned", "session"}
+    if chosen and not documents and scope.collection is None:
+        return []  # the chosen documents are gone: search nothing else
+    if documents and len(documents) <= WITHIN_DOCUMENTS:
+        query = build_query(
+            question=scope.search_text,
+            kind=QUERY_KINDS.get(value_kind(scope.search_text), "text"),
+        )
         share = max(1, k // len(documents))
-        per_document = [
-            search_chunks(session.tenant, scope.search_text, document=d, k=share)
-            for d in documents
-        ]
+        per_document = []
+        for document in documents:
+            found = within(
+                session.tenant, document, query, k=share if len(documents) > 1 else k
+            )
+            for chunk in found.chunks:
+                chunk.document = document  # loaded already: no query per chunk
+            per_document.append(
+                [
+                    SearchHit(chunk=c, score=s, rank=i)
+                    for i, (c, s) in enumerate(
+                        zip(
+                            found.chunks,
+                            found.scores or [0.0] * len(found.chunks),
+                            strict=False,
+                        ),
+                        start=1,
+                    )
+                ]
+            )
         hits = [hit for rank in zip_longest(*per_document) for hit in rank if hit]
     else:
         hits = search_chunks(
@@ -76,3 +110,7 @@ def retrieve(
             k=k,
         )
     return [Retrieved(ref=f"S{i}", hit=hit) for i, hit in enumerate(hits[:k], start=1)]
+
+
+# What a question asks for -> the re-ranker's type bonus.
+QUERY_KINDS = {"date": "date", "money": "money"}

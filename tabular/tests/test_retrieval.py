@@ -7,7 +7,7 @@ import pytest
 
 from accounts.scoping import tenant_scope
 from docuiq.testing.factories import make_document
-from ingest.search import search_chunks
+from ingest.search import rerank, search_chunks
 from tabular import retrieval
 from tabular.retrieval import build_query, document_stats, score_chunk
 
@@ -22,7 +22,7 @@ NON_COMPETE = (
 
 
 def _stems(text):
-    return retrieval._stems(text)
+    return rerank._stems(text)
 
 
 def test_the_query_is_expanded_from_name_question_and_description():
@@ -33,7 +33,7 @@ def test_the_query_is_expanded_from_name_question_and_description():
     )
     assert "non-compete" in query.expanded_with or "compete" in query.expanded_with
     assert "engage" in query.fts_expansion  # the contract's wording
-    assert query.weights[_stems("compete")[0]] == retrieval.W_NAME
+    assert query.weights[_stems("compete")[0]] == rerank.W_NAME
     assert ("directly", "indirectly") in query.phrases or any(
         "directly" in p for p in query.phrases
     )
