@@ -73,7 +73,7 @@ from citations.services import citation_verify, citations_record
 from citations.verdicts import Checked, RevisionText, quote_check, verdict_write
 from ingest.models import Document, DocumentChunk
 from llm.errors import LLMError
-from tabular import retrieval
+from tabular import column_types, retrieval
 from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
 
 if TYPE_CHECKING:
@@ -90,14 +90,6 @@ CONTEXT_TYPE = "tabular"
 # Documents (with their text) kept in memory per run; cells go row by row.
 SOURCE_CACHE = 32
 
-# Column types -> the names llm.prompting and the extractive responder know.
-PROVIDER_TYPES = {
-    ReviewColumn.Type.TEXT: "text",
-    ReviewColumn.Type.DATE: "date",
-    ReviewColumn.Type.MONEY: "currency",
-    ReviewColumn.Type.YES_NO: "yes_no",
-    ReviewColumn.Type.LIST: "list",
-}
 CONFIDENCES = {"high", "medium", "low"}
 
 
@@ -487,7 +479,7 @@ def _run_cell(run: _Run, cell_id: int, row_id: int, column_id: int) -> None:
         chunks = [(c.chunk_index, c.content) for c in got.chunks]
         answer, completion = run.provider.extract_cell(
             _question(column, query, run.provider),
-            PROVIDER_TYPES.get(column.type, "text"),
+            column_types.type_of(column.type).provider_type,
             chunks,
         )
         answer = _validated(answer, column)

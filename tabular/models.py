@@ -150,11 +150,19 @@ class ReviewDocument(models.Model):
 
 class ReviewColumn(models.Model):
     class Type(models.TextChoices):
+        # What a cell of the column holds; tabular.column_types says how each
+        # is asked, read, checked against its quote, sorted and exported.
+        # Former `list` columns are `text` (migration 0003; "list" is still
+        # accepted as a name for text).
         TEXT = "text", "Text"
         DATE = "date", "Date"
+        DURATION = "duration", "Duration"
         MONEY = "money", "Money"
+        NUMBER = "number", "Number"
         YES_NO = "yes_no", "Yes/No"
-        LIST = "list", "List"
+        PARTY = "party", "Party"
+        JURISDICTION = "jurisdiction", "Jurisdiction"
+        OPTIONS = "options", "Options"
 
     id = models.BigAutoField(primary_key=True)
     tenant = models.ForeignKey(
@@ -167,6 +175,8 @@ class ReviewColumn(models.Model):
     # (tabular.retrieval) when the question's wording differs from the documents'.
     description = models.TextField(blank=True)
     type = models.CharField(max_length=16, choices=Type.choices, default=Type.TEXT)
+    # An options column's choices, in the operator's order (else []).
+    options = models.JSONField(default=list, blank=True)
     order = models.PositiveIntegerField()
 
     objects = ScopedManager(tenant="tenant")
@@ -181,7 +191,19 @@ class ReviewColumn(models.Model):
                 fields=["tenant", "id"], name="uniq_reviewcol_tenant_id"
             ),
             models.CheckConstraint(
-                condition=Q(type__in=["text", "date", "money", "yes_no", "list"]),
+                condition=Q(
+                    type__in=[
+                        "text",
+                        "date",
+                        "duration",
+                        "money",
+                        "number",
+                        "yes_no",
+                        "party",
+                        "jurisdiction",
+                        "options",
+                    ]
+                ),
                 name="chk_reviewcol_type_values",
             ),
         ]
@@ -194,8 +216,16 @@ class Cell(models.Model):
     """One (document, column) answer with its citation.
 
     Status: pending -> running (claimed by one delivery's run_token) -> done |
-    failed; a re-run or a reclaimed cell goes back to pending. `confidence` is
-    the model's (high/medium/low), or `failed` whenever status is failed.
+    failed; a re-run or a reclaimed cell goes back to pending. A done cell is
+    `answered` (a short `value`, its normalised `typed_value`, the quote
+    beside it, and whether the verified quote supports the value) or
+    `not_found` (no passage bears on the column; `searched` says what was
+    read). `confidence` is calibrated (tabular.confidence; the model's own
+    word is `model_confidence`), or `failed` whenever status is failed.
+
+    Review: a reviewer approves or flags a cell, or edits its value with a
+    note; the engine's `value` is kept beside `edited_value`, and every change
+    is a CellEvent.
     """
 
     class Status(models.TextChoices):
@@ -209,6 +239,20 @@ class Cell(models.Model):
         MEDIUM = "medium", "Medium"
         LOW = "low", "Low"
         FAILED = "failed", "Failed"
+
+    class Outcome(models.TextChoices):
+        ANSWERED = "answered", "Answered"
+        NOT_FOUND = "not_found", "Not found"
+
+    class Support(models.TextChoices):
+        SUPPORTED = "supported", "Supported by the quote"
+        UNSUPPORTED = "unsupported", "Not supported by the quote"
+        UNCHECKED = "unchecked", "Not checked"
+
+    class ReviewState(models.TextChoices):
+        UNREVIEWED = "unreviewed", "Unreviewed"
+        APPROVED = "approved", "Approved"
+        FLAGGED = "flagged", "Flagged"
 
     FINISHED = (Status.DONE, Status.FAILED)
 
@@ -226,8 +270,19 @@ class Cell(models.Model):
     status = models.CharField(
         max_length=16, choices=Status.choices, default=Status.PENDING
     )
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, blank=True)
     value = models.TextField(blank=True)
+    # The value normalised ({"kind": "duration", "amount": 90, "unit": "day"},
+    # tabular.column_types), so exports write numbers and dates and the grid sorts.
+    typed_value = models.JSONField(null=True, blank=True)
+    support = models.CharField(max_length=16, choices=Support.choices, blank=True)
+    support_reason = models.TextField(blank=True)
     confidence = models.CharField(max_length=8, choices=Confidence.choices, blank=True)
+    model_confidence = models.CharField(max_length=8, blank=True)
+    # The calibration rule that set `confidence` (tabular.confidence).
+    confidence_rule = models.CharField(max_length=64, blank=True)
+    # What a not-found cell read: {"terms": [...], "passages": [{"page", "label"}]}.
+    searched = models.JSONField(default=dict, blank=True)
     justification = models.TextField(blank=True)
     quote = models.TextField(blank=True)
     error = models.TextField(blank=True)
@@ -261,6 +316,33 @@ class Cell(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Review ("verified" stays the engine's word for the quote).
+    review_state = models.CharField(
+        max_length=16, choices=ReviewState.choices, default=ReviewState.UNREVIEWED
+    )
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    edited_value = models.TextField(blank=True)
+    edited_typed_value = models.JSONField(null=True, blank=True)
+    edited_support = models.CharField(
+        max_length=16, choices=Support.choices, blank=True
+    )
+    edited_support_reason = models.TextField(blank=True)
+    edit_note = models.TextField(blank=True)
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    edited_at = models.DateTimeField(null=True, blank=True)
 
     objects = ScopedManager(tenant="tenant")
 
@@ -271,6 +353,10 @@ class Cell(models.Model):
             models.UniqueConstraint(
                 fields=["review", "row", "column"], name="uniq_cell_review_row_column"
             ),
+            # Target of CellEvent's same-tenant guard (docuiq.dbguards).
+            models.UniqueConstraint(
+                fields=["tenant", "id"], name="uniq_cell_tenant_id"
+            ),
             models.CheckConstraint(
                 condition=Q(status__in=["pending", "running", "done", "failed"]),
                 name="chk_cell_status_values",
@@ -278,6 +364,14 @@ class Cell(models.Model):
             models.CheckConstraint(
                 condition=~Q(status="failed") | Q(confidence="failed"),
                 name="chk_cell_failed_has_failed_confidence",
+            ),
+            models.CheckConstraint(
+                condition=Q(review_state__in=["unreviewed", "approved", "flagged"]),
+                name="chk_cell_review_state_values",
+            ),
+            models.CheckConstraint(
+                condition=Q(outcome__in=["", "answered", "not_found"]),
+                name="chk_cell_outcome_values",
             ),
         ]
         indexes = [
@@ -291,3 +385,81 @@ class Cell(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in self.FINISHED
+
+    @property
+    def is_edited(self) -> bool:
+        return self.edited_at is not None
+
+    @property
+    def is_not_found(self) -> bool:
+        return (
+            self.status == self.Status.DONE and self.outcome == self.Outcome.NOT_FOUND
+        )
+
+    @property
+    def shown_value(self) -> str:
+        """What the grid shows: the reviewer's value over the engine's."""
+        return self.edited_value if self.is_edited else self.value
+
+    @property
+    def shown_typed_value(self) -> dict | None:
+        return self.edited_typed_value if self.is_edited else self.typed_value
+
+    @property
+    def shown_support(self) -> str:
+        return self.edited_support if self.is_edited else self.support
+
+
+class CellEvent(models.Model):
+    """One change to a cell's review, with who and when: the cell panel's
+    history, and the audit trail behind exports' review columns. Rows are
+    never updated; a user who leaves keeps their name here."""
+
+    class Action(models.TextChoices):
+        APPROVE = "approve", "Approved"
+        FLAG = "flag", "Flagged"
+        CLEAR = "clear", "Review cleared"
+        EDIT = "edit", "Edited the value"
+        REVERT = "revert", "Restored the engine's value"
+        RERUN = "rerun", "Re-ran the cell"
+
+    id = models.BigAutoField(primary_key=True)
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
+    cell = models.ForeignKey(Cell, on_delete=models.CASCADE, related_name="events")
+    action = models.CharField(max_length=16, choices=Action.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    user_name = models.CharField(max_length=150, blank=True)
+    note = models.TextField(blank=True)
+    value_before = models.TextField(blank=True)
+    value_after = models.TextField(blank=True)
+    state_before = models.CharField(max_length=16, blank=True)
+    state_after = models.CharField(max_length=16, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ScopedManager(tenant="tenant")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(
+                    action__in=["approve", "flag", "clear", "edit", "revert", "rerun"]
+                ),
+                name="chk_cellevent_action_values",
+            ),
+        ]
+        indexes = [
+            # The cell panel's history: one cell's events, newest first.
+            models.Index(fields=["cell", "-created_at"], name="idx_cellevent_cell"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.cell_id} {self.action} by {self.user_name or '?'}"

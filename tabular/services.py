@@ -33,6 +33,7 @@ from django.utils import timezone
 from accounts.scoping import tenant_scope, unscoped
 from docuiq.exceptions import DocuIQError
 from ingest.models import Document
+from tabular import column_types
 from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
 
 if TYPE_CHECKING:
@@ -44,8 +45,6 @@ logger = logging.getLogger(__name__)
 
 MAX_DOCUMENTS = 500
 MAX_COLUMNS = 50
-# A running review whose heartbeat is older than this lost its worker.
-STALE_AFTER_S = 600
 
 
 class ReviewError(DocuIQError):
@@ -58,38 +57,56 @@ class ColumnSpec:
     question: str
     type: str = ReviewColumn.Type.TEXT
     description: str = ""
+    options: tuple[str, ...] = ()
 
 
-_TYPE_ALIASES = {
-    "text": ReviewColumn.Type.TEXT,
-    "date": ReviewColumn.Type.DATE,
-    "money": ReviewColumn.Type.MONEY,
-    "amount": ReviewColumn.Type.MONEY,
-    "currency": ReviewColumn.Type.MONEY,
-    "yes/no": ReviewColumn.Type.YES_NO,
-    "yes_no": ReviewColumn.Type.YES_NO,
-    "yesno": ReviewColumn.Type.YES_NO,
-    "boolean": ReviewColumn.Type.YES_NO,
-    "list": ReviewColumn.Type.LIST,
-}
 _SPEC_RE = re.compile(
     r"^\s*(?P<name>[^:()]+?)\s*(?:\((?P<type>[^)]*)\))?\s*:\s*(?P<question>.+)$", re.S
 )
+# "Options: A | B | C" after an options column's question, in the form's lines.
+_OPTIONS_RE = re.compile(r"\s*\[(?P<options>[^\]]*)\]\s*$")
+MAX_OPTIONS = 20
 
 
 def column_type(raw: str) -> str:
-    """A column type from its name or an alias ("yes/no", "amount"); ReviewError if unknown."""
-    kind = _TYPE_ALIASES.get(raw.strip().lower())
-    if kind is None:
+    """A column type from its name or an alias ("yes/no", "amount", "list");
+    ReviewError if unknown."""
+    found = column_types.column_type(raw)
+    if found is None:
         raise ReviewError(
-            f"Unknown column type {raw!r}: use text, date, money, yes/no or list.",
+            f"Unknown column type {raw!r}: use {column_types.names()}.",
             code="invalid_column_type",
         )
-    return kind
+    return found.key
+
+
+def column_options(kind: str, options: Sequence[str]) -> tuple[str, ...]:
+    """An options column's choices, cleaned (blank and repeated ones dropped);
+    ReviewError when an options column has fewer than two, or another type has any."""
+    cleaned: list[str] = []
+    for option in options:
+        option = " ".join(str(option).split())[:200]
+        if option and option.casefold() not in {o.casefold() for o in cleaned}:
+            cleaned.append(option)
+    if kind != column_types.OPTIONS:
+        if cleaned:
+            raise ReviewError(
+                "Only an options column lists options.", code="invalid_column"
+            )
+        return ()
+    if len(cleaned) < 2 or len(cleaned) > MAX_OPTIONS:
+        raise ReviewError(
+            f"An options column needs 2 to {MAX_OPTIONS} options, "
+            '"Name (options): question [A | B | C]".',
+            code="invalid_column",
+        )
+    return tuple(cleaned)
 
 
 def parse_column(spec: str) -> ColumnSpec:
-    """``"Name: question"`` or ``"Name (type): question"`` -> ColumnSpec."""
+    """``"Name: question"`` or ``"Name (type): question"``, an options column
+    ending with its options in brackets: ``"Termination right (options): Who
+    may terminate? [Either party | Customer only | None]"``."""
     match = _SPEC_RE.match(spec)
     if not match or not match.group("question").strip():
         raise ReviewError(
@@ -101,10 +118,17 @@ def parse_column(spec: str) -> ColumnSpec:
         if match.group("type")
         else ReviewColumn.Type.TEXT
     )
+    question = match.group("question").strip()
+    options: tuple[str, ...] = ()
+    listed = _OPTIONS_RE.search(question)
+    if listed and kind == column_types.OPTIONS:
+        options = tuple(listed.group("options").split("|"))
+        question = question[: listed.start()].strip()
     return ColumnSpec(
         name=match.group("name").strip(),
-        question=match.group("question").strip(),
+        question=question,
         type=kind,
+        options=column_options(kind, options),
     )
 
 
@@ -152,12 +176,14 @@ def review_create(
             raise ReviewError(
                 "Every column needs a name and a question.", code="invalid_column"
             )
+        kind = column_type(spec.type)
         specs.append(
             ColumnSpec(
                 name=spec.name.strip()[:200],
                 question=spec.question.strip()[:4000],
-                type=column_type(spec.type),
+                type=kind,
                 description=(spec.description or "").strip()[:4000],
+                options=column_options(kind, spec.options or ()),
             )
         )
     user = (
@@ -202,6 +228,7 @@ def review_create(
                     question=spec.question,
                     description=spec.description,
                     type=spec.type,
+                    options=list(spec.options),
                     order=order,
                 )
                 for order, spec in enumerate(specs)
@@ -329,7 +356,8 @@ def _run_in_thread(review_id: str) -> None:
 def reviews_sweep(*, stale_after_s: int | None = None) -> int:
     """Queue again reviews left queued (broker down) or running without a
     heartbeat (worker lost for good). Returns how many were queued."""
-    stale_after_s = STALE_AFTER_S if stale_after_s is None else stale_after_s
+    if stale_after_s is None:
+        stale_after_s = settings.TABULAR_STALE_AFTER_S
     cutoff = timezone.now() - timedelta(seconds=stale_after_s)
     with unscoped():
         active = list(
