@@ -6,7 +6,9 @@ it can be tested without a settings module.
 
 from __future__ import annotations
 
+import functools
 import logging
+import types
 
 from django.conf import settings
 
@@ -24,8 +26,30 @@ def provider() -> Provider:
     return get_provider(llm_config())
 
 
+_EMBEDDINGS_SETTINGS = (
+    "EMBEDDINGS",
+    "EMBEDDINGS_BASE_URL",
+    "EMBEDDINGS_API_KEY",
+    "EMBEDDINGS_MODEL",
+    "EMBEDDINGS_DIM",
+    "EMBEDDINGS_TIMEOUT_S",
+    "EMBEDDINGS_MAX_RETRIES",
+    "EMBEDDINGS_BATCH_SIZE",
+    "EMBEDDINGS_COOLDOWN_S",
+)
+
+
 def embeddings_config() -> EmbeddingsConfig:
-    return EmbeddingsConfig.from_settings(settings)
+    # Every search asks: parse the settings once per distinct set of values.
+    values = tuple(getattr(settings, name, None) for name in _EMBEDDINGS_SETTINGS)
+    return _embeddings_config(values)
+
+
+@functools.lru_cache(maxsize=16)
+def _embeddings_config(values: tuple) -> EmbeddingsConfig:
+    return EmbeddingsConfig.from_settings(
+        types.SimpleNamespace(**dict(zip(_EMBEDDINGS_SETTINGS, values, strict=True)))
+    )
 
 
 def embedder() -> Embedder | None:

@@ -10,16 +10,28 @@ _STATS_TTL_S = 60.0
 _stats_cache: dict[str, tuple[float, dict[str, float], float, int]] = {}
 
 
+# term -> its lexeme ("" when the configuration drops it): stemming never
+# changes, so each word is asked of the database once per process.
+_lexeme_cache: dict[str, str] = {}
+_LEXEME_CACHE_SIZE = 50_000
+
+
 def _lexemes(cursor, terms: list[str]) -> dict[str, str]:
     """Each term's lexeme under the 'english' configuration (the index's)."""
-    cursor.execute(
-        """
-        SELECT t, (SELECT lexeme FROM unnest(to_tsvector('english', t)) LIMIT 1)
-        FROM unnest(%s::text[]) AS t
-        """,
-        [terms],
-    )
-    return {term: lexeme for term, lexeme in cursor.fetchall() if lexeme}
+    unknown = [t for t in terms if t not in _lexeme_cache]
+    if unknown:
+        cursor.execute(
+            """
+            SELECT t, (SELECT lexeme FROM unnest(to_tsvector('english', t)) LIMIT 1)
+            FROM unnest(%s::text[]) AS t
+            """,
+            [unknown],
+        )
+        if len(_lexeme_cache) > _LEXEME_CACHE_SIZE:
+            _lexeme_cache.clear()
+        for term, lexeme in cursor.fetchall():
+            _lexeme_cache[term] = lexeme or ""
+    return {t: _lexeme_cache[t] for t in terms if _lexeme_cache.get(t)}
 
 
 def _frequencies(cursor) -> tuple[dict[str, float], float, int]:
@@ -114,7 +126,7 @@ def search(
                 [_tsquery(wanted), list(document_ids), tenant_id, k],
             )
             return [(row[0], row[1]) for row in cursor.fetchall()]
-        extra, params = "", [_tsquery(wanted), tenant_id]
+        extra, params = "", [_tsquery(wanted), tenant_id, tenant_id]
         if collection_id is not None:
             extra = (
                 " AND d.id IN (SELECT document_id FROM ingest_document_collections"
@@ -132,7 +144,9 @@ def search(
                 SELECT c.id, c.document_id, c.revision_id,
                        ts_rank(c.search_vector, q.query) AS score
                 FROM q, ingest_documentchunk c
-                WHERE c.search_vector @@ q.query
+                -- Another tenant's matches are never ranked (a row filter on
+                -- the bitmap scan's heap rows, not another plan).
+                WHERE c.search_vector @@ q.query AND c.tenant_id = %s
             )
             SELECT hits.id, hits.score
             FROM hits

@@ -234,15 +234,19 @@ def test_another_tenants_nearest_vector_is_never_returned(
     assert titles(search_chunks(tenant_b, QUESTION, mode="dense")) == ["b-cancel"]
 
 
+@pytest.mark.parametrize("direct_read", [20, 0], ids=["direct-reads", "from-the-cache"])
 def test_scoped_dense_search_is_exact_with_or_without_the_cache(
-    tenant_a, server, upload
+    tenant_a, server, upload, monkeypatch, direct_read
 ):
+    from ingest.search import _vectors
+
+    monkeypatch.setattr(_vectors, "DIRECT_READ_DOCUMENTS", direct_read)
     near = upload(tenant_a, CANCEL, "near")
     far = upload(tenant_a, WEATHER, "far")
     collection = collection_get_or_create(tenant=tenant_a, name="Far only")
     with tenant_scope(tenant_a):
         far.collections.add(collection)
-    for _ in range(2):  # direct reads first; the tenant-wide search loads the cache
+    for _ in range(2):  # cold, then with the cache the tenant-wide search loaded
         assert titles(
             search_chunks(tenant_a, QUESTION, document=far, mode="dense")
         ) == ["far"]
