@@ -20,6 +20,11 @@ One function per part; each returns a JSON-able dict:
 
 * ``part_scoped``: top-4 within the contract, for each search mode
   (fts / dense / hybrid) side by side, on the tune and report splits.
+* the answer parts (bench/_answers.py): the chat's own search inside a
+  picked contract; a question naming the contract among all 20; whole
+  offline chat turns (citations from the named contract, answers holding the
+  expert's clause, "not found" on clauses the contract lacks and on those it
+  has); relevance marks against the expert's clauses.
 
 --quick runs every part on a tiny built-in text in a few seconds (no corpus),
 only proving the script runs. Results: bench/results/retrieval.json.
@@ -353,10 +358,33 @@ def run_quick() -> dict:
     )
     questions = {
         "categories": {
-            "Governing Law": {"questions": ["Which state's law applies?"]},
-        }
+            "Governing Law": {
+                "questions": ["Which state's law applies?"],
+                "named": ["Which law governs the {contract}?"],
+            },
+            "Non-Compete": {
+                "questions": ["Is there a non-compete?"],
+                "named": ["Is there a non-compete in the {contract}?"],
+            },
+        },
+        "contracts": {"Quick": {"names": ["Quick supply agreement"]}},
     }
-    return {"scoped": part_scoped(tenant, [contract], questions)}
+    return {
+        "scoped": part_scoped(tenant, [contract], questions),
+        **_answer_parts(tenant, [contract], questions),
+    }
+
+
+def _answer_parts(tenant, contracts: list[Contract], questions: dict) -> dict:
+    """The chat parts (bench/_answers.py), in a transaction rolled back so the
+    cached corpus database keeps no chat."""
+    import _answers
+    from django.db import transaction
+
+    with transaction.atomic():
+        result = _answers.run_parts(tenant, contracts, questions)
+        transaction.set_rollback(True)
+    return result
 
 
 # ------------------------------------------------------------------ main
@@ -410,6 +438,7 @@ def main(argv: list[str] | None = None) -> int:
         "contracts": {s: len(t) for s, t in questions["split"].items()},
         "unaligned_gold_occurrences": unaligned,
         "scoped": part_scoped(tenant, contracts, questions),
+        **_answer_parts(tenant, contracts, questions),
     }
     return _write(args.out, result, started)
 

@@ -26,6 +26,7 @@ from citations.extraction import extract_citations
 from citations.relevance import Relevance, RelevanceJudge
 from citations.services import citations_rate, citations_record
 from ingest.search import query_terms
+from ingest.search.within import term_weights
 from llm.configured import provider
 from llm.errors import LLMError
 from llm.prompting import NO_ANSWER
@@ -93,8 +94,13 @@ class Turn:
     @cached_property
     def judge(self) -> RelevanceJudge:
         """Rates passages against the question less the words that named
-        documents (they name, they do not say what to find)."""
-        return RelevanceJudge(self.scope.search_text)
+        documents (they name, they do not say what to find), its words
+        weighted by their rarity in the documents the passages come from."""
+        documents = {
+            r.hit.chunk.document_id: r.hit.chunk.document for r in self.retrieved
+        }
+        weights = term_weights(list(documents.values()), self.scope.search_text)
+        return RelevanceJudge(self.scope.search_text, weights=weights)
 
     def rate(self, passage: str) -> Relevance:
         return self.judge.rate(passage)

@@ -32,9 +32,14 @@ PAYMENT = (
         ("Can either party terminate for convenience?", TERMINATION, ANSWERS, "score"),
         ("Which state's law governs the agreement?", LAW, ANSWERS, "score"),
         ("Is there a non-compete?", NON_COMPETE, ANSWERS, "score"),
-        ("Is there a non-compete?", PAYMENT, OFF_TOPIC, "score"),
+        ("Is there a non-compete?", PAYMENT, OFF_TOPIC, "rare_concepts_missing"),
         # The question asks for a period: a passage without one cannot answer.
-        ("How much notice is needed to terminate?", LAW, OFF_TOPIC, "value_missing"),
+        (
+            "How much notice is needed to terminate the agreement?",
+            "The agreement may be terminated by the Board.",
+            RELATED,
+            "value_missing",
+        ),
         ("What is the notice period for termination?", TERMINATION, ANSWERS, "score"),
         # Some of the concepts: related.
         (
@@ -59,6 +64,19 @@ def test_an_answering_passage_states_the_value_it_holds():
     assert RelevanceJudge("Which law governs?").rate(LAW).stated == "New York"
     # A passage that only relates states nothing.
     assert RelevanceJudge("Is there a non-compete?").rate(PAYMENT).stated is None
+
+
+def test_rare_words_decide_and_common_ones_do_not():
+    question = "Does the distributor agreement renew automatically?"
+    common_only = "The Distributor shall perform this Agreement diligently."
+    weights = {"distributor": 0.05, "renew": 2.5, "automat": 2.0}
+    judge = RelevanceJudge(question, weights=weights)
+    assert judge.rate(common_only).label == OFF_TOPIC
+    assert judge.rate(common_only).rule == "rare_concepts_missing"
+    renews = "This Agreement shall renew automatically for successive one-year terms."
+    assert judge.rate(renews).label == ANSWERS
+    # Without weights every concept weighs alike: the common word half-covers.
+    assert RelevanceJudge(question).rate(common_only).label != ANSWERS
 
 
 def test_every_rule_is_named_and_documented_and_the_last_always_applies():

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -34,7 +35,14 @@ if TYPE_CHECKING:
     from accounts.models import Tenant
     from ingest.models import Document
 
-__all__ = ["Retrieved", "clear_cache", "document_index", "first_chunks", "retrieve"]
+__all__ = [
+    "Retrieved",
+    "clear_cache",
+    "document_index",
+    "first_chunks",
+    "retrieve",
+    "term_weights",
+]
 
 
 # ----------------------------------------------------------------- database
@@ -208,3 +216,17 @@ def retrieve(
 
 def clear_cache() -> None:
     _cache.clear()
+
+
+def term_weights(documents: Sequence[Document], text: str) -> dict[str, float]:
+    """How rare each stemmed word of `text` is in `documents` (the mean of its
+    IDF in each document's chunks): "party" weighs little in a contract,
+    "renew" much, and a word the documents never use most (a question about
+    what they never mention). Empty without documents."""
+    indexes = [document_index(d) for d in documents if d.current_revision_id]
+    if not indexes:
+        return {}
+    return {
+        stem: sum(i.stats.idf(stem) for i in indexes) / len(indexes)
+        for stem in set(_stems(text))
+    }
