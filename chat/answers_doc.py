@@ -1,0 +1,142 @@
+"""docs/answers.md, written from the tables the answers are decided by.
+
+`python manage.py answers_doc` writes it; a test fails when the file and the
+tables disagree, so the page cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+
+from chat.naming import NAME_RULES
+from citations.marks import RELEVANCE_MARKS
+from citations.presentation import BADGE_STATES
+from citations.relevance import (
+    ANSWERS_AT,
+    ANSWERS_WEIGHT_AT,
+    RARE_AT,
+    RELATED_AT,
+    RELEVANCE_RULES,
+)
+from citations.values import QUESTION_RULES
+
+PATH = Path(settings.BASE_DIR) / "docs" / "answers.md"
+
+SCOPE_ORDER = (
+    (
+        "chosen",
+        "documents or a collection chosen for this one question (the REST "
+        "ask's `document_ids` / `collection_id`, “Search all documents instead”)",
+    ),
+    ("mentioned", "documents mentioned with `@Title` in the question"),
+    (
+        "session",
+        "documents picked for the chat (the picker; “Ask about this document”)",
+    ),
+    (
+        "named",
+        "documents the question names (the naming rules below), within the "
+        "chat's collection if it has one",
+    ),
+    ("collection", "the chat's collection"),
+    ("all", "every ready document of the workspace"),
+)
+
+
+def _cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def answers_markdown() -> str:
+    lines = [
+        "# How DocuIQ answers",
+        "",
+        "Generated from the code by `python manage.py answers_doc`; do not edit by hand.",
+        "",
+        "## What a question searches",
+        "",
+        "The first that applies decides; the answer's payload says which "
+        "(`searched.kind`), and the words that named or mentioned documents "
+        "stop counting as search terms.",
+        "",
+        "| kind | when |",
+        "|---|---|",
+    ]
+    lines += [f"| `{kind}` | {_cell(text)} |" for kind, text in SCOPE_ORDER]
+    lines += [
+        "",
+        "## How a question names documents (`chat/naming.py`)",
+        "",
+        "Tried in order at each word of the question; the first that applies "
+        "takes its words. A match names every document holding the key.",
+        "",
+        "| rule | what it matches | example |",
+        "|---|---|---|",
+    ]
+    for rule in NAME_RULES:
+        example = next((q for q, key in rule.examples if key), "")
+        lines.append(f"| `{rule.name}` | {_cell(rule.doc)} | {_cell(example)} |")
+    lines += [
+        "",
+        "## What kind of value a question asks for (`citations/values.py`)",
+        "",
+        "A value is stated in an answer only as read from the quote shown.",
+        "",
+        "| rule | kind | example |",
+        "|---|---|---|",
+    ]
+    for rule in QUESTION_RULES:
+        example = rule.examples[0] if rule.examples else ""
+        lines.append(f"| `{rule.name}` | {rule.kind} | {_cell(example)} |")
+    lines += [
+        "",
+        "## Does a passage bear on the question (`citations/relevance.py`)",
+        "",
+        f"Offline: a passage relates from {RELATED_AT} of the question's concepts "
+        f"(its words, each with the words contracts use for it); it answers from "
+        f"{ANSWERS_AT} of them and {ANSWERS_WEIGHT_AT} of their weight (a word's "
+        f"weight is its rarity in the documents searched); under {RARE_AT} of the "
+        "weight it is off-topic. With a judge model configured, one structured "
+        "call per answer rates its citations instead. The first rule that "
+        "applies decides.",
+        "",
+        "| rule | what it decides |",
+        "|---|---|",
+    ]
+    lines += [f"| `{r.name}` | {_cell(r.doc)} |" for r in RELEVANCE_RULES]
+    lines += [
+        "",
+        "## How a citation looks",
+        "",
+        "Verification badge (`citations.presentation.BADGE_STATES`), strongest first:",
+        "",
+        "| state | label | icon | colour |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| `{s.key}` | {_cell(s.label.format(found_in='S2', differences=''))} "
+        f"| {s.icon} | {s.colour} |"
+        for s in BADGE_STATES
+    ]
+    lines += [
+        "",
+        "Relevance mark beside it (`citations.marks.RELEVANCE_MARKS`); a citation "
+        "whose mark does not support the answer is listed under “Retrieved, does "
+        "not answer the question” and never numbered first:",
+        "",
+        "| mark | label | supports the answer |",
+        "|---|---|---|",
+    ]
+    lines += [
+        f"| `{m.key}` | {_cell(m.label)} | {'yes' if m.supporting else 'no'} |"
+        for m in RELEVANCE_MARKS
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write(path: Path = PATH) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(answers_markdown(), encoding="utf-8")
+    return path
