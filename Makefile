@@ -35,8 +35,12 @@ test: venv chromium
 test-pg: venv chromium
 	DATABASE_URL=$(PG_URL) CELERY_TEST_BROKER_URL=$(REDIS_URL) $(PY) -m pytest -q
 
+# The worker with beat inside it (-B): beat runs the sweeps that queue again
+# whatever a broker outage or a dead worker stranded (docuiq/beat.py).
+# SIGTERM: a cold shutdown that gives running tasks a few seconds, then puts
+# their messages back in the queue (CEL-11).
 worker: venv
-	$(VENV)/bin/celery -A docuiq worker -l info --concurrency 2
+	REMAP_SIGTERM=SIGQUIT $(VENV)/bin/celery -A docuiq worker -B -l info --concurrency 2
 
 lint: venv
 	$(VENV)/bin/ruff check .

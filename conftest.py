@@ -156,6 +156,9 @@ def celery_worker_proc(settings, transactional_db, tmp_path):
         "CELERY_BROKER_URL": broker,
         "MEDIA_ROOT": str(media),
         "CELERY_VISIBILITY_TIMEOUT": "8",
+        # A redelivered message claims a document whose heartbeat stopped.
+        "INGEST_HEARTBEAT_S": "1",
+        "INGEST_STALE_AFTER_S": "4",
         # A queue of its own: a stray worker from another run can never take these tasks.
         "CELERY_TASK_DEFAULT_QUEUE": queue,
         "CELERY_LOG_LEVEL": "INFO",

@@ -167,6 +167,14 @@ INGEST_MEMORY_LIMIT_BYTES = env_int(
 # A document whose task was delivered this many times without finishing (the
 # worker died each time) is failed instead of looping forever (CEL-05).
 INGEST_MAX_ATTEMPTS = env_int("INGEST_MAX_ATTEMPTS", default=3)
+# While a worker processes a document it renews the row's updated_at every
+# INGEST_HEARTBEAT_S; a document processing with an older one than
+# INGEST_STALE_AFTER_S lost its worker and is queued again by the sweep
+# (CEL-04): at most stale + CELERY_SWEEP_S = 90 s after the worker died.
+INGEST_HEARTBEAT_S = env_float("INGEST_HEARTBEAT_S", default=10.0)
+INGEST_STALE_AFTER_S = env_float(
+    "INGEST_STALE_AFTER_S", default=max(3 * INGEST_HEARTBEAT_S, 60.0)
+)
 CHUNK_TARGET_CHARS = env_int("CHUNK_TARGET_CHARS", default=1200)
 CHUNK_OVERLAP_CHARS = env_int("CHUNK_OVERLAP_CHARS", default=150)
 
@@ -202,8 +210,23 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": _VISIBILITY_TIMEOUT}
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": _VISIBILITY_TIMEOUT}
 CELERY_VISIBILITY_TIMEOUT = _VISIBILITY_TIMEOUT
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Deploys (CEL-11): `make worker` maps SIGTERM to a cold shutdown; running
+# tasks get this long to finish, then their messages go back to the queue
+# ("Restoring N unacknowledged message(s)") for the next worker.
+CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = env_float(
+    "CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT", default=10.0
+)
 CELERY_TASK_TRACK_STARTED = True
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", default="celery")
+# A queued document still waiting after this long has outlived any message the
+# broker keeps for it (the visibility timeout): the sweep sends it again.
+INGEST_REQUEUE_AFTER_S = env_float(
+    "INGEST_REQUEUE_AFTER_S", default=_VISIBILITY_TIMEOUT + 60.0
+)
+# Sweeps (docuiq/beat.py) run inside beat, which `make worker` starts with the
+# worker: every CELERY_SWEEP_S seconds, stranded work is queued again.
+CELERY_SWEEP_S = env_float("CELERY_SWEEP_S", default=30.0)
+CELERY_BEAT_SCHEDULER = "docuiq.beat:SweepScheduler"
 
 # ---------------------------------------------------------------- models (OpenAI-compatible)
 LLM_BASE_URL = env_str("LLM_BASE_URL")
@@ -245,6 +268,12 @@ TABULAR_CONCURRENCY = env_int("TABULAR_CONCURRENCY", default=8)
 # A review task works this long, then queues its continuation (within the
 # Celery time limits); cells already done are never redone.
 TABULAR_SLICE_S = env_int("TABULAR_SLICE_S", default=150)
+# A running review whose heartbeat is older than this lost its worker (the
+# run task renews it every TABULAR_HEARTBEAT_S whatever its cells are doing).
+TABULAR_HEARTBEAT_S = env_float("TABULAR_HEARTBEAT_S", default=10.0)
+TABULAR_STALE_AFTER_S = env_float(
+    "TABULAR_STALE_AFTER_S", default=max(3 * TABULAR_HEARTBEAT_S, 60.0)
+)
 
 # ---------------------------------------------------------------- REST
 REST_FRAMEWORK = {
@@ -301,8 +330,15 @@ LOGGING = {
 }
 
 CELERY_BEAT_SCHEDULE = {
-    # Re-queue uploads made while the broker was down, and work lost with a worker.
-    "sweep-documents": {"task": "ingest.tasks.sweep_documents", "schedule": 300.0},
+    # Re-queue uploads made while the broker was down, lost with the broker's
+    # queues, or lost with a worker.
+    "sweep-documents": {
+        "task": "ingest.tasks.sweep_documents",
+        "schedule": CELERY_SWEEP_S,
+    },
     # Re-queue tabular reviews whose worker vanished (their heartbeat went stale).
-    "sweep-reviews": {"task": "tabular.tasks.sweep_reviews", "schedule": 300.0},
+    "sweep-reviews": {
+        "task": "tabular.tasks.sweep_reviews",
+        "schedule": CELERY_SWEEP_S,
+    },
 }

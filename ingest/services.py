@@ -14,6 +14,7 @@ import io
 import logging
 import tempfile
 import uuid
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -21,10 +22,12 @@ from typing import IO, TYPE_CHECKING
 from django.conf import settings
 from django.core.files import File as DjangoFile
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from accounts.scoping import tenant_scope, unscoped
+from docuiq.broker import broker_lost_since_last_look
+from docuiq.heartbeat import heartbeat
 from ingest.chunking import chunk_text
 from ingest.embedding import embed_revision
 from ingest.errors import ExtractionError
@@ -272,13 +275,28 @@ def document_process(*, document_id: uuid.UUID) -> None:
             return
         if document.status == Document.Status.FAILED:
             return
-        # Count this delivery before working, in its own transaction: a worker
-        # killed below still leaves the count behind (CEL-05).
-        Document.objects.filter(pk=document.pk).update(
-            attempts=F("attempts") + 1,
-            status=Document.Status.PROCESSING,
-            updated_at=timezone.now(),
+        # Claim this delivery with a conditional UPDATE: a queued document, or
+        # one whose worker died (its heartbeat stopped). A second message for
+        # a document another delivery is working on (the sweeper's and the
+        # broker's redelivery both come back) finds nothing to claim. The
+        # count is written before any work, in its own transaction: a worker
+        # killed below still leaves it behind (CEL-05).
+        now = timezone.now()
+        stale = now - timezone.timedelta(seconds=settings.INGEST_STALE_AFTER_S)
+        claimed = (
+            Document.objects.filter(pk=document.pk, is_deleted=False)
+            .filter(
+                Q(status=Document.Status.QUEUED)
+                | Q(status=Document.Status.PROCESSING, updated_at__lt=stale)
+            )
+            .update(
+                attempts=F("attempts") + 1,
+                status=Document.Status.PROCESSING,
+                updated_at=now,
+            )
         )
+        if not claimed:
+            return
         document.refresh_from_db()
         if document.attempts > settings.INGEST_MAX_ATTEMPTS:
             _fail(
@@ -290,12 +308,30 @@ def document_process(*, document_id: uuid.UUID) -> None:
                 ),
             )
             return
-        try:
-            extracted = _extract(document)
-        except ExtractionError as exc:
-            _fail(document, code=exc.code, message=exc.message)
-            return
-        _store_revision(document, extracted)
+        with _heartbeat(document):
+            try:
+                extracted = _extract(document)
+            except ExtractionError as exc:
+                _fail(document, code=exc.code, message=exc.message)
+                return
+            _store_revision(document, extracted)
+
+
+def _heartbeat(document: Document) -> AbstractContextManager:
+    """While a worker processes `document`, its `updated_at` is renewed every
+    INGEST_HEARTBEAT_S: a document processing with an older one lost its
+    worker, and `documents_sweep` queues it again (CEL-04). Eager Celery runs
+    in the caller's process: nothing to lose, no thread."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return nullcontext()
+
+    def beat() -> None:
+        with unscoped():
+            Document.objects.filter(
+                pk=document.pk, status=Document.Status.PROCESSING
+            ).update(updated_at=timezone.now())
+
+    return heartbeat(beat, every=settings.INGEST_HEARTBEAT_S)
 
 
 def _extract(document: Document) -> Extracted:
@@ -437,22 +473,43 @@ def document_soft_delete(*, document: Document) -> None:
     document.refresh_from_db()
 
 
-def documents_sweep(*, stale_after_s: int | None = None) -> int:
-    """Re-queue documents whose task was never sent (broker down at upload) or
-    whose worker vanished mid-way (CEL-04, CEL-07). Returns how many."""
-    stale_after_s = stale_after_s or settings.CELERY_TASK_TIME_LIMIT + 60
-    cutoff = timezone.now() - timezone.timedelta(seconds=stale_after_s)
+def documents_sweep() -> int:
+    """Queue again every document whose message is gone; returns how many.
+
+    Run by beat every CELERY_SWEEP_S (docuiq.beat). A document is stranded
+    when
+    - it was never sent: the broker was down at upload (CEL-07);
+    - its worker died: processing, heartbeat older than INGEST_STALE_AFTER_S
+      (CEL-04; the broker would give the message back only after its
+      visibility timeout);
+    - the broker lost its queues: restarted without persistence (CEL-06,
+      docuiq.broker);
+    - it has waited longer than the broker keeps any message (a fallback
+      for brokers that cannot say whether they lost anything).
+    Each step is one conditional UPDATE, so concurrent sweepers agree; a
+    message sent twice is harmless (document_process claims its document).
+    """
+    now = timezone.now()
+    seconds = timezone.timedelta
     with unscoped():
-        never_sent = Document.objects.filter(
-            status=Document.Status.QUEUED, enqueued_at__isnull=True, is_deleted=False
+        live = Document.objects.filter(is_deleted=False)
+        live.filter(
+            status=Document.Status.PROCESSING,
+            updated_at__lt=now - seconds(seconds=settings.INGEST_STALE_AFTER_S),
+        ).update(status=Document.Status.QUEUED, enqueued_at=None)
+        if broker_lost_since_last_look("documents"):
+            live.filter(status=Document.Status.QUEUED, enqueued_at__lt=now).update(
+                enqueued_at=None
+            )
+        live.filter(
+            status=Document.Status.QUEUED,
+            enqueued_at__lt=now - seconds(seconds=settings.INGEST_REQUEUE_AFTER_S),
+        ).update(enqueued_at=None)
+        # An upload of this very moment may be sent twice: harmless.
+        stranded = list(
+            live.filter(status=Document.Status.QUEUED, enqueued_at__isnull=True)
         )
-        stuck = Document.objects.filter(
-            status__in=[Document.Status.QUEUED, Document.Status.PROCESSING],
-            updated_at__lt=cutoff,
-            is_deleted=False,
-        )
-        ids = {d.pk: d for d in [*never_sent, *stuck]}
-    for document in ids.values():
+    for document in stranded:
         with transaction.atomic():
             _enqueue(document)
-    return len(ids)
+    return len(stranded)

@@ -52,12 +52,37 @@ TIME_LIMIT = SOFT_TIME_LIMIT + 30
 def run_review(review_id: str) -> str:
     from tabular.executor import review_run
 
-    outcome = review_run(review_id=review_id, budget_s=_slice_s())
+    with _heartbeat(review_id):
+        outcome = review_run(review_id=review_id, budget_s=_slice_s())
     if outcome.more and outcome.ran:
         # Time's up with cells left: the next slice. A delivery that made no
         # progress (a persistent error) leaves the review to the sweeper.
         dispatch(run_review, review_id)
     return outcome.status
+
+
+def _heartbeat(review_id: str):
+    """The executor beats between cells; this beats while every cell waits on
+    a slow model too, so `reviews_sweep` tells a live run from a dead one
+    within TABULAR_STALE_AFTER_S. Eager Celery: nothing to lose, no thread."""
+    from contextlib import nullcontext
+
+    from django.utils import timezone
+
+    from accounts.scoping import unscoped
+    from docuiq.heartbeat import heartbeat
+    from tabular.models import Review
+
+    if current_app.conf.task_always_eager:
+        return nullcontext()
+
+    def beat() -> None:
+        with unscoped():
+            Review.objects.filter(pk=review_id, status=Review.Status.RUNNING).update(
+                heartbeat_at=timezone.now()
+            )
+
+    return heartbeat(beat, every=settings.TABULAR_HEARTBEAT_S)
 
 
 @shared_task(ignore_result=True)

@@ -1,0 +1,197 @@
+"""Real services for tests and benches, each owned by the caller: a
+redis-server on a free port (that the test may stop, restart or empty), a
+Celery worker with beat inside it, and a gunicorn server.
+
+Never the shared Redis on 6379: a test that stops the broker stops its own.
+Every process runs in a session of its own, so `kill()` takes its children
+(pool processes, beat) with it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _wait(predicate, timeout: float, what: str, log: Path | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    tail = log.read_text(errors="replace")[-4000:] if log and log.exists() else ""
+    raise RuntimeError(f"{what} did not start in {timeout:.0f} s\n{tail}")
+
+
+def _stop(proc: subprocess.Popen | None, sig: int = signal.SIGTERM) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, sig)
+        proc.wait(timeout=20)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=10)
+
+
+class RedisServer:
+    """A private redis-server without persistence, like the production
+    default that loses its queues on a restart (CEL-06)."""
+
+    def __init__(self, workdir: Path, port: int | None = None) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise RuntimeError("redis-server is not installed")
+        self.binary = binary
+        self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.port = port or free_port()
+        self.proc: subprocess.Popen | None = None
+        self.start()
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        log = self.workdir / "redis.log"
+        self.proc = subprocess.Popen(
+            [
+                self.binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.workdir),
+                "--logfile",
+                str(log),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        _wait(lambda: _port_open(self.port), 20, "redis-server", log)
+
+    def stop(self) -> None:
+        """Shut the broker down; everything it held is gone."""
+        _stop(self.proc, signal.SIGKILL)
+        self.proc = None
+        _wait(lambda: not _port_open(self.port), 10, "redis-server shutdown")
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+class CeleryWorker:
+    """`celery -A docuiq worker -B`: the worker with the sweeping beat inside
+    it, as `make worker` runs it, with `env` added to this environment."""
+
+    def __init__(
+        self,
+        env: Mapping[str, str],
+        log_path: Path,
+        *,
+        beat: bool = True,
+        concurrency: int = 2,
+    ) -> None:
+        self.env = {**os.environ, **env}
+        self.log_path = Path(log_path)
+        self.beat = beat
+        self.concurrency = concurrency
+        self.proc: subprocess.Popen | None = None
+        self.start()
+
+    def start(self) -> None:
+        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        log = self.log_path.open("ab")
+        args = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "docuiq",
+            "worker",
+            "-l",
+            "info",
+            "--concurrency",
+            str(self.concurrency),
+            "--without-heartbeat",
+            "--without-gossip",
+            "--without-mingle",
+        ]
+        if self.beat:
+            args.append("-B")
+        self.proc = subprocess.Popen(
+            args,
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+
+        def ready() -> bool:
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    "celery worker exited:\n" + self.log_path.read_text()[-4000:]
+                )
+            with self.log_path.open("rb") as f:
+                f.seek(offset)
+                return b"ready." in f.read()
+
+        try:
+            _wait(ready, 90, "celery worker", self.log_path)
+        except Exception:
+            _stop(self.proc, signal.SIGKILL)
+            raise
+
+    def kill(self) -> None:
+        """SIGKILL to the whole worker (pool and beat): no ack, no cleanup."""
+        _stop(self.proc, signal.SIGKILL)
+
+    def terminate(self) -> None:
+        """SIGTERM to the worker's main process only, as a supervisor sends it."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=60)
+
+    def restart(self) -> None:
+        self.kill()
+        self.start()
+
+    def stop(self) -> None:
+        _stop(self.proc)
+
+    def log_tail(self, n: int = 4000) -> str:
+        return self.log_path.read_text(errors="replace")[-n:]
