@@ -1199,6 +1199,9 @@ _REFERENCE_BEFORE = re.compile(
 )
 
 
+_HEADING_NUMBER = re.compile(r"[.)](?:\s|$)")
+
+
 def find_numbers(text: str) -> list[Number]:
     """Quantities, in order of position: "1,000", "2.5", "ten (10)", "15%",
     "twenty percent (20%)". Not read as numbers: the figures of a date or an
@@ -1215,6 +1218,10 @@ def find_numbers(text: str) -> list[Number]:
             continue
         if _REFERENCE_BEFORE.search(low, max(0, start - 16), start):
             continue
+        if _HEADING_NUMBER.match(low, end) and not low[
+            low.rfind("\n", 0, start) + 1 : start
+        ].strip(" \t("):
+            continue  # "2. Term.", "(3) ...": a heading's number
         percent = bool(m.group("pct") or m.group("wpct"))
         if m.group("words") or m.group("alone"):
             group = "words" if m.group("words") else "alone"

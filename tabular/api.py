@@ -38,11 +38,25 @@ from accounts.api import (
     uuid_path,
 )
 from tabular import export
+from tabular.cell_review import (
+    cell_approve,
+    cell_clear,
+    cell_edit,
+    cell_flag,
+    cell_revert,
+)
 from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
-from tabular.selectors import cell_citation, review_get, review_list, review_progress
+from tabular.selectors import (
+    cell_citation,
+    cell_review,
+    review_get,
+    review_list,
+    review_progress,
+)
 from tabular.services import (
     MAX_COLUMNS,
     MAX_DOCUMENTS,
+    MAX_OPTIONS,
     ColumnSpec,
     cell_rerun,
     review_cancel,
@@ -62,7 +76,18 @@ TAGS = ["tabular"]
 class ColumnInputSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     question = serializers.CharField(max_length=4000)
-    type = serializers.ChoiceField(choices=ReviewColumn.Type.choices, default="text")
+    type = serializers.ChoiceField(
+        choices=[*ReviewColumn.Type.choices, ("list", "List (stored as text)")],
+        default="text",
+        help_text="what a cell holds; 'list' is accepted and stored as text",
+    )
+    options = serializers.ListField(
+        child=serializers.CharField(max_length=200),
+        required=False,
+        default=list,
+        max_length=MAX_OPTIONS,
+        help_text="an options column's choices (2 or more); empty for other types",
+    )
     description = serializers.CharField(
         max_length=4000,
         required=False,
@@ -81,6 +106,7 @@ class ColumnOutputSerializer(serializers.Serializer):
     name = serializers.CharField()
     question = serializers.CharField()
     type = serializers.CharField()
+    options = serializers.ListField(child=serializers.CharField())
     description = serializers.CharField()
     order = serializers.IntegerField()
 
@@ -175,9 +201,42 @@ class CitationOutputSerializer(serializers.Serializer):
     source_text = serializers.CharField(
         help_text="the document's own text at the verified span"
     )
+    stale = serializers.BooleanField(
+        help_text="verified before; a new revision of the document no longer holds it"
+    )
+    relevance = serializers.CharField(
+        help_text="answers | related | off_topic: does the cited passage bear on the column"
+    )
 
     class Meta:
         ref_name = "TabularCitation"
+
+
+class CellReviewSerializer(serializers.Serializer):
+    outcome = serializers.CharField(help_text="answered | not_found (empty until done)")
+    value = serializers.CharField(
+        help_text="the value shown: the edit, else the engine's"
+    )
+    typed_value = serializers.JSONField(
+        allow_null=True,
+        help_text='normalised: {"kind": "duration", "amount": 90, "unit": "day"}, '
+        '{"kind": "money", "currency": "USD", "amount": "5000000"}, ...',
+    )
+    original_value = serializers.CharField(help_text="the engine's value")
+    edited_value = serializers.CharField()
+    edited_by = serializers.CharField()
+    edited_at = serializers.DateTimeField(allow_null=True)
+    edit_note = serializers.CharField()
+    support = serializers.CharField(
+        help_text="supported | unsupported | unchecked: does the verified quote state the value"
+    )
+    support_reason = serializers.CharField()
+    review_state = serializers.ChoiceField(choices=Cell.ReviewState.choices)
+    reviewed_by = serializers.CharField()
+    reviewed_at = serializers.DateTimeField(allow_null=True)
+
+    class Meta:
+        ref_name = "TabularCellReview"
 
 
 class CellOutputSerializer(serializers.Serializer):
@@ -187,12 +246,20 @@ class CellOutputSerializer(serializers.Serializer):
     column_id = serializers.IntegerField()
     column = serializers.CharField(source="column.name")
     status = serializers.ChoiceField(choices=Cell.Status.choices)
-    value = serializers.CharField()
-    confidence = serializers.CharField(help_text="high | medium | low, or failed")
+    outcome = serializers.CharField(help_text="answered | not_found (empty until done)")
+    value = serializers.CharField(source="shown_value")
+    typed_value = serializers.JSONField(source="shown_typed_value", allow_null=True)
+    confidence = serializers.CharField(
+        help_text="high | medium | low (calibrated), or failed"
+    )
+    confidence_rule = serializers.CharField()
+    model_confidence = serializers.CharField(help_text="what the model said, if any")
     justification = serializers.CharField()
+    searched = serializers.JSONField(help_text="what a not-found cell read")
     error = serializers.CharField()
     cost_usd = serializers.DecimalField(max_digits=12, decimal_places=6)
     citation = serializers.SerializerMethodField()
+    review = serializers.SerializerMethodField()
 
     class Meta:
         ref_name = "TabularCell"
@@ -200,6 +267,10 @@ class CellOutputSerializer(serializers.Serializer):
     @extend_schema_field(CitationOutputSerializer)
     def get_citation(self, cell: Cell) -> dict[str, Any]:
         return cell_citation(cell)
+
+    @extend_schema_field(CellReviewSerializer)
+    def get_review(self, cell: Cell) -> dict[str, Any]:
+        return cell_review(cell)
 
 
 # ---------------------------------------------------------------- base
@@ -351,7 +422,7 @@ class ReviewCellListApi(ReviewApiView):
         skip, limit = f.validated_data["skip"], f.validated_data["limit"]
         cells = (
             Cell.objects.filter(review=review)
-            .select_related("row", "column", "citation")
+            .select_related("row", "column", "citation", "edited_by", "reviewed_by")
             .order_by("row__order", "column__order")
         )
         page, next_skip = paginate(cells, skip=skip, limit=limit)
@@ -377,20 +448,99 @@ class ReviewCellRerunApi(ReviewApiView):
     )
     def post(self, request: Request, review_id: str, cell_id: str) -> Response:
         review = self.get_review(review_id)
-        try:
-            pk = int(cell_id)
-        except ValueError:
-            raise not_found() from None
-        if not 0 < pk <= MAX_INT_ID:
-            raise not_found()
-        cell = Cell.objects.filter(review=review, pk=pk).first()
-        if cell is None:
-            raise not_found()
-        cell_rerun(cell=cell)
-        cell = Cell.objects.select_related("row", "column", "citation").get(pk=cell.pk)
+        cell = _cell_of(review, cell_id)
+        cell_rerun(cell=cell, user=self.acting_user)
+        cell = Cell.objects.select_related(
+            "row", "column", "citation", "edited_by", "reviewed_by"
+        ).get(pk=cell.pk)
         return Response(
             CellOutputSerializer(cell).data, status=status.HTTP_202_ACCEPTED
         )
+
+
+class ReviewCellActionApi(ReviewApiView):
+    """Approve, flag, clear, edit (value + note) or revert one cell."""
+
+    ACTIONS = {
+        "approve": cell_approve,
+        "flag": cell_flag,
+        "clear": cell_clear,
+        "revert": cell_revert,
+    }
+
+    class InputSerializer(serializers.Serializer):
+        note = serializers.CharField(
+            max_length=4000, required=False, allow_blank=True, default=""
+        )
+        value = serializers.CharField(
+            max_length=2000,
+            required=False,
+            allow_blank=True,
+            default="",
+            help_text="edit only: the value the cell should show",
+        )
+
+        class Meta:
+            ref_name = "TabularCellAction"
+
+    @extend_schema(
+        tags=TAGS,
+        summary="Review a cell: approve, flag, clear, edit (value with a note) or revert",
+        operation_id="tabular_cells_review",
+        request=InputSerializer,
+        parameters=[
+            uuid_path("review_id"),
+            OpenApiParameter("cell_id", OpenApiTypes.INT, OpenApiParameter.PATH),
+            OpenApiParameter(
+                "action",
+                OpenApiTypes.STR,
+                OpenApiParameter.PATH,
+                enum=["approve", "flag", "clear", "edit", "revert"],
+            ),
+        ],
+        responses={
+            200: CellOutputSerializer,
+            400: ERROR_400,
+            404: ERROR_404,
+            **COMMON_ERRORS,
+        },
+    )
+    def post(
+        self, request: Request, review_id: str, cell_id: str, action: str
+    ) -> Response:
+        review = self.get_review(review_id)
+        cell = _cell_of(review, cell_id)
+        s = self.InputSerializer(data=request.data)
+        s.is_valid(raise_exception=True)
+        user = self.acting_user
+        if action == "edit":
+            cell_edit(
+                cell=cell,
+                user=user,
+                value=s.validated_data["value"],
+                note=s.validated_data["note"],
+            )
+        elif action in self.ACTIONS:
+            self.ACTIONS[action](cell=cell, user=user, note=s.validated_data["note"])
+        else:
+            raise not_found()
+        cell = Cell.objects.select_related(
+            "row", "column", "citation", "edited_by", "reviewed_by"
+        ).get(pk=cell.pk)
+        return Response(CellOutputSerializer(cell).data)
+
+
+def _cell_of(review: Review, cell_id: str) -> Cell:
+    try:
+        pk = int(cell_id)
+    except ValueError:
+        raise not_found() from None
+    if not 0 < pk <= MAX_INT_ID:
+        raise not_found()
+    cell = Cell.objects.filter(review=review, pk=pk).first()
+    if cell is None:
+        raise not_found()
+    return cell
 
 
 class _AnyAccept(DefaultContentNegotiation):

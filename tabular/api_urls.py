@@ -36,6 +36,11 @@ urlpatterns = [
         name="tabular-cell-rerun",
     ),
     path(
+        "reviews/<str:review_id>/cells/<str:cell_id>/<str:action>",
+        api.ReviewCellActionApi.as_view(),
+        name="tabular-cell-action",
+    ),
+    path(
         "reviews/<str:review_id>/export.csv",
         api.ReviewExportCsvApi.as_view(),
         name="tabular-review-export-csv",

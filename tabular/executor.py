@@ -65,15 +65,16 @@ from django.utils import timezone
 from accounts.scoping import tenant_scope, unscoped
 from chat.models import Message
 from chat.sources import SourceChunk, message_sources_create
+from citations import values
 from citations.cascade import SourceText
 from citations.extraction import CitationCandidate
 from citations.models import MessageCitation, UnsourcedCitation
 from citations.models import Status as CitationStatus
-from citations.services import citation_verify, citations_record
+from citations.services import citation_verify, citations_rate, citations_record
 from citations.verdicts import Checked, RevisionText, quote_check, verdict_write
 from ingest.models import Document, DocumentChunk
 from llm.errors import LLMError
-from tabular import column_types, retrieval
+from tabular import column_types, confidence, reading, retrieval
 from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
 
 if TYPE_CHECKING:
@@ -476,14 +477,18 @@ def _run_cell(run: _Run, cell_id: int, row_id: int, column_id: int) -> None:
         got = retrieval.retrieve(run.tenant, source.document, query)
         if not got.chunks:
             raise CellFailure("The document has no text to read.")
-        chunks = [(c.chunk_index, c.content) for c in got.chunks]
-        answer, completion = run.provider.extract_cell(
-            _question(column, query, run.provider),
-            column_types.type_of(column.type).provider_type,
-            chunks,
-        )
-        answer = _validated(answer, column)
+        if getattr(run.provider, "name", "") == "extractive":
+            answer, completion = _read_offline(column, got)
+        else:
+            chunks = [(c.chunk_index, c.content) for c in got.chunks]
+            answer, completion = run.provider.extract_cell(
+                _question(column, query, run.provider),
+                column_types.type_of(column.type).provider_type,
+                chunks,
+            )
+            answer = _validated(answer, column)
         verdict = _verify(source, got, answer) if answer["quote"] else None
+        answer = _checked(column, got, answer, verdict)
     except (LLMError, CellFailure) as exc:
         _fail(run, cell_id, str(exc), completion)
     except Exception as exc:  # a bug must cost one cell, not the run
@@ -570,9 +575,151 @@ def _question(column: ReviewColumn, query: retrieval.CellQuery, provider: Any) -
         parts.append(f"(Column: {column.name.strip()})")
     if column.description.strip():
         parts.append(f"Meaning: {column.description.strip()}")
+    kind = column_types.type_of(column.type)
+    answer_format = kind.answer_format
+    if kind.key == column_types.OPTIONS and column.options:
+        answer_format += ": " + " | ".join(column.options)
+    parts.append(f"Answer format: {answer_format} (for example: {kind.example}).")
+    parts.append(
+        'If the passages do not answer the question, reply with "" as value and quote.'
+    )
     if getattr(provider, "name", "") == "extractive" and query.fts_expansion:
         parts.append("Related terms: " + ", ".join(query.fts_expansion))
     return "\n".join(parts)
+
+
+def _read_offline(
+    column: ReviewColumn, got: retrieval.Retrieved
+) -> tuple[dict[str, Any], Any]:
+    """The offline reader's answer (tabular.reading), in the model's shape."""
+    from llm.types import Completion
+
+    started = time.monotonic()
+    got_reading = reading.read_cell(
+        question=column.question,
+        name=column.name,
+        column_type=column.type,
+        passages=[
+            reading.Passage(index=c.chunk_index, text=c.content, rank=rank)
+            for rank, c in enumerate(got.chunks)
+        ],
+        options=column.options or (),
+    )
+    answer = {
+        "value": got_reading.value,
+        "quote": got_reading.quote,
+        "confidence": "",
+        "justification": got_reading.justification + " (Built-in reader: no model.)",
+        "cited_chunk_indices": [got_reading.chunk_index]
+        if got_reading.chunk_index is not None
+        else [],
+        "invalid_chunk_indices": [],
+        "source": "offline",
+        "found": got_reading.found,
+        "typed": got_reading.typed,
+        "reading": got_reading,
+    }
+    completion = Completion(
+        text=got_reading.quote,
+        model="extractive",
+        prompt_tokens=0,
+        completion_tokens=0,
+        finish_reason="stop",
+        latency_s=time.monotonic() - started,
+    )
+    return answer, completion
+
+
+def _checked(
+    column: ReviewColumn,
+    got: retrieval.Retrieved,
+    answer: dict[str, Any],
+    verified: _Verified | None,
+) -> dict[str, Any]:
+    """The answer with what the product checks itself: the typed value, its
+    support by the verified quote, the quoted passage's relevance, and the
+    calibrated confidence (tabular.confidence)."""
+    kind = column_types.type_of(column.type)
+    options = column.options or ()
+    offline = answer.get("source") == "offline"
+    found = answer["found"] if offline else bool(answer["value"] or answer["quote"])
+    if not found:
+        typed = False if kind.value_kind == values.YES_NO else None
+    elif offline:
+        typed = answer["typed"]
+    else:
+        typed = column_types.read_typed(answer["value"], column.type, options)
+    checked = verified.checked if verified is not None else None
+    verdict = checked.verdict if checked is not None else None
+    is_verified = bool(verdict is not None and verdict.verified)
+    against = verdict.source_text if is_verified else ""
+    support = (
+        reading.value_support(column.type, answer["value"], against, options)
+        if found
+        else None
+    )
+    judge = reading.judge_for(column.question, column.type, column.name)
+    rated = None
+    if verified is not None:
+        rated = judge.rate(verified.cited.content)
+    facts_reading = answer.get("reading")
+    searched = []
+    for rank, chunk in enumerate(got.chunks):
+        rating = judge.rate(chunk.content)
+        searched.append(
+            {
+                "page": chunk.page_start,
+                "label": rating.label,
+                "score": rating.score,
+                "chunk_index": chunk.chunk_index,
+                "rank": rank,
+            }
+        )
+    facts = confidence.CellFacts(
+        source="offline" if offline else "model",
+        found=found,
+        kind=kind.value_kind,
+        verified=is_verified,
+        method=verdict.method if verdict is not None else "",
+        support=support.state if support else "",
+        relevance=(
+            rated.label
+            if rated
+            else (facts_reading.passage_label if facts_reading else "")
+        ),
+        relevance_score=rated.score if rated else 0.0,
+        sentence_score=facts_reading.sentence_score if facts_reading else 0.0,
+        model_confidence="" if offline else answer["confidence"],
+        rank=facts_reading.rank if facts_reading else None,
+        agree=facts_reading.agree if facts_reading else 0,
+        rivals=facts_reading.rivals if facts_reading else 0,
+        role=facts_reading.role if facts_reading else "",
+    )
+    band, rule = confidence.calibrate(facts)
+    value = answer["value"]
+    if found and typed is not None and kind.value_kind != values.PARTY:
+        # The short, normalised form: "90 days" for "ninety (90) days".
+        value = column_types.typed_display(column_types.typed_json(typed)) or value
+    if not found and kind.value_kind == values.YES_NO:
+        value = "No"
+    return {
+        **answer,
+        "value": value,
+        "outcome": Cell.Outcome.ANSWERED if found else Cell.Outcome.NOT_FOUND,
+        "typed_value": column_types.typed_json(typed)
+        if found or typed is False
+        else None,
+        "support": support.state if support else "",
+        "support_reason": support.reason if support else "",
+        "model_confidence": "" if offline else answer["confidence"],
+        "confidence": band,
+        "confidence_rule": rule,
+        "relevance": rated,
+        "searched": {
+            "terms": [c.word for c in judge.concepts],
+            "passages": searched,
+        },
+    }
 
 
 def _validated(answer: Any, column: ReviewColumn) -> dict[str, Any]:
@@ -595,11 +742,6 @@ def _validated(answer: Any, column: ReviewColumn) -> dict[str, Any]:
         )
     value, quote = value.strip(), quote.strip()
     justification = str(answer.get("justification") or "").strip()
-    if not value and not quote:
-        raise CellFailure(
-            "No answer: the passages read do not say"
-            + (f" ({justification})" if justification else ".")
-        )
     if column.type == ReviewColumn.Type.YES_NO and value:
         lowered = value.lower()
         if lowered.startswith("yes"):
@@ -607,6 +749,7 @@ def _validated(answer: Any, column: ReviewColumn) -> dict[str, Any]:
         elif lowered.startswith("no"):
             value = "No"
     return {
+        "source": "model",
         "value": value,
         "quote": quote,
         "confidence": confidence,
@@ -677,10 +820,13 @@ def _verify(
         )
 
     try:
+        # A review is the high-stakes operation seed 000 names: a configured
+        # ensemble decides with its quorum where stages 1-2 do not verify.
         checked = quote_check(
             answer["quote"],
             cited=text_of(cited),
             others=[text_of(c) for c in got.chunks if c is not cited],
+            high_stakes=True,
         )
     except LLMError:
         checked = None
@@ -718,7 +864,11 @@ def _store(
                         "document_id": str(source.document.pk),
                     },
                     "answer": answer["value"],
+                    "outcome": answer["outcome"],
+                    "typed_value": answer["typed_value"],
                     "confidence": answer["confidence"],
+                    "model_confidence": answer["model_confidence"],
+                    "confidence_rule": answer["confidence_rule"],
                     "justification": answer["justification"],
                     "quote": answer["quote"],
                     "cited_chunk_indices": answer["cited_chunk_indices"],
@@ -766,6 +916,11 @@ def _store(
                         within=span,
                         trigger="initial",
                     )
+                rated = answer.get("relevance")
+                if rated is not None:
+                    # The cited passage's relevance to the column's question,
+                    # stored as chat stores it (the marks, the review tab).
+                    citations_rate(citations=[citation], rate=lambda _text: rated)
             if answer["invalid_chunk_indices"]:
                 # Chunks the model cited but was never shown (LLM-01): kept, flagged.
                 UnsourcedCitation.objects.bulk_create(
@@ -785,8 +940,15 @@ def _store(
                 pk=cell_id, run_token=run.token, status=Cell.Status.RUNNING
             ).update(
                 status=Cell.Status.DONE,
+                outcome=answer["outcome"],
                 value=answer["value"],
+                typed_value=answer["typed_value"],
+                support=answer["support"],
+                support_reason=answer["support_reason"][:2000],
                 confidence=answer["confidence"],
+                model_confidence=answer["model_confidence"][:8],
+                confidence_rule=answer["confidence_rule"][:64],
+                searched=answer["searched"],
                 justification=answer["justification"][:5000],
                 quote=answer["quote"],
                 error="",

@@ -1,14 +1,23 @@
-"""CSV and XLSX exports of a review, with each cell's citation.
+"""CSV and XLSX exports of a review, with each cell's citation and review.
 
 Layout (both formats): one row per document in the operator's order, then
-per column six fields: the value, confidence, status (done, or failed with
-the reason), citation verification status, page and quote. The XLSX adds a
-"Citations" sheet with one row per cell (document, column, value, page,
-quote, the document's own text at the cited span, verification method).
+per column the fields of `FIELDS`: the value shown (the reviewer's edit, else
+the engine's), the engine's original value, the edited value, who edited it,
+the review state and reviewer, whether the verified quote supports the
+value, the confidence, the cell's status (done, not found, or failed with
+the reason), the citation's verification status, whether that citation went
+stale after a new revision of the document, the page and the quote.
+
+The XLSX writes typed values as what they are: amounts, numbers and
+durations as numbers (the currency or unit in the cell's number format),
+dates as dates, so a spreadsheet sorts and sums them. It adds a "Citations"
+sheet with one row per cell (document, column, question, values, review,
+page, quote, the document's own text at the cited span, verification
+method) and a "History" sheet with every review change (who, when, what).
 
 Nothing a document or a model wrote is ever a formula: CSV cells that a
 spreadsheet would evaluate (= + - @, tab, carriage return) get a leading
-apostrophe (OWASP CSV injection); XLSX cells are written as typed strings.
+apostrophe (OWASP CSV injection); XLSX text cells are written as typed strings.
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from django.utils.text import slugify
@@ -24,14 +34,40 @@ from openpyxl.cell.cell import TYPE_STRING
 from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 
-from tabular.models import Cell, Review, ReviewDocument
-from tabular.selectors import cell_citation, review_grid
+from tabular import column_types
+from tabular.models import Cell, CellEvent, Review, ReviewDocument
+from tabular.selectors import cell_citation, cell_review, review_grid
 
 XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-FIELDS = ("value", "confidence", "status", "citation", "page", "quote")
+FIELDS = (
+    "value",
+    "original value",
+    "edited value",
+    "edited by",
+    "review",
+    "reviewer",
+    "support",
+    "confidence",
+    "status",
+    "citation",
+    "stale",
+    "page",
+    "quote",
+)
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 # XLSX (XML 1.0) cannot hold most control characters.
 _ILLEGAL_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+@dataclass(frozen=True)
+class Typed:
+    """A value with its typed form, for the XLSX writer (CSV writes `text`)."""
+
+    text: str
+    typed: dict | None
+
+    def __str__(self) -> str:
+        return self.text
 
 
 def safe_csv(value: Any) -> str:
@@ -49,6 +85,8 @@ def _status(cell: Cell | None) -> str:
         return ""
     if cell.status == Cell.Status.FAILED:
         return f"failed: {cell.error}"
+    if cell.is_not_found:
+        return "not found"
     return cell.status
 
 
@@ -57,11 +95,20 @@ def _fields(cell: Cell | None, row: ReviewDocument) -> list[Any]:
         return [""] * len(FIELDS)
     cell.row = row
     citation = cell_citation(cell)
+    review = cell_review(cell)
+    shown = "" if cell.is_not_found and not cell.is_edited else review["value"]
     return [
-        cell.value,
+        Typed(shown, review["typed_value"] if shown else None),
+        Typed(cell.value, cell.typed_value),
+        Typed(review["edited_value"], cell.edited_typed_value),
+        review["edited_by"],
+        review["review_state"] if cell.is_finished else "",
+        review["reviewed_by"],
+        review["support"],
         cell.confidence,
         _status(cell),
         citation["status"],
+        "stale" if citation["stale"] else "",
         citation["page"] if citation["page"] is not None else "",
         citation["quote"],
     ]
@@ -110,6 +157,13 @@ def write_csv(review: Review, path) -> None:
 
 def _put(ws, row: int, col: int, value: Any) -> None:
     cell = ws.cell(row=row, column=col)
+    if isinstance(value, Typed):
+        number, number_format = column_types.xlsx_value(value.typed)
+        if number is not None and value.text:
+            cell.value = number
+            cell.number_format = number_format
+            return
+        value = value.text
     if isinstance(value, int) and not isinstance(value, bool):
         cell.value = value
         return
@@ -119,7 +173,8 @@ def _put(ws, row: int, col: int, value: Any) -> None:
 
 
 def review_xlsx(review: Review) -> io.BytesIO:
-    """The workbook in memory: "Review" (the grid) and "Citations" (per cell)."""
+    """The workbook in memory: "Review" (the grid), "Citations" (per cell),
+    "History" (every review change)."""
     head, body = rows(review)
     wb = Workbook()
     ws = wb.active
@@ -132,8 +187,9 @@ def review_xlsx(review: Review) -> io.BytesIO:
             _put(ws, r, c, value)
     ws.freeze_panes = "B2"
     for c in range(1, len(head) + 1):
+        first_of_column = c > 3 and (c - 4) % len(FIELDS) == 0
         ws.column_dimensions[get_column_letter(c)].width = (
-            14 if (c > 3 and (c - 4) % 6) else 32
+            32 if c <= 1 or first_of_column else 14
         )
 
     cites = wb.create_sheet("Citations")
@@ -142,6 +198,13 @@ def review_xlsx(review: Review) -> io.BytesIO:
         "Column",
         "Question",
         "Value",
+        "Original value",
+        "Edited value",
+        "Edited by",
+        "Edit note",
+        "Review",
+        "Reviewer",
+        "Support",
         "Confidence",
         "Status",
         "Error",
@@ -149,6 +212,7 @@ def review_xlsx(review: Review) -> io.BytesIO:
         "Quote",
         "Source text",
         "Verification",
+        "Stale",
         "Method",
     ]
     for c, text in enumerate(cite_head, start=1):
@@ -162,18 +226,30 @@ def review_xlsx(review: Review) -> io.BytesIO:
                 continue
             cell.row = grid_row.row
             citation = cell_citation(cell)
+            review_of = cell_review(cell)
+            shown = (
+                "" if cell.is_not_found and not cell.is_edited else review_of["value"]
+            )
             values = [
                 citation["document"] or grid_row.row.title,
                 column.name,
                 column.question,
-                cell.value,
+                Typed(shown, review_of["typed_value"] if shown else None),
+                Typed(cell.value, cell.typed_value),
+                Typed(review_of["edited_value"], cell.edited_typed_value),
+                review_of["edited_by"],
+                review_of["edit_note"],
+                review_of["review_state"],
+                review_of["reviewed_by"],
+                review_of["support"],
                 cell.confidence,
-                cell.status,
+                _status(cell),
                 cell.error,
                 citation["page"] if citation["page"] is not None else "",
                 citation["quote"],
                 citation["source_text"],
                 citation["status"],
+                "stale" if citation["stale"] else "",
                 citation["method"],
             ]
             for c, value in enumerate(values, start=1):
@@ -183,8 +259,71 @@ def review_xlsx(review: Review) -> io.BytesIO:
                 )
             r += 1
     cites.freeze_panes = "A2"
-    for c, width in enumerate((30, 20, 30, 30, 11, 10, 30, 6, 50, 50, 12, 14), start=1):
+    widths = (
+        30,
+        20,
+        30,
+        20,
+        20,
+        20,
+        12,
+        30,
+        11,
+        12,
+        12,
+        11,
+        12,
+        30,
+        6,
+        50,
+        50,
+        12,
+        7,
+        14,
+    )
+    for c, width in enumerate(widths, start=1):
         cites.column_dimensions[get_column_letter(c)].width = width
+
+    history = wb.create_sheet("History")
+    history_head = [
+        "When",
+        "Document",
+        "Column",
+        "Who",
+        "Action",
+        "Value before",
+        "Value after",
+        "Review before",
+        "Review after",
+        "Note",
+    ]
+    for c, text in enumerate(history_head, start=1):
+        _put(history, 1, c, text)
+        history.cell(row=1, column=c).font = Font(bold=True)
+    events = (
+        CellEvent.objects.filter(cell__review=review)
+        .select_related("cell__row", "cell__column")
+        .order_by("created_at", "id")
+    )
+    for r, event in enumerate(events, start=2):
+        for c, value in enumerate(
+            [
+                event.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+                event.cell.row.title,
+                event.cell.column.name,
+                event.user_name,
+                event.get_action_display(),
+                event.value_before,
+                event.value_after,
+                event.state_before,
+                event.state_after,
+                event.note,
+            ],
+            start=1,
+        ):
+            _put(history, r, c, value)
+    for c, width in enumerate((20, 30, 20, 14, 22, 24, 24, 12, 12, 40), start=1):
+        history.column_dimensions[get_column_letter(c)].width = width
 
     out = io.BytesIO()
     wb.save(out)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Count, QuerySet
 
+from tabular import column_types
 from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ def cell_get(*, tenant: Tenant, review: Review, pk: object) -> Cell | None:
         return (
             Cell.objects.with_scope(tenant=tenant.pk)
             .filter(review=review, pk=pk)
-            .select_related("row", "column", "citation")
+            .select_related("row", "column", "citation", "edited_by", "reviewed_by")
             .first()
         )
     except (ValueError, TypeError):
@@ -82,25 +83,108 @@ class Grid:
     columns: list[ReviewColumn]
     rows: list[GridRow]
     progress: Progress
+    show: str = ""  # the filter applied ("" for all rows)
+    sort: int | None = None  # the column sorted by
+    descending: bool = False
+    counts: dict[str, int] | None = None  # cells per filter, for its buttons
 
 
-def review_grid(review: Review) -> Grid:
-    """Rows in the operator's order, cells aligned with the columns."""
+def _cell_matches(cell: Cell | None, show: str) -> bool:
+    if cell is None:
+        return False
+    rule = CELL_FILTERS.get(show)
+    return rule is None or rule(cell)
+
+
+# The grid's filters: which cells a reviewer wants to see.
+CELL_FILTERS = {
+    "unreviewed": lambda c: (
+        c.is_finished and c.review_state == Cell.ReviewState.UNREVIEWED
+    ),
+    "flagged": lambda c: c.review_state == Cell.ReviewState.FLAGGED,
+    "approved": lambda c: c.review_state == Cell.ReviewState.APPROVED,
+    "edited": lambda c: c.is_edited,
+    "not_found": lambda c: c.is_not_found,
+    "unsupported": lambda c: (
+        c.status == Cell.Status.DONE and c.shown_support == Cell.Support.UNSUPPORTED
+    ),
+    "stale": lambda c: c.citation is not None and c.citation.is_stale,
+    "failed": lambda c: c.status == Cell.Status.FAILED,
+}
+
+
+def review_grid(
+    review: Review,
+    *,
+    show: str = "",
+    sort: int | None = None,
+    descending: bool = False,
+) -> Grid:
+    """Rows in the operator's order, cells aligned with the columns.
+
+    ``show``: only rows with a cell of that kind (CELL_FILTERS: unreviewed,
+    flagged, not_found, unsupported, stale, ...). ``sort``: rows by that
+    column's values (durations in days, amounts, dates and numbers as
+    quantities; tabular.column_types.sort_key), cells without a value last.
+    """
     columns = list(ReviewColumn.objects.filter(review=review).order_by("order"))
     rows = list(ReviewDocument.objects.filter(review=review).order_by("order"))
-    cells = Cell.objects.filter(review=review).select_related("citation")
+    cells = list(
+        Cell.objects.filter(review=review).select_related(
+            "citation", "edited_by", "reviewed_by"
+        )
+    )
     by_key = {(c.row_id, c.column_id): c for c in cells}
     grid_rows = [
         GridRow(row=row, cells=[by_key.get((row.pk, col.pk)) for col in columns])
         for row in rows
     ]
+    counts = {
+        name: sum(1 for c in cells if rule(c)) for name, rule in CELL_FILTERS.items()
+    }
+    if show in CELL_FILTERS:
+        grid_rows = [
+            r for r in grid_rows if any(_cell_matches(c, show) for c in r.cells)
+        ]
+    else:
+        show = ""
+    position = next((i for i, col in enumerate(columns) if col.pk == sort), None)
+    if position is not None:
+        valued = [r for r in grid_rows if _has_value(r.cells[position])]
+        empty = [r for r in grid_rows if not _has_value(r.cells[position])]
+        valued.sort(key=lambda r: _sort_key(r.cells[position]), reverse=descending)
+        grid_rows = valued + empty
+    else:
+        sort = None
     return Grid(
-        review=review, columns=columns, rows=grid_rows, progress=review_progress(review)
+        review=review,
+        columns=columns,
+        rows=grid_rows,
+        progress=review_progress(review),
+        show=show,
+        sort=sort,
+        descending=descending and sort is not None,
+        counts=counts,
     )
 
 
+def _has_value(cell: Cell | None) -> bool:
+    return (
+        cell is not None
+        and cell.status == Cell.Status.DONE
+        and not cell.is_not_found
+        and bool(cell.shown_value)
+    )
+
+
+def _sort_key(cell: Cell | None) -> tuple:
+    assert cell is not None
+    return column_types.sort_key(cell.shown_typed_value, cell.shown_value)
+
+
 def cell_citation(cell: Cell) -> dict[str, Any]:
-    """The cell's citation as exports and the API show it (document, page, quote, status)."""
+    """The cell's citation as exports and the API show it (document, page,
+    quote, status, whether it went stale after a new revision, relevance)."""
     citation = cell.citation
     if citation is None:
         return {
@@ -111,6 +195,8 @@ def cell_citation(cell: Cell) -> dict[str, Any]:
             "status": "",
             "method": "",
             "source_text": "",
+            "stale": False,
+            "relevance": "",
         }
     return {
         "citation_id": str(citation.pk),
@@ -120,7 +206,34 @@ def cell_citation(cell: Cell) -> dict[str, Any]:
         "status": citation.verification_status,
         "method": citation.verification_method or "",
         "source_text": citation.source_text if citation.verified else "",
+        "stale": bool(citation.is_stale),
+        "relevance": citation.relevance or "",
     }
+
+
+def cell_review(cell: Cell) -> dict[str, Any]:
+    """A cell's typed value and its review, as exports and the API show them."""
+    return {
+        "outcome": cell.outcome,
+        "value": cell.shown_value,
+        "typed_value": cell.shown_typed_value,
+        "original_value": cell.value,
+        "edited_value": cell.edited_value if cell.is_edited else "",
+        "edited_by": _name(cell.edited_by) if cell.is_edited else "",
+        "edited_at": cell.edited_at,
+        "edit_note": cell.edit_note,
+        "support": cell.shown_support,
+        "support_reason": cell.edited_support_reason
+        if cell.is_edited
+        else cell.support_reason,
+        "review_state": cell.review_state,
+        "reviewed_by": _name(cell.reviewed_by),
+        "reviewed_at": cell.reviewed_at,
+    }
+
+
+def _name(user: Any) -> str:
+    return user.get_username() if user is not None else ""
 
 
 def review_results(review: Review) -> dict[str, Any]:
@@ -128,7 +241,13 @@ def review_results(review: Review) -> dict[str, Any]:
     grid = review_grid(review)
     return {
         "columns": [
-            {"id": c.pk, "name": c.name, "question": c.question, "type": c.type}
+            {
+                "id": c.pk,
+                "name": c.name,
+                "question": c.question,
+                "type": c.type,
+                "options": c.options,
+            }
             for c in grid.columns
         ],
         "documents": [
@@ -159,11 +278,17 @@ def _result_cell(cell: Cell, row: ReviewDocument) -> dict[str, Any]:
     citation = cell_citation(cell)
     return {
         "status": cell.status,
-        "value": cell.value,
+        "outcome": cell.outcome,
+        "value": cell.shown_value,
+        "typed_value": cell.shown_typed_value,
+        "original_value": cell.value,
+        "support": cell.shown_support,
+        "review_state": cell.review_state,
         "confidence": cell.confidence,
         "error": cell.error,
         "page": citation["page"],
         "quote": citation["quote"],
         "citation_status": citation["status"],
         "citation_id": citation["citation_id"],
+        "stale": citation["stale"],
     }

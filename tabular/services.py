@@ -285,30 +285,65 @@ def review_cancel(*, review: Review) -> bool:
         return bool(changed)
 
 
-def cell_rerun(*, cell: Cell) -> Cell:
+def cell_rerun(*, cell: Cell, user: AbstractBaseUser | None = None) -> Cell:
     """Reset a finished cell to pending and start its review. A running or
-    pending cell is left alone (it is about to be answered anyway)."""
+    pending cell is left alone (it is about to be answered anyway). The new
+    answer is unreviewed: a reviewer's state and edit belonged to the old one
+    (the CellEvent history keeps both)."""
+    from tabular.models import CellEvent
+
     with tenant_scope(cell.review.tenant):
-        Cell.objects.filter(pk=cell.pk, status__in=Cell.FINISHED).update(
-            status=Cell.Status.PENDING,
-            value="",
-            confidence="",
-            justification="",
-            quote="",
-            error="",
-            message=None,
-            citation=None,
-            cited_chunk_ids=[],
-            retrieved_chunk_ids=[],
-            used_fallback=False,
-            run_token=None,
-            attempts=0,
-            started_at=None,
-            finished_at=None,
-            prompt_tokens=0,
-            completion_tokens=0,
-            cost_usd=0,
-        )
+        with transaction.atomic():
+            previous = Cell.objects.filter(pk=cell.pk).first()
+            reset = Cell.objects.filter(pk=cell.pk, status__in=Cell.FINISHED).update(
+                status=Cell.Status.PENDING,
+                outcome="",
+                value="",
+                typed_value=None,
+                support="",
+                support_reason="",
+                confidence="",
+                model_confidence="",
+                confidence_rule="",
+                searched={},
+                justification="",
+                quote="",
+                error="",
+                message=None,
+                citation=None,
+                cited_chunk_ids=[],
+                retrieved_chunk_ids=[],
+                used_fallback=False,
+                run_token=None,
+                attempts=0,
+                started_at=None,
+                finished_at=None,
+                prompt_tokens=0,
+                completion_tokens=0,
+                cost_usd=0,
+                review_state=Cell.ReviewState.UNREVIEWED,
+                reviewed_by=None,
+                reviewed_at=None,
+                edited_value="",
+                edited_typed_value=None,
+                edited_support="",
+                edited_support_reason="",
+                edit_note="",
+                edited_by=None,
+                edited_at=None,
+            )
+            if reset and previous is not None:
+                who = user if getattr(user, "is_authenticated", False) else None
+                CellEvent.objects.create(
+                    tenant_id=previous.tenant_id,
+                    cell=previous,
+                    action=CellEvent.Action.RERUN,
+                    user=who,
+                    user_name=who.get_username()[:150] if who else "",
+                    value_before=previous.shown_value,
+                    state_before=previous.review_state,
+                    state_after=Cell.ReviewState.UNREVIEWED,
+                )
         review_start(review=Review.objects.get(pk=cell.review_id))
         cell.refresh_from_db()
         return cell

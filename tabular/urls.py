@@ -20,4 +20,9 @@ urlpatterns = [
         views.cell_rerun_view,
         name="cell-rerun",
     ),
+    path(
+        "<uuid:review_id>/cells/<int:cell_id>/<slug:action>/",
+        views.cell_action_view,
+        name="cell-action",
+    ),
 ]

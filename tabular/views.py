@@ -26,6 +26,14 @@ from citations.panel import citation_panel_context
 from ingest.models import Document
 from ingest.selectors import document_list
 from tabular import export
+from tabular.cell_review import (
+    cell_approve,
+    cell_clear,
+    cell_edit,
+    cell_flag,
+    cell_history,
+    cell_revert,
+)
 from tabular.models import Cell, Review, ReviewColumn
 from tabular.selectors import (
     cell_get,
@@ -133,12 +141,41 @@ def _since(request: HttpRequest) -> datetime | None:
         return None
 
 
-def _grid_context(review: Review) -> dict:
-    grid = review_grid(review)
+FILTERS = (
+    ("", "All"),
+    ("unreviewed", "Unreviewed"),
+    ("flagged", "Flagged"),
+    ("not_found", "Not found"),
+    ("unsupported", "Unsupported"),
+    ("edited", "Edited"),
+    ("stale", "Stale"),
+    ("failed", "Failed"),
+)
+
+
+def _grid_options(request: HttpRequest) -> dict:
+    """The grid's filter and sort from the query string (bad values ignored)."""
+    try:
+        sort = int(request.GET.get("sort", ""))
+    except ValueError:
+        sort = None
+    return {
+        "show": request.GET.get("show", ""),
+        "sort": sort,
+        "descending": request.GET.get("order") == "desc",
+    }
+
+
+def _grid_context(review: Review, request: HttpRequest | None = None) -> dict:
+    options = _grid_options(request) if request is not None else {}
+    grid = review_grid(review, **options)
     return {
         "review": review,
         "grid": grid,
         "progress": grid.progress,
+        "filters": [
+            (key, label, (grid.counts or {}).get(key)) for key, label in FILTERS
+        ],
         "since": f"{timezone.now().timestamp():.3f}",
     }
 
@@ -147,7 +184,7 @@ def _grid_context(review: Review) -> dict:
 @login_required
 def review_detail(request: HttpRequest, review_id) -> HttpResponse:
     review = _review_or_404(request, review_id)
-    return render(request, GRID, _grid_context(review))
+    return render(request, GRID, _grid_context(review, request))
 
 
 @require_GET
@@ -163,7 +200,7 @@ def review_progress_view(request: HttpRequest, review_id) -> HttpResponse:
         changed = list(
             Cell.objects.filter(review=review)
             .filter(Q(finished_at__gte=cutoff) | Q(started_at__gte=cutoff))
-            .select_related("citation")[:2000]
+            .select_related("citation", "edited_by", "reviewed_by")[:2000]
         )
     return render(
         request,
@@ -199,10 +236,28 @@ def _after_action(request: HttpRequest, review: Review) -> HttpResponse:
         return redirect("tabular:review", review_id=review.pk)
     review.refresh_from_db()
     # The whole grid: a run may have finished cells (eager mode) or reset them.
-    return render(request, f"{GRID}#grid-body", _grid_context(review))
+    return render(request, f"{GRID}#grid-body", _grid_context(review, request))
 
 
 # ---------------------------------------------------------------- cells
+
+
+CELL = "tabular/cell_detail.html"
+
+
+def _cell_context(review: Review, cell: Cell, **extra) -> dict:
+    context = {
+        "review": review,
+        "cell": cell,
+        "history": cell_history(cell),
+        "edit_value": cell.shown_value if not cell.is_not_found else "",
+        **extra,
+    }
+    if cell.citation is not None:
+        context.update(citation_panel_context(cell.citation))
+        latest = context["verifications"][0] if context.get("verifications") else None
+        context["stages"] = list(latest.stages or []) if latest else []
+    return context
 
 
 @require_GET
@@ -210,11 +265,8 @@ def _after_action(request: HttpRequest, review: Review) -> HttpResponse:
 def cell_detail(request: HttpRequest, review_id, cell_id) -> HttpResponse:
     review = _review_or_404(request, review_id)
     cell = _cell_or_404(request, review, cell_id)
-    context = {"review": review, "cell": cell}
-    if cell.citation is not None:
-        context.update(citation_panel_context(cell.citation))
-    template = "tabular/cell_detail.html"
-    return render(request, f"{template}#panel" if request.htmx else template, context)
+    context = _cell_context(review, cell)
+    return render(request, f"{CELL}#panel" if request.htmx else CELL, context)
 
 
 @require_POST
@@ -222,8 +274,64 @@ def cell_detail(request: HttpRequest, review_id, cell_id) -> HttpResponse:
 def cell_rerun_view(request: HttpRequest, review_id, cell_id) -> HttpResponse:
     review = _review_or_404(request, review_id)
     cell = _cell_or_404(request, review, cell_id)
-    cell_rerun(cell=cell)
+    cell_rerun(cell=cell, user=request.user)
     return _after_action(request, review)
+
+
+# What each review action does with the form's fields.
+CELL_ACTIONS = {
+    "approve": lambda cell, user, post: cell_approve(
+        cell=cell, user=user, note=post.get("note", "")
+    ),
+    "flag": lambda cell, user, post: cell_flag(
+        cell=cell, user=user, note=post.get("note", "")
+    ),
+    "clear": lambda cell, user, post: cell_clear(
+        cell=cell, user=user, note=post.get("note", "")
+    ),
+    "edit": lambda cell, user, post: cell_edit(
+        cell=cell, user=user, value=post.get("value", ""), note=post.get("note", "")
+    ),
+    "revert": lambda cell, user, post: cell_revert(
+        cell=cell, user=user, note=post.get("note", "")
+    ),
+}
+
+
+@require_POST
+@login_required
+def cell_action_view(
+    request: HttpRequest, review_id, cell_id, action: str
+) -> HttpResponse:
+    """Approve, flag, clear, edit or revert a cell; answers with the cell's
+    panel and its grid cell (out of band), or redirects without htmx."""
+    review = _review_or_404(request, review_id)
+    cell = _cell_or_404(request, review, cell_id)
+    act = CELL_ACTIONS.get(action)
+    if act is None:
+        raise Http404("No such action.")
+    error = ""
+    try:
+        act(cell, request.user, request.POST)
+    except ReviewError as exc:
+        error = exc.message
+    cell = _cell_or_404(request, review, cell_id)
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        return redirect("tabular:cell", review_id=review.pk, cell_id=cell.pk)
+    # Re-rendered at 200 with the error, so htmx swaps it and nothing typed is lost.
+    context = _cell_context(
+        review,
+        cell,
+        error=error,
+        edit_value=request.POST.get("value", "") if error else None,
+        note_value=request.POST.get("note", "") if error else "",
+        oob_cell=True,
+    )
+    if context["edit_value"] is None:
+        context["edit_value"] = cell.shown_value if not cell.is_not_found else ""
+    return render(request, f"{CELL}#panel-with-cell", context)
 
 
 # ---------------------------------------------------------------- export

@@ -912,6 +912,9 @@ def test_no_reader_raises_on_any_text(text, quote):
         ("a fee of $5,000 per month", []),
         # Counting words alone are words ("one party"), unless a percentage follows.
         ("one party may terminate", []),
+        # A heading's number is no quantity; a sentence's last figure is.
+        ("2. Term. It runs\n(3) until then", []),
+        ("The minimum order is 12.", [("12", "12")]),
         ("fifty percent of the units", [("50%", "fifty percent")]),
     ],
 )

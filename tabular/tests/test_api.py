@@ -146,7 +146,7 @@ def test_export_csv_and_xlsx(a_key_api, created):
     xlsx = a_key_api.get(f"{API}/reviews/{created['id']}/export.xlsx")
     assert xlsx.status_code == 200
     workbook = load_workbook(io.BytesIO(b"".join(xlsx.streaming_content)))
-    assert workbook.sheetnames == ["Review", "Citations"]
+    assert workbook.sheetnames == ["Review", "Citations", "History"]
     assert workbook["Review"].max_row == 3
 
 

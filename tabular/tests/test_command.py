@@ -1,6 +1,6 @@
 """`manage.py tabular`: runs a review with a progress bar, prints the grid,
-writes CSV (one row per document; per column value, confidence, status, page,
-quote) and XLSX."""
+writes CSV (one row per document; per column value, review, confidence,
+status, page, quote) and XLSX."""
 
 from __future__ import annotations
 
@@ -52,10 +52,10 @@ def test_it_runs_prints_the_grid_and_writes_csv_and_xlsx(tenant_a, contracts, tm
     for field in ("Governing law", "Governing law · confidence", "Governing law · status",
                   "Governing law · page", "Governing law · quote"):  # fmt: skip
         assert field in head
-    law = head.index("Governing law")
     assert rows[1][head.index("Governing law · page")] == "2"
     assert "England and Wales" in rows[1][head.index("Governing law · quote")]
-    assert rows[3][law + 2].startswith("failed: No such document")
+    status = head.index("Governing law · status")
+    assert rows[3][status].startswith("failed: No such document")
     workbook = load_workbook(tmp_path / "out.xlsx")
     assert workbook["Review"].max_row == 4
     with tenant_scope(tenant_a):

@@ -161,15 +161,18 @@ def test_every_cell_has_a_value_or_a_failure_reason(tenant_a, demo_docs, llm):
     review_run(review_id=review.pk, concurrency=1)
     for cell in _cells(review):
         assert cell.status in Cell.FINISHED
-        assert (cell.status == Cell.Status.DONE and cell.value) or (
-            cell.status == Cell.Status.FAILED and cell.error
+        assert (
+            (cell.status == Cell.Status.DONE and cell.value)
+            or cell.is_not_found
+            or (cell.status == Cell.Status.FAILED and cell.error)
         ), cell
+    # A model that finds nothing says so: the cell is "not found", not failed,
+    # and keeps why and what was read.
     empty = _cells(review)[2]
-    assert (
-        empty.status == Cell.Status.FAILED
-        and "No answer" in empty.error
-        and "not stated" in empty.error
-    )
+    assert empty.status == Cell.Status.DONE and empty.is_not_found
+    assert empty.value == "" and empty.citation is None
+    assert "not stated" in empty.justification
+    assert empty.searched["passages"]
 
 
 def test_deleted_and_missing_documents_are_reported_and_their_rows_kept(
@@ -459,7 +462,9 @@ def test_the_offline_extractive_responder_answers_cells_at_no_cost(tenant_a, dem
     assert outcome.status == Review.Status.COMPLETED
     assert review.cost_actual_usd == 0
     done = [c for c in _cells(review) if c.status == Cell.Status.DONE]
-    assert done and all(c.citation.verified for c in done)  # verbatim quotes
+    answered = [c for c in done if not c.is_not_found]
+    assert answered and all(c.citation.verified for c in answered)  # verbatim quotes
+    assert all(c.citation is None for c in done if c.is_not_found)
     assert all(c.model_name == "extractive" for c in done)
 
 

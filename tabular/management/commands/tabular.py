@@ -8,7 +8,8 @@
 The review runs in this process (the same executor as the Celery task) with a
 progress bar on stderr; when it is done the grid is printed (value,
 confidence, citation status and page per cell) and written to --csv / --xlsx
-(one row per document; per column value, confidence, status, page, quote).
+(one row per document; per column value, original and edited value, review,
+support, confidence, status, citation, stale, page, quote).
 Ctrl-C cancels the review; cells already finished are kept. Exit status 1 if
 the review did not complete.
 """
@@ -151,10 +152,15 @@ class Command(BaseCommand):
             return _clip(f"✗ {cell.error}", width)
         if cell.status != "done":
             return cell.status
+        if cell.is_not_found and not cell.is_edited:
+            return _clip(f"{cell.value + ' · ' if cell.value else ''}not found", width)
         mark = ""
-        if cell.citation is not None:
+        if cell.shown_support == "unsupported":
+            mark = "⚠unsupported"
+        elif cell.citation is not None:
             mark = _MARKS.get(cell.citation.verification_status, "")
             if cell.citation.source_page:
                 mark += f"p{cell.citation.source_page}"
         suffix = f" ({cell.confidence[:1]}{' ' + mark if mark else ''})"
-        return _clip(cell.value or "(see quote)", max(4, width - len(suffix))) + suffix
+        shown = cell.shown_value or "(see quote)"
+        return _clip(shown, max(4, width - len(suffix))) + suffix

@@ -1,0 +1,555 @@
+"""How a cell is read offline, and whether a value is supported by its quote.
+
+With no model configured, a cell's answer is read from the passages the
+cell retrieved, by the same two signals chat uses:
+
+- relevance (`citations.relevance.RelevanceJudge`): does a passage answer
+  the column's question, relate to it, or not;
+- typed values (`citations.values`): the duration, amount, date, place,
+  number, party or option a sentence states, with its offsets.
+
+`read_cell` returns a `Reading`: the short value, the quote (a sentence of
+one passage, copied character for character, so the cascade verifies it
+exactly), and the facts the confidence calibration reads. The rules are an
+ordered table (`READING_RULES`); `Reading.rule` names the one that decided:
+
+- a typed column answers with the value of its kind that the best
+  answering sentence states, nearest to the question's words;
+- a yes/no column answers "Yes" when a passage answers the question, with
+  its best sentence as the quote;
+- a text column answers with the best sentence of an answering passage;
+- otherwise the cell is "not found", with the passages that were read.
+
+`value_support` checks any value (the model's, the reader's, a reviewer's)
+against a quote, the way the citation guard compares figures.
+
+Pure: no database.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from citations import values
+from citations.relevance import ANSWERS, OFF_TOPIC, RELATED, Relevance, RelevanceJudge
+from llm.extractive import split_sentences, terms
+from tabular import column_types
+from tabular.column_types import OPTIONS, Typed
+
+# A quote longer than this is cut to the clause around its value.
+MAX_QUOTE_CHARS = 400
+# A sentence of fewer words is a heading or a fragment.
+HEADING_WORDS = 5
+_LABEL_ORDER = {ANSWERS: 0, RELATED: 1, OFF_TOPIC: 2}
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A retrieved chunk as a cell reads it."""
+
+    index: int  # chunk_index in its revision
+    text: str
+    rank: int = 0  # 0: the best retrieved
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A sentence that may answer: where it is, how it rates, what it states."""
+
+    passage: Passage
+    start: int
+    end: int
+    rating: Relevance  # of the sentence
+    passage_rating: Relevance  # of its whole passage
+    value: Any = None  # a typed value (offsets into the passage), or None
+    distance: int = 0  # characters from the value to the nearest question word
+
+    @property
+    def heading(self) -> bool:
+        """A heading or a fragment ("3. Governing Law."): it names the
+        subject, the clause after it says something about it."""
+        return len(self.passage.text[self.start : self.end].split()) < HEADING_WORDS
+
+    @property
+    def order(self) -> tuple:
+        return (
+            _LABEL_ORDER[self.passage_rating.label],
+            _LABEL_ORDER[self.rating.label],
+            self.heading,
+            -self.rating.score,
+            self.passage.rank,
+            self.distance,
+            self.start,
+        )
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What an offline cell says. `typed` is the value (citations.values
+    type, True/False for yes/no, a list of parties), None when not found."""
+
+    found: bool
+    value: str
+    typed: Typed | bool | list[values.Party] | None
+    quote: str
+    chunk_index: int | None
+    rule: str
+    justification: str
+    passage_label: str = ""
+    passage_score: float = 0.0
+    sentence_score: float = 0.0
+    rank: int | None = None
+    agree: int = 0  # answering passages that state the same value
+    rivals: int = 0  # other values of the kind among answering sentences
+    role: str = ""  # a jurisdiction's role (governing_law, forum, ...)
+    searched: list[dict] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------ sentences
+
+
+def _question_positions(text: str, stems: set[str]) -> list[int]:
+    """Offsets of the words of `text` whose stem is one of the question's."""
+    return [
+        m.start()
+        for m in re.finditer(r"[A-Za-z][\w'-]*", text)
+        if any(t in stems for t in terms(m.group()))
+    ]
+
+
+def _distance(positions: list[int], start: int, end: int) -> int:
+    if not positions:
+        return 0
+    return min(
+        0 if start <= p < end else min(abs(p - start), abs(p - end)) for p in positions
+    )
+
+
+def _clip(text: str, start: int, end: int, focus: tuple[int, int]) -> tuple[int, int]:
+    """A sentence cut to MAX_QUOTE_CHARS around `focus` (the value), at word
+    boundaries; still a slice of `text`."""
+    if end - start <= MAX_QUOTE_CHARS:
+        return start, end
+    centre = (focus[0] + focus[1]) // 2
+    lo = max(start, centre - MAX_QUOTE_CHARS // 2)
+    hi = min(end, lo + MAX_QUOTE_CHARS)
+    lo = max(start, hi - MAX_QUOTE_CHARS)
+    if lo > start:
+        space = text.find(" ", lo, focus[0])
+        lo = space + 1 if space != -1 else lo
+    if hi < end:
+        space = text.rfind(" ", focus[1], hi)
+        hi = space if space != -1 else hi
+    # No dangling spaces: the quote is the document's words.
+    while lo < hi and text[lo].isspace():
+        lo += 1
+    while hi > lo and text[hi - 1].isspace():
+        hi -= 1
+    return lo, hi
+
+
+def _question_stems(judge: ColumnJudge) -> set[str]:
+    return {form[0] for concept in judge.concepts for form in concept.forms if form}
+
+
+def _values_in(kind: str, sentence: str, options: Sequence[str]) -> list[Any]:
+    if kind == OPTIONS:
+        return values.find_options(sentence, options)
+    if kind == values.YES_NO:
+        return []
+    return values.find_values(sentence, kind)
+
+
+def _candidates(
+    judge: ColumnJudge,
+    kind: str | None,
+    passages: Sequence[Passage],
+    ratings: dict[int, Relevance],
+    options: Sequence[str],
+) -> list[Candidate]:
+    """Every sentence of the passages that answer or relate, rated, with the
+    value of `kind` it states nearest to the question's words (typed kinds:
+    only sentences that state one)."""
+    stems = _question_stems(judge)
+    typed = kind not in (None, values.YES_NO)
+    found = []
+    for passage in passages:
+        rated = ratings[passage.rank]
+        if rated.label == OFF_TOPIC:
+            continue
+        for start, end in split_sentences(passage.text):
+            sentence = passage.text[start:end]
+            rating = judge.rate(sentence)
+            positions = _question_positions(sentence, stems)
+            if not typed:
+                found.append(Candidate(passage, start, end, rating, rated))
+                continue
+            for value in _values_in(kind, sentence, options):  # type: ignore[arg-type]
+                distance = _distance(positions, value.start, value.end)
+                found.append(
+                    Candidate(
+                        passage,
+                        start,
+                        end,
+                        rating,
+                        rated,
+                        value=_shifted(value, start),
+                        distance=distance,
+                    )
+                )
+    return found
+
+
+def _shifted(value: Any, by: int) -> Any:
+    """The value with offsets into its passage instead of its sentence."""
+    return dataclasses.replace(value, start=value.start + by, end=value.end + by)
+
+
+# ------------------------------------------------------------------ rules
+
+
+@dataclass(frozen=True)
+class ReadingRule:
+    """A named way of reading a cell: when it applies, and what it reads."""
+
+    name: str
+    applies: Callable[[str | None], bool]
+    read: Callable[..., Reading | None]
+    doc: str
+
+
+def _typed_answer(kind: str, candidates: list[Candidate], **_: Any) -> Reading | None:
+    answering = [c for c in candidates if c.passage_rating.label == ANSWERS]
+    if not answering:
+        return None
+    if kind == values.JURISDICTION:
+        # The governing-law clause names the law; a forum or an address is
+        # weaker evidence, whatever its sentence's score.
+        def role_rank(c: Candidate) -> int:
+            return values.JURISDICTION_ROLES.index(c.value.role)
+
+        best = min(answering, key=lambda c: (role_rank(c), *c.order))
+    else:
+        best = min(answering, key=lambda c: c.order)
+    value = best.value
+    key = getattr(value, "key", None)
+    agree = len(
+        {c.passage.rank for c in answering if getattr(c.value, "key", None) == key}
+    )
+    rivals = len({getattr(c.value, "key", None) for c in answering} - {key})
+    lo, hi = _clip(best.passage.text, best.start, best.end, (value.start, value.end))
+    return _reading(
+        best,
+        lo,
+        hi,
+        typed=value,
+        value=value.display,
+        rule="typed_value",
+        agree=agree,
+        rivals=rivals,
+        role=getattr(value, "role", ""),
+        why=f"The passage states {value.display!r} where it answers the question.",
+    )
+
+
+def _party_answer(kind: str, candidates: list[Candidate], **_: Any) -> Reading | None:
+    """Parties: the companies named by the sentence that names most of them
+    (two at most count: "between A and B"), in an answering passage first,
+    else the earliest in the document (contracts name their parties first)."""
+    if not candidates:
+        return None
+    named: dict[tuple[int, int], int] = {}
+    for c in candidates:
+        key = (c.passage.rank, c.start)
+        named[key] = named.get(key, 0) + 1
+
+    def order(c: Candidate) -> tuple:
+        return (
+            -min(named[(c.passage.rank, c.start)], 2),
+            _LABEL_ORDER[c.passage_rating.label],
+            c.passage.index,
+            c.start,
+        )
+
+    best = min(candidates, key=order)
+    same = [
+        c
+        for c in candidates
+        if (c.passage.rank, c.start) == (best.passage.rank, best.start)
+    ]
+    parties = [c.value for c in sorted(same, key=lambda c: c.value.start)]
+    lo = min(p.start for p in parties)
+    hi = max(p.end for p in parties)
+    lo, hi = _clip(best.passage.text, best.start, best.end, (lo, hi))
+    parties = [p for p in parties if lo <= p.start and p.end <= hi]
+    shown = "; ".join(p.name + (f' ("{p.role}")' if p.role else "") for p in parties)
+    return _reading(
+        best,
+        lo,
+        hi,
+        typed=parties,
+        value=shown,
+        rule="parties",
+        agree=1,
+        rivals=0,
+        why="The passage names the parties.",
+    )
+
+
+def _presence(kind: str, candidates: list[Candidate], **_: Any) -> Reading | None:
+    answering = [c for c in candidates if c.passage_rating.label == ANSWERS]
+    if not answering and kind is None:
+        # A text question that names nothing to look for ("Who are the
+        # parties?"): every passage only relates; the best retrieved one is
+        # read, and the confidence says how little that is.
+        answering = [c for c in candidates if c.passage_rating.rule == "no_concepts"]
+    if not answering:
+        return None
+    best = min(answering, key=lambda c: c.order)
+    lo, hi = _clip(best.passage.text, best.start, best.end, (best.start, best.start))
+    return _reading(
+        best,
+        lo,
+        hi,
+        typed=True if kind == values.YES_NO else None,
+        value="Yes" if kind == values.YES_NO else best.passage.text[lo:hi],
+        rule=(
+            "answering_clause"
+            if kind == values.YES_NO
+            else "answering_sentence"
+            if best.passage_rating.label == ANSWERS
+            else "first_passage"
+        ),
+        agree=len({c.passage.rank for c in answering}),
+        rivals=0,
+        why="A passage answers the question: "
+        + (", ".join(best.passage_rating.matched) or "its words")
+        + ".",
+    )
+
+
+READING_RULES: tuple[ReadingRule, ...] = (
+    ReadingRule(
+        "parties",
+        lambda kind: kind == values.PARTY,
+        _party_answer,
+        "a party column: the companies the best answering sentence names",
+    ),
+    ReadingRule(
+        "typed_value",
+        lambda kind: kind not in (None, values.YES_NO, values.PARTY),
+        _typed_answer,
+        "a typed column: the value of its kind the best answering sentence "
+        "states, nearest the question's words (a governing-law place first)",
+    ),
+    ReadingRule(
+        "presence",
+        lambda kind: kind in (None, values.YES_NO),
+        _presence,
+        'yes/no: "Yes" when a passage answers the question; text: its best sentence',
+    ),
+)
+
+
+def _reading(
+    best: Candidate,
+    lo: int,
+    hi: int,
+    *,
+    typed: Any,
+    value: str,
+    rule: str,
+    agree: int,
+    rivals: int,
+    why: str,
+    role: str = "",
+) -> Reading:
+    return Reading(
+        found=True,
+        value=value,
+        typed=typed,
+        quote=best.passage.text[lo:hi],
+        chunk_index=best.passage.index,
+        rule=rule,
+        justification=why,
+        passage_label=best.passage_rating.label,
+        passage_score=best.passage_rating.score,
+        sentence_score=best.rating.score,
+        rank=best.passage.rank,
+        agree=agree,
+        rivals=rivals,
+        role=role,
+    )
+
+
+class ColumnJudge:
+    """Relevance to a column: a passage answers the column when it answers
+    its question or its name read as one ("Effective date" / "When was the
+    agreement made?"), by `citations.relevance.RelevanceJudge` each; a typed
+    column's passages must state a value of its kind."""
+
+    def __init__(self, question: str, column_type: str, name: str = "") -> None:
+        kind = column_types.type_of(column_type).value_kind
+        phrasings = [question]
+        if name.strip() and name.strip().lower() not in question.lower():
+            phrasings.append(name)
+        self.judges: list[RelevanceJudge] = []
+        for phrasing in phrasings:
+            judge = RelevanceJudge(phrasing)
+            # The column's type says what answers, whatever the wording.
+            judge.value_kind = kind if kind in _JUDGED_KINDS else None
+            if judge.concepts or not self.judges:
+                self.judges.append(judge)
+        self.concepts = [c for j in self.judges for c in j.concepts]
+
+    def rate(self, passage: str) -> Relevance:
+        ratings = [j.rate(passage) for j in self.judges]
+        return min(ratings, key=lambda r: (_LABEL_ORDER[r.label], -r.score))
+
+
+def judge_for(question: str, column_type: str, name: str = "") -> ColumnJudge:
+    return ColumnJudge(question, column_type, name)
+
+
+_JUDGED_KINDS = frozenset(
+    {values.DURATION, values.MONEY, values.DATE_KIND, values.JURISDICTION}
+)
+
+
+def read_cell(
+    *,
+    question: str,
+    column_type: str,
+    passages: Sequence[Passage],
+    options: Sequence[str] = (),
+    name: str = "",
+) -> Reading:
+    """Read a cell from its retrieved passages (see the module docstring)."""
+    judge = judge_for(question, column_type, name)
+    kind = column_types.type_of(column_type).value_kind
+    ratings = {p.rank: judge.rate(p.text) for p in passages}
+    searched = [
+        {
+            "chunk_index": p.index,
+            "label": ratings[p.rank].label,
+            "score": ratings[p.rank].score,
+        }
+        for p in passages
+    ]
+    candidates = _candidates(judge, kind, passages, ratings, options)
+    for rule in READING_RULES:
+        if rule.applies(kind):
+            reading = rule.read(kind, candidates)
+            if reading is not None:
+                return _with(reading, searched=searched)
+            break
+    best = min(
+        ratings.values(), key=lambda r: (_LABEL_ORDER[r.label], -r.score), default=None
+    )
+    closest = (
+        f" The closest passage only {'relates to' if best.label == RELATED else 'shares words with'} it."
+        if best is not None and best.label != OFF_TOPIC
+        else ""
+    )
+    return Reading(
+        found=False,
+        value="",
+        typed=False if kind == values.YES_NO else None,
+        quote="",
+        chunk_index=None,
+        rule="not_found",
+        justification="No passage read answers the question." + closest,
+        passage_label=best.label if best else "",
+        passage_score=best.score if best else 0.0,
+        searched=searched,
+    )
+
+
+def _with(reading: Reading, **changes: Any) -> Reading:
+    return Reading(**{**reading.__dict__, **changes})
+
+
+# ------------------------------------------------------------------ support
+
+
+@dataclass(frozen=True)
+class Support:
+    state: str  # supported | unsupported | unchecked (tabular.models.Cell.Support)
+    reason: str
+
+
+def value_support(
+    column_type: str, value: str, quote: str, options: Sequence[str] = ()
+) -> Support:
+    """Is `value` (what the model, the reader or a reviewer wrote) consistent
+    with `quote` (the verified passage's own text)?
+
+    Typed columns: the value must read as its type, and that value must be
+    one the quote states (`citations.values.value_supported`: the same
+    duration, amount, date, place, number; a party's name in the quote; one
+    of the column's options). Text: any figure, amount, date or period in it
+    must be the quote's; text without one is not checkable (`unchecked`).
+    Yes/no is consistent with any quote: whether a clause answers is the
+    relevance signal's to say.
+    """
+    value = value.strip()
+    kind = column_types.type_of(column_type).value_kind
+    if not value:
+        return Support("unchecked", "No value.")
+    if not quote.strip():
+        return Support("unsupported", "No verified quote supports this value.")
+    if kind == values.YES_NO:
+        if column_types.read_typed(value, column_type) is None:
+            return Support("unsupported", 'A yes/no column answers "Yes" or "No".')
+        return Support(
+            "supported", "A yes/no answer; the quote is the clause it rests on."
+        )
+    if kind == OPTIONS:
+        if column_types.read_typed(value, column_type, options) is None:
+            return Support(
+                "unsupported", "The value is not one of the column's options."
+            )
+        return Support("supported", "One of the column's options.")
+    if kind == values.PARTY:
+        names = column_types.read_typed(value, column_type) or []
+        missing = [
+            p.name
+            for p in names  # type: ignore[union-attr]
+            if not values.value_supported(
+                re.sub(r'\s*\("[^"]*"\)$', "", p.name), quote, kind=values.PARTY
+            )
+        ]
+        if missing:
+            return Support(
+                "unsupported", f"The quote does not name {', '.join(missing)}."
+            )
+        return Support("supported", "The quote names the parties.")
+    if kind is None:
+        has_figures = any(
+            values.find_values(value, k)
+            for k in (
+                values.DURATION,
+                values.MONEY,
+                values.DATE_KIND,
+                values.NUMBER_KIND,
+            )
+        )
+        if not has_figures:
+            return Support("unchecked", "Text without a figure: read the quote.")
+        if values.value_supported(value, quote):
+            return Support("supported", "Its figures are the quote's.")
+        return Support("unsupported", "A figure in the value is not in the quote.")
+    typed = column_types.read_typed(value, column_type)
+    if typed is None:
+        label = column_types.type_of(column_type).label.lower()
+        return Support("unsupported", f"The value does not read as a {label}.")
+    if values.value_supported(typed, quote):  # type: ignore[arg-type]
+        return Support("supported", f"The quote states {typed.display!r}.")  # type: ignore[union-attr]
+    return Support(
+        "unsupported",
+        f"The quote does not state {typed.display!r}.",  # type: ignore[union-attr]
+    )
