@@ -136,6 +136,9 @@ def test_the_database_refuses_a_citation_of_another_tenants_message(tenant_a, te
             transaction.atomic(),
             connection.cursor() as cursor,
         ):
+            if connection.vendor == "postgresql":
+                # The guard is DEFERRABLE INITIALLY DEFERRED: check it now.
+                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             cursor.execute(
                 "INSERT INTO message_citations (id, message_id, source_file_id,"
                 " source_offset_start, source_offset_end, source_text, verified,"
