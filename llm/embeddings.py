@@ -20,7 +20,10 @@ Django: :func:`llm.configured.embedder` builds one from settings.
 from __future__ import annotations
 
 import functools
+import itertools
+import json
 import os
+import re
 import threading
 import time
 from collections.abc import Sequence
@@ -86,11 +89,13 @@ class WordLlamaEmbedder:
 
     name = f"wordllama-{WORDLLAMA_CONFIG.replace('_', '')}-{WORDLLAMA_DIM}"
     dim = WORDLLAMA_DIM
-    _model: Any = None
+    _model: _WordLlamaParts | None = None
     _lock = threading.Lock()
+    # Texts per batch: bounds the gathered token vectors (~20 MB).
+    BATCH = 64
 
     @classmethod
-    def _loaded(cls) -> Any:
+    def _parts(cls) -> _WordLlamaParts:
         if cls._model is None:
             with cls._lock:
                 if cls._model is None:
@@ -98,35 +103,118 @@ class WordLlamaEmbedder:
         return cls._model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """WordLlama's own embedding: the mean of the text's token vectors
+        (computed here without WordLlama's padding to each batch's longest
+        text, which pools zeros away again)."""
         texts = list(texts)
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        model = self._loaded()
-        # norm=False: WordLlama divides by the norm unguarded (NaN for a text
-        # with no tokens); normalised() keeps such a row zero instead.
-        return normalised(model.embed(texts, norm=False))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        model = self._parts()
+        for start in range(0, len(texts), self.BATCH):
+            token_ids = model.token_ids(texts[start : start + self.BATCH])
+            lengths = np.fromiter(
+                (len(ids) for ids in token_ids), dtype=np.int64, count=len(token_ids)
+            )
+            if not lengths.any():
+                continue
+            ids = np.fromiter(
+                itertools.chain.from_iterable(token_ids),
+                dtype=np.int64,
+                count=int(lengths.sum()),
+            )
+            np.clip(ids, 0, model.table.shape[0] - 1, out=ids)
+            filled = lengths > 0  # a text without tokens keeps a zero row
+            starts = (np.cumsum(lengths) - lengths)[filled]
+            sums = np.add.reduceat(model.table[ids], starts, axis=0)
+            rows = out[start : start + len(token_ids)]
+            rows[filled] = sums / lengths[filled, None]
+        return normalised(out)
 
 
-def _load_wordllama() -> Any:
+# The normalizer WordLlama's tokenizer ships with: "▁" before the text, and
+# every space as "▁". _WordLlamaParts relies on it (checked at load).
+_METASPACE = "\u2581"
+_EXPECTED_NORMALIZER = {
+    "type": "Sequence",
+    "normalizers": [
+        {"type": "Prepend", "prepend": _METASPACE},
+        {"type": "Replace", "pattern": {"String": " "}, "content": _METASPACE},
+    ],
+}
+# A run of "▁" and what follows it up to the next "▁" (or a final run).
+_SEGMENT = re.compile(f"{_METASPACE}*[^{_METASPACE}]+|{_METASPACE}+")
+
+
+class _WordLlamaParts:
+    """WordLlama's tokenizer and token vector table, used without padding.
+
+    Tokenizing was most of ingestion's embedding time, and WordLlama's
+    tokenizer reads a whole chunk as one word. No token of its vocabulary
+    holds "▁" after its first character (unless it is all "▁"), so its
+    byte-pair merges never cross the start of a run of "▁": the normalized
+    text is cut there, and each piece's token ids come from a per-process
+    cache (contracts reuse their words), tokenizing only pieces not seen
+    before. The ids are those of tokenizing the whole text (tests check it
+    on CUAD and on random text); another normalizer turns this off.
+    """
+
+    CACHE_SIZE = 200_000
+
+    def __init__(self, tokenizer: Any, table: np.ndarray, *, split: bool) -> None:
+        self.tokenizer = tokenizer  # no padding; no normalizer when split
+        self.table = table
+        self.split = split
+        self._pieces: dict[str, list[int]] = {}
+        self._encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        if not self.split:
+            return [e.ids for e in self._encode(texts, add_special_tokens=False)]
+        pieces = [
+            _SEGMENT.findall(_METASPACE + t.replace(" ", _METASPACE)) if t else []
+            for t in texts
+        ]
+        known = self._pieces
+        new = list({p: None for ps in pieces for p in ps if p not in known})
+        if new:
+            if len(known) + len(new) > self.CACHE_SIZE:
+                known.clear()
+            encodings = self._encode(new, add_special_tokens=False)
+            for piece, encoding in zip(new, encodings, strict=True):
+                known[piece] = encoding.ids
+        return [
+            list(itertools.chain.from_iterable(known[p] for p in ps)) for ps in pieces
+        ]
+
+
+def _load_wordllama() -> _WordLlamaParts:
     # The Rust tokenizer's thread pool must not be live across a fork (Celery
-    # prefork, gunicorn): it deadlocks or warns. Our batches are small anyway.
+    # prefork, gunicorn, the extraction sandbox): it deadlocks or warns.
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
         import wordllama
+        from tokenizers import Tokenizer
         from wordllama import WordLlama
 
         # cache_dir must be the package's own folder: without it load() looks
         # for the bundled tokenizer in the wrong place and tries HuggingFace.
-        return WordLlama.load(
+        model = WordLlama.load(
             config=WORDLLAMA_CONFIG,
             dim=WORDLLAMA_DIM,
             cache_dir=Path(wordllama.__file__).parent,
             disable_download=True,
         )
+        tokenizer = Tokenizer.from_str(model.tokenizer.to_str())
     except (ImportError, OSError, ValueError) as exc:
         raise LLMUnavailable(
             f"The offline embedding model (WordLlama) could not be loaded: {exc}"
         ) from exc
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    split = json.loads(tokenizer.to_str()).get("normalizer") == _EXPECTED_NORMALIZER
+    if split:
+        tokenizer.normalizer = None  # _WordLlamaParts normalizes, then cuts
+    table = np.ascontiguousarray(model.embedding, dtype=np.float32)
+    return _WordLlamaParts(tokenizer, table, split=split)
 
 
 # ------------------------------------------------------------------ a server

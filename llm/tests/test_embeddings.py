@@ -3,6 +3,7 @@ real openai SDK against the scripted server (each way it can go wrong)."""
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import subprocess
@@ -14,6 +15,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from docuiq.testing.llm_server import EmbeddingReply, ScriptedLLMServer, word_vectors
 from llm.embeddings import (
@@ -47,6 +50,62 @@ def test_wordllama_gives_unit_vectors_of_its_dimension() -> None:
     assert embedder.name == "wordllama-l2supercat-256"
     assert vectors.shape == (2, 256) and vectors.dtype == np.float32
     assert _unit_rows(vectors)
+
+
+def test_wordllama_vectors_are_wordllamas_own() -> None:
+    """The unpadded pooling gives the model's own vectors (the stored name
+    promises them)."""
+    import wordllama
+    from wordllama import WordLlama
+
+    texts = [
+        "Either party may terminate this Agreement on thirty (90) days' notice.",
+        "x",
+        "Governing law.\n\nThis Agreement is governed by the laws of Delaware, "
+        "without regard to its conflict of laws rules. " * 8,
+    ]
+    reference = WordLlama.load(
+        config="l2_supercat",
+        dim=256,
+        cache_dir=Path(wordllama.__file__).parent,
+        disable_download=True,
+    ).embed(texts, norm=True)
+    assert np.allclose(WordLlamaEmbedder().embed(texts), reference, atol=1e-5)
+
+
+@functools.cache
+def _shipped_tokenizer():
+    import wordllama
+    from tokenizers import Tokenizer
+
+    config = Path(wordllama.__file__).parent / "tokenizers"
+    tokenizer = Tokenizer.from_file(str(config / "l2_supercat_tokenizer_config.json"))
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def _whole_text_ids(texts: list[str]) -> list[list[int]]:
+    encodings = _shipped_tokenizer().encode_batch(texts, add_special_tokens=False)
+    return [e.ids for e in encodings]
+
+
+def test_wordllama_cuts_text_into_pieces_without_changing_its_tokens() -> None:
+    parts = WordLlamaEmbedder._parts()
+    assert parts.split  # the shipped normalizer is the one the cutting assumes
+    texts = [
+        "",
+        " ",
+        "x ",
+        "  Section 2.1  (a)\n\n  The Licensee  shall\tpay \u2581 fees.   ",
+        "ARTICLE IX\nGOVERNING LAW.  This Agreement is governed by New York law.",
+    ]
+    assert parts.token_ids(texts) == _whole_text_ids(texts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab é漢.,\n\t  \u2581x0")), max_size=40))
+def test_wordllama_tokens_are_those_of_the_whole_text(text: str) -> None:
+    assert WordLlamaEmbedder._parts().token_ids([text]) == _whole_text_ids([text])
 
 
 def test_wordllama_puts_related_text_closer_than_unrelated_text() -> None:
