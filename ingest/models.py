@@ -29,6 +29,11 @@ class File(models.Model):
     )
     blob = models.FileField(upload_to=_upload_path, max_length=300)
     filename = models.CharField(max_length=255)
+    # Other names the same bytes were uploaded under, in order: a second
+    # upload of them returns this file's document and its name is kept here
+    # (never dropped, never answered silently with the first name). NULL,
+    # not a default, so SQLite adds the column without rebuilding `files`.
+    also_named = models.JSONField(null=True, blank=True)
     content_type = models.CharField(max_length=200, blank=True)
     size = models.BigIntegerField()
     sha256 = models.CharField(max_length=64)
@@ -57,6 +62,11 @@ class File(models.Model):
 
     def __str__(self) -> str:
         return self.filename
+
+    @property
+    def filenames(self) -> list[str]:
+        """Every name these bytes were uploaded under, the first one first."""
+        return [self.filename, *(self.also_named or [])]
 
 
 class Document(models.Model):
