@@ -284,7 +284,9 @@ def _rated_answer(
             if rating.label == "off_topic":
                 continue
             rated.append((rating, lexical.get((pos, start), 0.0), pos, sentence))
-    rated.sort(key=lambda r: (r[0].label != "answers", -r[0].score, -r[1], r[2]))
+    # Answering passages first; among them the better-retrieved source first
+    # (the search already weighed the whole chunk), then the better rating.
+    rated.sort(key=lambda r: (r[0].label != "answers", r[2], -r[0].score, -r[1]))
     answering = [r for r in rated if r[0].label == "answers"][:MAX_QUOTES]
     chosen = answering or rated[:MAX_QUOTES]
     if not chosen:
