@@ -75,3 +75,63 @@ def login(page, live_server):
         page.wait_for_url(lambda url: "/accounts/login/" not in url)
 
     return do
+
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1440, "height": 900}
+
+
+@pytest.fixture
+def page_at(browser):
+    """Pages at a chosen viewport (390 px phone, 1440 px desktop, …), each in
+    its own context; script errors are collected in `page.console_errors`."""
+    contexts = []
+
+    def make(width: int, height: int = 900, **options):
+        context = browser.new_context(
+            viewport={"width": width, "height": height}, **options
+        )
+        context.grant_permissions(["clipboard-read", "clipboard-write"])
+        contexts.append(context)
+        p = context.new_page()
+        p.set_default_timeout(15_000)
+        errors: list[str] = []
+        p.on("pageerror", lambda exc: errors.append(str(exc)))
+        p.on(
+            "console",
+            lambda m: (
+                errors.append(f"console: {m.text}")
+                if m.type == "error"
+                and "favicon" not in (m.location or {}).get("url", "")
+                else None
+            ),
+        )
+        p.console_errors = errors
+        return p
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def sign_in(page, live_server, username: str, password: str) -> None:
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+
+
+def shoot(page, name: str, *, full_page: bool = True) -> Path:
+    """A screenshot in test-results/ (caret left alone: hiding it writes a
+    style attribute that htmx copies and the CSP reports)."""
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page, caret="initial")
+    return path
+
+
+def no_horizontal_scroll(page) -> bool:
+    return page.evaluate(
+        "() => document.documentElement.scrollWidth <= window.innerWidth + 1"
+    )

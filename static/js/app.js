@@ -53,18 +53,6 @@ document.addEventListener("htmx:afterRequest", (event) => {
   const form = event.detail.elt;
   if (form.matches && form.matches("form.ask") && event.detail.successful) form.reset();
 });
-document.addEventListener("click", (event) => {
-  if (event.target.closest("[data-close-panel]")) {
-    document.getElementById("citation-panel").innerHTML = "";
-  }
-});
-
-// Review tab: Escape closes the citation slide-over (the × button does too).
-document.addEventListener("keydown", (event) => {
-  if (event.key !== "Escape") return;
-  const panel = document.getElementById("citation-panel");
-  if (panel && panel.classList.contains("slideover")) panel.innerHTML = "";
-});
 
 // "@" in the question box: suggest documents by title; choosing one writes
 // "@Title" into the question, which the server reads as a mention.
@@ -136,6 +124,7 @@ document.addEventListener("keydown", (event) => {
       event.preventDefault();
       choose(items[index]);
     } else if (event.key === "Escape") {
+      event.preventDefault();  // closes the list only, not the citation panel
       close();
     }
   });
@@ -143,3 +132,98 @@ document.addEventListener("keydown", (event) => {
     if (event.target.matches && event.target.matches("textarea[data-mention-url]")) setTimeout(close, 100);
   });
 })();
+
+// The citation panel (chat, tabular) and the review tab's slide-over share
+// id="citation-panel". Opening one moves focus into it; closing it (the ×
+// button, Escape, or a tap beside the phone's bottom sheet) puts focus back
+// on the badge or link that opened it.
+const citationPanel = (() => {
+  let opener = null;      // the element whose click filled the panel
+  let openerHref = null;  // to find it again if polling re-rendered it
+  let placeholder = null; // the panel's hint, shown again when it closes
+  function el() { return document.getElementById("citation-panel"); }
+  function isOpen() { const p = el(); return !!(p && p.querySelector(".panel")); }
+  function opened(trigger) {
+    const p = el();
+    if (!p) return;
+    if (trigger && !p.contains(trigger)) {
+      opener = trigger;
+      openerHref = trigger.getAttribute("href");
+    }
+    const target = p.querySelector(".panel") || p;
+    if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+    target.focus({ preventScroll: window.matchMedia("(max-width: 760px)").matches });
+  }
+  function close() {
+    const p = el();
+    if (!p || !isOpen()) return;
+    p.innerHTML = placeholder || "";
+    let back = opener && document.contains(opener) ? opener : null;
+    if (!back && openerHref) back = document.querySelector(`a[href="${CSS.escape(openerHref)}"]`);
+    opener = openerHref = null;
+    if (back) back.focus();
+  }
+  document.addEventListener("DOMContentLoaded", () => {
+    const p = el();
+    if (p && !p.querySelector(".panel")) placeholder = p.innerHTML;
+    if (p && p.querySelector(".panel")) opened(null);  // opened by URL (review detail page)
+  });
+  document.addEventListener("htmx:afterSwap", (event) => {
+    if (event.detail.target && event.detail.target.id === "citation-panel" && isOpen()) {
+      opened(event.detail.requestConfig && event.detail.requestConfig.elt);
+    }
+  });
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("[data-close-panel]")) { close(); return; }
+    // Phone: a tap beside the bottom sheet closes it (a badge opens another).
+    const p = el();
+    if (isOpen() && !p.classList.contains("slideover") && window.matchMedia("(max-width: 1099px)").matches
+        && getComputedStyle(p).position === "fixed" && !p.contains(event.target)
+        && !event.target.closest("[hx-target='#citation-panel']")) {
+      close();
+    }
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || !isOpen() || event.defaultPrevented) return;
+    close();
+  });
+  return { close, isOpen };
+})();
+
+// The phone's menu button shows and hides the navigation.
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("[data-menu-toggle]");
+  if (!button) return;
+  const bar = button.closest("[data-topbar]");
+  const open = !bar.classList.contains("is-open");
+  bar.classList.toggle("is-open", open);
+  button.setAttribute("aria-expanded", open ? "true" : "false");
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape") return;
+  const bar = document.querySelector("[data-topbar].is-open");
+  if (!bar) return;
+  bar.classList.remove("is-open");
+  const button = bar.querySelector("[data-menu-toggle]");
+  button.setAttribute("aria-expanded", "false");
+  button.focus();
+});
+
+// Lists that are open on a desktop fold on a narrower screen (the chat list).
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("details[data-fold-below]").forEach((details) => {
+    if (window.innerWidth < Number(details.dataset.foldBelow)) details.open = false;
+  });
+});
+
+// The question box: Enter sends, Shift+Enter makes a new line. An open @
+// suggestion list takes Enter first (it chooses a document), and so does a
+// character being composed (an input method).
+document.addEventListener("keydown", (event) => {
+  const area = event.target;
+  if (event.key !== "Enter" || event.shiftKey || event.isComposing || event.defaultPrevented) return;
+  if (!area.matches || !area.matches("textarea[data-enter-submits]")) return;
+  event.preventDefault();
+  if (!area.value.trim()) return;
+  area.form.requestSubmit();
+});
