@@ -34,7 +34,7 @@ from accounts.models import Collection
 from ingest.models import Document
 from ingest.search import search_chunks
 from ingest.selectors import document_get, document_list
-from ingest.services import Upload, document_soft_delete, document_upload
+from ingest.services import Upload, document_soft_delete, document_upload_result
 
 if TYPE_CHECKING:
     from rest_framework.request import Request
@@ -53,6 +53,11 @@ class DocumentOutputSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     title = serializers.CharField()
     filename = serializers.CharField(source="file.filename")
+    filenames = serializers.ListField(
+        child=serializers.CharField(),
+        source="file.filenames",
+        help_text="every name these bytes were uploaded under, the first first",
+    )
     content_type = serializers.CharField(source="file.content_type")
     size = serializers.IntegerField(source="file.size", help_text="bytes")
     sha256 = serializers.CharField(source="file.sha256")
@@ -87,6 +92,20 @@ class DocumentOutputSerializer(serializers.Serializer):
     @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
     def get_collection_ids(self, document: Document) -> list[int]:
         return sorted(c.pk for c in document.collections.all())
+
+
+class UploadItemSerializer(DocumentOutputSerializer):
+    """A document as an upload made it, with what became of the upload."""
+
+    outcome = serializers.ChoiceField(
+        choices=["created", "revision", "duplicate", "failed"],
+        help_text="duplicate: the tenant had these bytes already; this is "
+        "their document, which may be named otherwise (see filenames)",
+    )
+    uploaded_as = serializers.CharField(help_text="this upload's file name")
+
+    class Meta:
+        ref_name = "DocumentUploadItem"
 
 
 class DocumentListApi(TenantApiView):
@@ -147,9 +166,10 @@ class DocumentUploadApi(TenantApiView):
     """Upload one or more files (multipart, field `files`, repeated).
 
     Each file becomes a document queued for ingestion (poll its status).
-    Same bytes as an existing document return that document; a file named
-    like a live document becomes its new revision; an oversized file becomes
-    a failed document with the reason (nothing else is lost).
+    Same bytes as an existing document return that document, with
+    `outcome: duplicate` and the upload's name added to its `filenames`; a
+    file named like a live document becomes its new revision; an oversized
+    file becomes a failed document with the reason (nothing else is lost).
     """
 
     parser_classes = [MultiPartParser, FormParser]
@@ -168,7 +188,7 @@ class DocumentUploadApi(TenantApiView):
             ref_name = "DocumentUploadInput"
 
     class OutputSerializer(serializers.Serializer):
-        items = DocumentOutputSerializer(many=True)
+        items = UploadItemSerializer(many=True)
 
         class Meta:
             ref_name = "DocumentUploadResult"
@@ -185,8 +205,8 @@ class DocumentUploadApi(TenantApiView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         collection = tenant_collection(self.tenant, data.get("collection_id"))
-        documents = [
-            document_upload(
+        results = [
+            document_upload_result(
                 tenant=self.tenant,
                 upload=Upload(
                     filename=uploaded.name or "untitled",
@@ -202,16 +222,20 @@ class DocumentUploadApi(TenantApiView):
         # uploaded file, in upload order (a repeated file repeats its document).
         fetched = (
             Document.objects.with_scope(tenant=self.tenant.pk)
-            .filter(pk__in=[d.pk for d in documents])
+            .filter(pk__in=[r.document.pk for r in results])
             .select_related("file", "current_revision")
             .prefetch_related("collections")
             .in_bulk()
         )
-        documents = [fetched[d.pk] for d in documents]
-        return Response(
-            self.OutputSerializer({"items": documents}).data,
-            status=status.HTTP_201_CREATED,
-        )
+        items = [
+            {
+                **DocumentOutputSerializer(fetched[r.document.pk]).data,
+                "outcome": r.outcome,
+                "uploaded_as": r.uploaded_as,
+            }
+            for r in results
+        ]
+        return Response({"items": items}, status=status.HTTP_201_CREATED)
 
 
 class DocumentDetailApi(TenantApiView):

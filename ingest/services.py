@@ -114,7 +114,24 @@ def _enqueue(document: Document) -> None:
     transaction.on_commit(send)
 
 
-@transaction.atomic
+@dataclass(frozen=True)
+class UploadResult:
+    """What one uploaded file became.
+
+    `outcome` is one of:
+    - "created": a new document;
+    - "revision": new bytes under the name of a live document, which gets a
+      new revision;
+    - "duplicate": the tenant has these bytes already; `document` is the one
+      that holds them and its file now lists `uploaded_as` among its names;
+    - "failed": refused before ingestion (too large), with the reason.
+    """
+
+    document: Document
+    outcome: str
+    uploaded_as: str
+
+
 def document_upload(
     *,
     tenant: Tenant,
@@ -123,12 +140,31 @@ def document_upload(
     collection: Collection | None = None,
     parent: Document | None = None,
 ) -> Document:
-    """Store an upload and queue its ingestion; returns its document.
+    """Store an upload and queue its ingestion; returns its document (see
+    `document_upload_result` for what became of it)."""
+    return document_upload_result(
+        tenant=tenant, upload=upload, user=user, collection=collection, parent=parent
+    ).document
 
-    Same bytes in the same tenant return the existing document (restored if it
-    was deleted). A file whose name matches a live top-level document of the
-    tenant becomes that document's new revision. An oversized file becomes a
-    failed document without its bytes being kept.
+
+@transaction.atomic
+def document_upload_result(
+    *,
+    tenant: Tenant,
+    upload: Upload,
+    user: AbstractBaseUser | None = None,
+    collection: Collection | None = None,
+    parent: Document | None = None,
+) -> UploadResult:
+    """Store an upload and queue its ingestion.
+
+    Bytes are stored once per tenant. Same bytes as an existing document
+    return that document (restored if it was deleted), and the upload's name
+    joins its file's names. An email attachment is always a child of its
+    email: bytes the tenant has already make a new child pointing at the
+    stored file. A file whose name matches a live top-level document becomes
+    that document's new revision. An oversized file becomes a failed
+    document without its bytes being kept.
     """
     limits = ingest_limits()
     filename = _safe_filename(upload.filename)
@@ -136,7 +172,7 @@ def document_upload(
     user = user if (user is not None and user.is_authenticated) else None
     with tenant_scope(tenant):
         if too_large:
-            return _failed_document(
+            failed = _failed_document(
                 tenant=tenant,
                 filename=filename,
                 content_type=upload.content_type,
@@ -150,7 +186,12 @@ def document_upload(
                     f"{limits.max_file_bytes / 1_048_576:.0f} MB."
                 ),
             )
+            return UploadResult(failed, "failed", filename)
         existing_file = File.objects.filter(sha256=sha256).first()
+        if existing_file is not None and parent is not None:
+            return _attachment_of_stored_bytes(
+                parent=parent, file=existing_file, filename=filename, user=user
+            )
         if existing_file is not None:
             document = existing_file.documents.order_by("created_at").first()
             if document is not None:
@@ -161,7 +202,9 @@ def document_upload(
                     document.refresh_from_db()
                 if collection is not None:
                     document.collections.add(collection)
-                return document
+                _name_also(existing_file, filename)
+                document.file.refresh_from_db()
+                return UploadResult(document, "duplicate", filename)
         file = existing_file or File(
             tenant=tenant,
             filename=filename,
@@ -208,7 +251,42 @@ def document_upload(
         if collection is not None:
             document.collections.add(collection)
         _enqueue(document)
-        return document
+        return UploadResult(
+            document, "revision" if previous is not None else "created", filename
+        )
+
+
+def _name_also(file: File, filename: str) -> None:
+    """Add `filename` to the names of `file` (row-locked: two uploads of the
+    same bytes at once both keep their name)."""
+    locked = File.objects.select_for_update().get(pk=file.pk)
+    if filename in locked.filenames:
+        return
+    File.objects.filter(pk=file.pk).update(
+        also_named=[*(locked.also_named or []), filename]
+    )
+
+
+def _attachment_of_stored_bytes(
+    *, parent: Document, file: File, filename: str, user: AbstractBaseUser | None
+) -> UploadResult:
+    """An attachment whose bytes the tenant has already: a child of this
+    email pointing at the stored file (bytes kept once), never dropped. A
+    redelivered email finds its child again."""
+    child = parent.attachments.filter(file=file).order_by("created_at").first()
+    if child is not None:
+        _name_also(file, filename)
+        return UploadResult(child, "duplicate", filename)
+    _name_also(file, filename)
+    child = Document.objects.create(
+        tenant=parent.tenant,
+        file=file,
+        parent=parent,
+        title=filename,
+        uploaded_by=user,
+    )
+    _enqueue(child)
+    return UploadResult(child, "created", filename)
 
 
 def _failed_document(

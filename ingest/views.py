@@ -13,7 +13,7 @@ from ingest.page_image import page_png, span_highlight
 from ingest.reading import page_views
 from ingest.search import search_chunks
 from ingest.selectors import document_get, document_list, documents_pending
-from ingest.services import Upload, document_upload
+from ingest.services import Upload, document_upload_result
 
 LIST_LIMIT = 200
 
@@ -56,8 +56,8 @@ def document_upload_view(request: HttpRequest) -> HttpResponse:
             pk=int(request.POST["collection"])
         ).first()
     files = request.FILES.getlist("files")
-    for uploaded in files:
-        document_upload(
+    results = [
+        document_upload_result(
             tenant=request.tenant,
             upload=Upload(
                 filename=uploaded.name,
@@ -67,11 +67,25 @@ def document_upload_view(request: HttpRequest) -> HttpResponse:
             user=request.user,
             collection=collection,
         )
+        for uploaded in files
+    ]
+    # Same bytes under another name are one document: say so, never answer
+    # silently with the other name.
+    notes = [
+        f"“{r.uploaded_as}” has the same content as “{r.document.title}”: "
+        "one document, both names kept."
+        for r in results
+        if r.outcome == "duplicate" and r.uploaded_as != r.document.title
+    ]
     if not request.htmx:
         messages.success(request, f"{len(files)} file(s) uploaded.")
+        for note in notes:
+            messages.info(request, note)
         return redirect("ingest:document-list")
     return render(
-        request, "ingest/document_list.html#document-rows", _rows_context(request)
+        request,
+        "ingest/document_list.html#document-rows",
+        {**_rows_context(request), "upload_notes": notes},
     )
 
 

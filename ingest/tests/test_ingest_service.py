@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.scoping import tenant_scope, unscoped
 from docuiq.testing import pdfgen
@@ -114,6 +115,9 @@ def test_a_poison_file_fails_after_too_many_deliveries(tenant_a, settings):
             status="processing",
             attempts=settings.INGEST_MAX_ATTEMPTS,
             current_revision=None,
+            # Left by a dead worker: its heartbeat stopped.
+            updated_at=timezone.now()
+            - timezone.timedelta(seconds=settings.INGEST_STALE_AFTER_S + 1),
         )
     document_process(document_id=document.pk)
     with unscoped():
