@@ -158,20 +158,70 @@ def _ref_list(content: str) -> list[str] | None:
 
 # --- quote pairs and inline refs ---------------------------------------------
 
-# Paragraph breaks end a quote: an unmatched inch mark must not swallow pages.
-_BODY = r"(?:(?!\n[ \t]*\n){close_excluded}){{1,{n}}}"
+# Quotation marks: what each opening mark may be closed by ("“" also closes
+# a "„"). A straight mark opens or closes by the characters around it.
+_CLOSERS = {'"': '"', "“": "”", "„": "“”", "«": "»"}
+_QUOTE_MARK = re.compile(r'["“”„«»]|\n[ \t]*\n')
+_BEFORE_OPENING = frozenset('([{\u2014\u2013-/:"“„«')
+_AFTER_CLOSING = frozenset(".,;:!?)]}…\"”»'’-\u2013\u2014")
 
 
-def _body(excluded: str) -> str:
-    return _BODY.format(close_excluded=f"[^{excluded}]", n=MAX_QUOTE_CHARS)
+@dataclass(frozen=True)
+class _Quoted:
+    start: int  # the opening mark
+    end: int  # just past the closing mark
+
+    def body(self, answer: str) -> str:
+        return answer[self.start + 1 : self.end - 1].strip()
 
 
-_QUOTE = re.compile(
-    rf'"(?P<straight>{_body(chr(34))})"'
-    rf"|“(?P<curly>{_body('“”')})”"
-    rf"|„(?P<low>{_body('„“”')})[“”]"
-    rf"|«[\u00a0\u202f ]?(?P<guillemet>{_body('«»')})[\u00a0\u202f ]?»"
-)
+def _quote_pairs(answer: str) -> list[_Quoted]:
+    """Every quotation in the answer, nested ones included, in the order
+    their closing marks come. Marks pair like brackets, so a quote keeps the
+    quotation marks inside it: `"… (each, a "Renewal Term"), unless …"` is
+    one quotation holding another, never the fragment `"), unless …"`.
+    Paragraph breaks end every open quote (an unmatched inch mark must not
+    swallow pages), and none is longer than MAX_QUOTE_CHARS."""
+    pairs: list[_Quoted] = []
+    opened: list[tuple[str, int]] = []  # (mark, offset), innermost last
+    for m in _QUOTE_MARK.finditer(answer):
+        mark, at = m.group(), m.start()
+        if mark[0] == "\n":
+            opened.clear()
+            continue
+        closes = [k for k, (o, _) in enumerate(opened) if mark in _CLOSERS[o]]
+        if mark == '"':
+            role = _straight_role(answer, at)
+            if role == "open" or (role == "either" and not closes):
+                opened.append((mark, at))
+                continue
+            if role is None:
+                continue  # a mark between spaces, or an inch mark
+        if closes:
+            k = closes[-1]
+            start = opened[k][1]
+            del opened[k:]  # marks opened inside and never closed end here
+            if at + 1 - start <= MAX_QUOTE_CHARS + 2:
+                pairs.append(_Quoted(start, at + 1))
+        elif mark in _CLOSERS:
+            opened.append((mark, at))
+    return pairs
+
+
+def _straight_role(answer: str, at: int) -> str | None:
+    """Does the straight mark at `at` open a quote (a space, bracket or
+    opening mark before it, a visible character after it), close one (a
+    visible character before it, a space or punctuation after it), either
+    (`"a"b`), or neither (between spaces)?"""
+    before = answer[at - 1] if at else " "
+    after = answer[at + 1] if at + 1 < len(answer) else " "
+    opens = (before.isspace() or before in _BEFORE_OPENING) and not after.isspace()
+    closes = not before.isspace() and (after.isspace() or after in _AFTER_CLOSING)
+    if opens and closes:
+        return "either"
+    return "open" if opens else "close" if closes else None
+
+
 _SOURCE_AFTER = re.compile(
     r"[ \t]{0,3}[,.;:]?[ \t]{0,3}"
     r"(?:\((?P<paren>[^()\n]{1,200})\)|(?P<brackets>(?:\[[^\[\]\n]{1,100}\][ \t]{0,2}){1,10}))"
@@ -236,20 +286,21 @@ class _Collector:
 
 def _scan_answer(answer: str, out: _Collector) -> None:
     consumed: list[tuple[int, int]] = []
-    for q in _QUOTE.finditer(answer):
-        after = _SOURCE_AFTER.match(answer, q.end())
+    for q in _quote_pairs(answer):
+        after = _SOURCE_AFTER.match(answer, q.end)
         if after is None:
             continue
         refs = _refs_after_quote(after)
         if not refs:
             continue
-        body = next(g for g in q.groups() if g is not None).strip()
+        body = q.body(answer)
         if not body:
             continue
         consumed.append((after.start(), after.end()))
         for ref in refs:
-            out.add(CitationCandidate(ref, body, q.start(), q.end(), QUOTE_PAIR))
+            out.add(CitationCandidate(ref, body, q.start, q.end, QUOTE_PAIR))
             out.mark(ref, after.start(), after.end())
+    consumed.sort()
     starts = [a for a, _ in consumed]
     for b in _BRACKET.finditer(answer):
         k = bisect_right(starts, b.start()) - 1

@@ -233,14 +233,29 @@ def _negations_in(words: tuple[str, ...]) -> tuple[tuple[int, int, bool], ...]:
     return tuple(found)
 
 
-def _negation_among(pieces: list[tuple[str, int]], text: str) -> tuple[str, int] | None:
+def _negation_among(
+    pieces: list[tuple[str, int]], text: str, *, prefixes: bool = True
+) -> tuple[str, int] | None:
     """The first negation among consecutive words (text, offset) that only
-    spaces separate (see `_negations_in`), as its words and offset."""
+    spaces separate (see `_negations_in`), as its words and offset. Without
+    `prefixes`, a "non" held to its word by a hyphen ("non-exclusive") is
+    no negation of the words around it."""
     words = tuple(w for w, _ in pieces)
     for i, k, needs_scan in _negations_in(words):
+        if not prefixes and k == 1 and _hyphenated_prefix(text, *pieces[i]):
+            continue
         if not needs_scan or _scanned(text):
             return " ".join(words[i : i + k]), pieces[i][1]
     return None
+
+
+_PREFIX_HYPHEN = re.compile(r"[-\u2010\u2011][^\S\n]*\n?[^\S\n]*[^\W\d_]")
+
+
+def _hyphenated_prefix(text: str, word: str, at: int) -> bool:
+    """Is `word` at `at` the prefix "non" of a hyphenated word ("non-
+    exclusive", "non-\ntransferable")?"""
+    return word.lower() == "non" and bool(_PREFIX_HYPHEN.match(text, at + len(word)))
 
 
 def _runs(source: str, offset: int) -> list[list[tuple[str, int]]]:
@@ -280,9 +295,11 @@ def _runs(source: str, offset: int) -> list[list[tuple[str, int]]]:
     return runs
 
 
-def _first_negation(text: str, start: int, end: int) -> tuple[str, int] | None:
+def _first_negation(
+    text: str, start: int, end: int, *, prefixes: bool = True
+) -> tuple[str, int] | None:
     for run in _runs(text[start:end], start):
-        found = _negation_among(run, text)
+        found = _negation_among(run, text, prefixes=prefixes)
         if found:
             return found
     return None
@@ -344,8 +361,8 @@ def negation_before(
         ):
             continue
         word_end = near[i + k - 1][1] + len(pieces[i + k - 1])
-        if pieces[i + k - 1].lower() == "no" and text[word_end : word_end + 1] == ".":
-            continue  # "No. 5": a number's abbreviation
+        if pieces[i + k - 1].lower() == "no" and _NUMBER_LABEL.match(text, word_end):
+            continue  # "No. 5", "Fax No.: 905", "Contract No: 4471": Number
         if needs_scan and not _scanned(text):
             continue
         if _closed_before(text, word_end, start):
@@ -402,6 +419,9 @@ _LIST = re.compile(
 )
 
 
+# "No" as the abbreviation of "Number": a full stop after it, or a colon and
+# a figure or code ("Contract No: 4471", "Ref No:#12").
+_NUMBER_LABEL = re.compile(r"\.|:[^\S\n]*[#\w]*\d")
 # A negation governs a quote that starts up to this many words after it, in
 # its sentence: "shall not be required to deliver" (quote "required to
 # deliver"), "In no event shall the Supplier be liable", "Neither the Buyer
@@ -412,12 +432,17 @@ NEGATION_REACH = 3
 _CLAUSE_CHARS = 200
 _CLAUSE_WORDS = 30
 # Punctuation that ends a sentence or clause, with a space after it and none
-# before ("shall not. The Buyer"), closing quotes allowed; a mark between
+# before ("shall not. The Buyer"; a full stop after a closing bracket or
+# quotation mark too: "terms of this Agreement). 18.6 Headings"), closing
+# quotes allowed; a mark between
 # spaces or between letters is OCR noise ("not . be", "not.be"). Not a colon:
 # "shall not: (a) disclose" goes on.
 _SENTENCE_END = re.compile(
-    r"(?<=\w)[.;!?]+[\"'\u201d\u2019)\]]*(?=\s)|\n[^\S\n]*[.;!?][^\S\n]*\n"
+    r"(?<=[\w)\]\"\u201d])[.;!?]+[\"'\u201d\u2019)\]]*(?=\s)"
+    r"|\n[^\S\n]*[.;!?][^\S\n]*\n"
 )
+# After a bracket or quotation mark only a full stop ends a sentence
+# (`sentence_ends`): "(as defined below);" goes on.
 
 
 _ABBREVIATIONS = frozenset(
@@ -459,6 +484,11 @@ def sentence_ends(text: str, lo: int, hi: int) -> list[re.Match[str]]:
         m
         for m in _SENTENCE_END.finditer(text, lo, hi)
         if not _abbreviation(text, m.start())
+        and (
+            text[m.start()] in ".\n"
+            or text[m.start() - 1].isalnum()
+            or text[m.start() - 1] == "_"
+        )
     ]
 
 
@@ -738,8 +768,13 @@ def dropped_negation(
 
 
 def negation_elided(text: str, gap_start: int, gap_end: int) -> Dropped | None:
-    """The negation an ellipsis over text[gap_start:gap_end] leaves out."""
-    found = _first_negation(text, gap_start, gap_end)
+    """The negation an ellipsis over text[gap_start:gap_end] leaves out. A
+    "non-" word is no negation of the words around it: it negates its own
+    word, which the ellipsis leaves out with it, and one that governs the
+    words after the gap is elision.REVERSING_NEAR_END's ("a non-exclusive,
+    royalty-free licence": "a ... royalty-free licence" leaves out a
+    qualifier; "shall be ... transferable" over "non-" cuts a word)."""
+    found = _first_negation(text, gap_start, gap_end, prefixes=False)
     if found is None:
         return None
     word, where = found

@@ -41,7 +41,8 @@ PUNCTUATION_FOLDS = {
 }
 
 # A hyphen (or soft hyphen) at the end of a line between two letters is
-# typesetting, not spelling: "termi-\nnation" reads "termination".
+# typesetting, not spelling: "termi-\nnation" reads "termination" (but see
+# _HYPHENATED_PREFIXES).
 _HYPHEN_BREAK = (
     r"(?<=[^\W\d_])[-\u00ad\u2010\u2011\x02][^\S\r\n]*"
     r"(?:\r\n|[\n\r\x0b\x0c\x85\u2028\u2029])\s*(?=[^\W\d_])"
@@ -172,6 +173,25 @@ def _plan(text: str) -> tuple[dict[int, str], str]:
     return table, "".join(re.escape(c) for c in sorted(special))
 
 
+# Prefixes whose hyphen is spelling, also at a line's end: "non-\nexclusive"
+# is "non-exclusive", never "nonexclusive" (a "non" dropped from the word).
+_HYPHENATED_PREFIXES = ("non",)
+
+
+def _prefix_before(text: str, hyphen: int) -> bool:
+    """Is the word before the line-break hyphen at `hyphen` one of
+    _HYPHENATED_PREFIXES, whole?"""
+    for prefix in _HYPHENATED_PREFIXES:
+        start = hyphen - len(prefix)
+        if (
+            start >= 0
+            and text[start:hyphen].lower() == prefix
+            and not (start and text[start - 1].isalpha())
+        ):
+            return True
+    return False
+
+
 def fold(text: str) -> Folded:
     """Fold `text` (see module docstring). Linear; C-speed on ASCII text."""
     table, special = _plan(text)
@@ -197,7 +217,7 @@ def fold(text: str) -> Folded:
             f_pos += a - o_pos
         kind = m.lastgroup
         if kind == "h":
-            replacement = ""
+            replacement = "-" if _prefix_before(text, a) else ""
         elif kind == "r":
             replacement = " " if any(c.isspace() for c in m.group()) else ""
         else:

@@ -206,6 +206,22 @@ def _match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match
         )
         stages.append(_stage(TOLERANT_MATCH, "verified", started, reason))
         return Match(literal.found, None, reason, tuple(stages))
+    if split.elided and split.bracketed:
+        # Brackets the source holds itself ("[***]", a heading in brackets),
+        # beside an ellipsis: the quote's parts with its brackets as text,
+        # each found as written (folded, never approximately: "[t]he" is no
+        # OCR damage of "The").
+        bracketed = split_quote(stripped, literal_brackets=True)
+        if bracketed is not None and len(bracketed.parts) > 1:
+            elided = find_elided(prepared, bracketed, region)
+            if elided.found is not None and elided.found.match_type != "fuzzy":
+                reason = (
+                    f"elided quote: {elided.parts} parts found in order, its "
+                    f"brackets as the source writes them (largest gap "
+                    f"{elided.largest_gap} characters)" + _where(elided.found, region)
+                )
+                stages.append(_stage(TOLERANT_MATCH, "verified", started, reason))
+                return Match(elided.found, None, reason, tuple(stages))
     unsupported = outer_insertion_difference(split)
     if unsupported:
         reason = f"altered quote: {unsupported}"

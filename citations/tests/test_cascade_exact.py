@@ -96,4 +96,8 @@ def test_as_dict_has_the_verify_quotes_fields():
         "page",
         "source_text",
         "reason",
+        "candidate_start",
+        "candidate_end",
+        "candidate_page",
+        "failure_kind",
     }

@@ -65,6 +65,61 @@ def test_a_quoted_term_without_a_source_is_not_a_citation():
     assert _pairs(e) == [("S1", "this contract as amended", "quote_pair")]
 
 
+RENEWAL = (
+    "This Agreement renews for successive one-year terms (each, a "
+    "{o}Renewal Term{c}), unless a Party provides notice of non-renewal"
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "inner"),
+    [
+        # Contracts quote their defined terms: the quote is whole, its own
+        # quotation marks included, whatever marks the model uses.
+        ('"{q}" (Source: [S1]).', ('"', '"')),
+        ('"{q}" [S1].', ('"', '"')),
+        ("“{q}” (Source: [S1]).", ('"', '"')),
+        ("“{q}” (Source: [S1]).", ("“", "”")),
+        ('"{q}" (Source: [S1]).', ("“", "”")),
+        ("„{q}“ (Source: [S1]).", ('"', '"')),
+        ("«{q}» (Source: [S1]).", ("“", "”")),
+        ('The term: "{q}" (Sources: [S1], [S2]).', ('"', '"')),
+    ],
+)
+def test_a_quote_holding_quotation_marks_is_extracted_whole(answer, inner):
+    quote = RENEWAL.format(o=inner[0], c=inner[1])
+    e = extract_citations("Renewal: " + answer.format(q=quote))
+    candidate = e.candidates[0]
+    assert candidate.quote == quote
+    assert candidate.kind == "quote_pair" and candidate.ref == "S1"
+    spanned = e.answer[candidate.answer_start : candidate.answer_end]
+    assert spanned[1:-1] == quote
+
+
+def test_quoted_terms_inside_and_outside_a_cited_quote():
+    answer = (
+        'The "Term" ends, and "the "Initial Term" is five years" (Source: [S1]); '
+        '"Affiliate" means "any entity that controls a Party" (Source: [S2]).'
+    )
+    assert _pairs(extract_citations(answer)) == [
+        ("S1", 'the "Initial Term" is five years', "quote_pair"),
+        ("S2", "any entity that controls a Party", "quote_pair"),
+    ]
+
+
+def test_a_quote_opening_with_a_quoted_term():
+    e = extract_citations('""Licensed Products" means the Products" (Source: [S4])')
+    assert _pairs(e) == [("S4", '"Licensed Products" means the Products', "quote_pair")]
+
+
+def test_quotes_with_quotation_marks_in_xml_and_json():
+    quote = 'each, a "Renewal Term", unless'
+    xml = f"<citations><citation ref='S1'><quote>{quote}</quote></citation></citations>"
+    assert extract_citations("x\n" + xml).candidates[0].quote == quote
+    data = json.dumps({"answer": "x", "citations_used": [{"id": "S2", "quote": quote}]})
+    assert extract_citations(data).candidates[0].quote == quote
+
+
 def test_inline_refs_in_every_shape():
     answer = "Fees rose [S1]. Both agree [S1, S3]; see also [S4][S5], [2] and [S6-S8]."
     e = extract_citations(answer)
