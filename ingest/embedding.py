@@ -10,11 +10,13 @@ failure is logged once per document, and ``reembed`` fills the gap later.
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+from django.db import connection, transaction
 from django.db.models import F
 
 from accounts.scoping import tenant_scope
@@ -50,8 +52,21 @@ def configured_embedder() -> Embedder | None:
     return embedder()
 
 
+class ChunkText(Protocol):
+    """What embedding needs of a chunk: a DocumentChunk, or a row of
+    ``values_list(*CHUNK_TEXT_FIELDS, named=True)`` (no model instances)."""
+
+    id: int
+    tenant_id: int
+    document_id: uuid.UUID
+    content: str
+
+
+CHUNK_TEXT_FIELDS = ("id", "tenant_id", "document_id", "content")
+
+
 def embed_chunks(
-    chunks: Sequence[DocumentChunk],
+    chunks: Sequence[ChunkText],
     embedder: Embedder,
     *,
     replace: bool = False,
@@ -68,30 +83,54 @@ def embed_chunks(
     for start in range(0, len(chunks), BATCH):
         batch = chunks[start : start + BATCH]
         vectors = embedder.embed([c.content for c in batch])
-        rows = [
-            ChunkEmbedding(
-                tenant_id=chunk.tenant_id,
-                document_id=chunk.document_id,
-                chunk_id=chunk.pk,
-                model=name,
-                dim=dim,
-                vector=vector_bytes(vector),
-            )
-            for chunk, vector in zip(batch, vectors, strict=True)
-        ]
-        if replace:
-            ChunkEmbedding.objects.bulk_create(
-                rows,
-                update_conflicts=True,
-                unique_fields=["chunk", "model"],
-                update_fields=["vector", "dim"],
-            )
-        else:
-            ChunkEmbedding.objects.bulk_create(rows, ignore_conflicts=True)
-        stored += len(rows)
+        _insert(
+            [
+                (chunk.tenant_id, chunk.document_id, chunk.id, vector_bytes(vector))
+                for chunk, vector in zip(batch, vectors, strict=True)
+            ],
+            model=name,
+            dim=dim,
+            replace=replace,
+        )
+        stored += len(batch)
         if on_batch is not None:
-            on_batch(len(rows))
+            on_batch(len(batch))
     return stored
+
+
+def _insert(
+    rows: list[tuple[int, object, int, bytes]], *, model: str, dim: int, replace: bool
+) -> None:
+    """One INSERT run over the rows (tenant, document, chunk, vector bytes).
+
+    Not bulk_create: compiling a 256-row INSERT with its blobs took Django
+    longer than embedding the chunks (0.29 s of 1.16 s for a 200-page PDF).
+    Both databases read ON CONFLICT the same way.
+    """
+    on_conflict = (
+        "DO UPDATE SET vector = excluded.vector, dim = excluded.dim"
+        if replace
+        else "DO NOTHING"
+    )
+    sqlite = connection.vendor == "sqlite"
+    # One transaction: in autocommit SQLite would commit (and sync) each row.
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.executemany(
+            "INSERT INTO ingest_chunkembedding"
+            " (tenant_id, document_id, chunk_id, model, dim, vector)"
+            f" VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (chunk_id, model) {on_conflict}",
+            [
+                (
+                    tenant_id,
+                    document_id.hex if sqlite else document_id,
+                    chunk_id,
+                    model,
+                    dim,
+                    vector,
+                )
+                for tenant_id, document_id, chunk_id, vector in rows
+            ],
+        )
 
 
 def missing_vectors(chunks: QuerySet[DocumentChunk], model: str) -> QuerySet:
@@ -116,7 +155,9 @@ def _embed_revision(revision: DocumentRevision, embedder: Embedder) -> int:
     try:
         name = embedder.name
         missing = list(
-            missing_vectors(revision.chunks.all(), name).order_by("chunk_index")
+            missing_vectors(revision.chunks.all(), name)
+            .order_by("chunk_index")
+            .values_list(*CHUNK_TEXT_FIELDS, named=True)
         )
         stored = embed_chunks(missing, embedder) if missing else 0
     except LLMError as exc:
@@ -167,15 +208,16 @@ def reembed_tenant(
         chunks = searchable_chunks()
         if not everything:
             chunks = missing_vectors(chunks, name)
-        chunks = chunks.only("id", "tenant_id", "document_id", "content").order_by("id")
+        chunks = chunks.order_by("id")
         if on_total is not None:
             on_total(chunks.count())
+        rows = chunks.values_list(*CHUNK_TEXT_FIELDS, named=True)
         stored, last = 0, 0
-        while batch := list(chunks.filter(id__gt=last)[:BATCH]):
+        while batch := list(rows.filter(id__gt=last)[:BATCH]):
             stored += embed_chunks(
                 batch, embedder, replace=everything, on_batch=on_batch
             )
-            last = batch[-1].pk
+            last = batch[-1].id
         other_models, _ = ChunkEmbedding.objects.exclude(model=name).delete()
         old_revisions, _ = (
             ChunkEmbedding.objects.filter(model=name)

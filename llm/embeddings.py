@@ -111,22 +111,9 @@ class WordLlamaEmbedder:
         model = self._parts()
         for start in range(0, len(texts), self.BATCH):
             token_ids = model.token_ids(texts[start : start + self.BATCH])
-            lengths = np.fromiter(
-                (len(ids) for ids in token_ids), dtype=np.int64, count=len(token_ids)
-            )
-            if not lengths.any():
-                continue
-            ids = np.fromiter(
-                itertools.chain.from_iterable(token_ids),
-                dtype=np.int64,
-                count=int(lengths.sum()),
-            )
-            np.clip(ids, 0, model.table.shape[0] - 1, out=ids)
-            filled = lengths > 0  # a text without tokens keeps a zero row
-            starts = (np.cumsum(lengths) - lengths)[filled]
-            sums = np.add.reduceat(model.table[ids], starts, axis=0)
-            rows = out[start : start + len(token_ids)]
-            rows[filled] = sums / lengths[filled, None]
+            for row, ids in enumerate(token_ids, start=start):
+                if ids:  # a text without tokens keeps a zero row
+                    out[row] = model.table[ids].mean(axis=0)
         return normalised(out)
 
 
@@ -161,12 +148,13 @@ class _WordLlamaParts:
 
     def __init__(self, tokenizer: Any, table: np.ndarray, *, split: bool) -> None:
         self.tokenizer = tokenizer  # no padding; no normalizer when split
-        self.table = table
+        self.table = table  # (vocabulary, dim) float32
         self.split = split
         self._pieces: dict[str, list[int]] = {}
         self._encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
 
     def token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Each text's token ids (within the table's range)."""
         if not self.split:
             return [e.ids for e in self._encode(texts, add_special_tokens=False)]
         pieces = [
@@ -214,6 +202,8 @@ def _load_wordllama() -> _WordLlamaParts:
     if split:
         tokenizer.normalizer = None  # _WordLlamaParts normalizes, then cuts
     table = np.ascontiguousarray(model.embedding, dtype=np.float32)
+    if tokenizer.get_vocab_size(with_added_tokens=True) > table.shape[0]:
+        raise LLMUnavailable("WordLlama's tokenizer has more tokens than its table.")
     return _WordLlamaParts(tokenizer, table, split=split)
 
 
