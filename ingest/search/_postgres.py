@@ -88,6 +88,17 @@ def _tsquery(lexemes: list[str]) -> str:
     )
 
 
+def _prepared_cursor():
+    """A cursor on Django's connection that binds parameters on the server,
+    so psycopg prepares a query it has run five times: planning these
+    queries cost about as much as running them (~1 ms). Django's own cursors
+    bind on the client and are planned every time."""
+    import psycopg
+
+    connection.ensure_connection()
+    return psycopg.Cursor(connection.connection)
+
+
 def search(
     *,
     tenant_id: int,
@@ -96,7 +107,7 @@ def search(
     collection_id: int | None,
     k: int,
 ) -> list[tuple[int, float]]:
-    with connection.cursor() as cursor:
+    with _prepared_cursor() as cursor:
         lexemes = _lexemes(cursor, terms)
         if not lexemes:
             return []
