@@ -36,8 +36,13 @@ def _test_settings(settings, tmp_path):
     # The offline embedder, whatever the environment says.
     settings.EMBEDDINGS = ""
     settings.EMBEDDINGS_BASE_URL = ""
+    from django.core.cache import cache
+
     from docuiq.celery import app
     from ingest.search import clear_vector_cache
+
+    # Throttle counts (failed API keys) live in the cache: none carry over.
+    cache.clear()
 
     # The vector cache's version is the highest row id, which SQLite reuses
     # after a test's rollback: start every test from the database.

@@ -1,8 +1,10 @@
 """Resolve the caller's tenant once per request and activate its scope.
 
 People: the tenant chosen in the session (or their first membership).
-Clients: the tenant of the `X-API-Key` they send. Without a tenant no scope is
-active, so any query on a tenant-owned model raises instead of leaking rows.
+Clients: the tenant of the `X-API-Key` they send; an address that sent too
+many wrong keys gets 429 before its key is looked up (accounts.throttling).
+Without a tenant no scope is active, so any query on a tenant-owned model
+raises instead of leaking rows.
 """
 
 from __future__ import annotations
@@ -13,6 +15,12 @@ from django.http import HttpRequest, HttpResponse
 from django_scopes import scope
 
 from accounts.selectors import api_key_lookup, tenants_for_user
+from accounts.throttling import (
+    api_key_failed,
+    api_key_retry_after,
+    api_key_throttled_response,
+    client_address,
+)
 
 SESSION_TENANT_KEY = "tenant_id"
 
@@ -27,8 +35,13 @@ class TenantMiddleware:
         request.api_key_invalid = False
         raw_key = request.headers.get("X-API-Key")
         if raw_key is not None:
+            address = client_address(request)
+            retry_after = api_key_retry_after(address)
+            if retry_after is not None:
+                return api_key_throttled_response(retry_after)
             key = api_key_lookup(raw_key)
             if key is None:
+                api_key_failed(address)
                 request.api_key_invalid = True
             else:
                 request.api_key = key

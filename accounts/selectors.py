@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from django.utils import timezone
@@ -9,6 +10,8 @@ from accounts.scoping import unscoped
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
+
+LAST_USED_EVERY = timedelta(minutes=1)
 
 
 def tenants_for_user(user: AbstractBaseUser) -> list[Tenant]:
@@ -37,5 +40,9 @@ def api_key_lookup(raw: str) -> ApiKey | None:
         key = ApiKey.objects.select_related("tenant").filter(prefix=parts[1]).first()
         if key is None or not key.matches(raw) or not key.is_active:
             return None
-        ApiKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now())
+        # At most one write a minute per key, not one per request.
+        now = timezone.now()
+        if key.last_used_at is None or now - key.last_used_at >= LAST_USED_EVERY:
+            ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
+            key.last_used_at = now
     return key

@@ -7,6 +7,7 @@ and CELERY_BROKER_URL (Redis) and runs real Celery workers.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -42,6 +43,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "csp",
+    "axes",
     "accounts",
     "ingest",
     "chat",
@@ -61,6 +63,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "csp.middleware.CSPMiddleware",
     "accounts.middleware.TenantMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into its 429.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "docuiq.urls"
@@ -106,8 +110,44 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 LOGIN_URL = "accounts:login"
+# Failed logins (accounts/throttling.py): django-axes checks the lockout
+# before the password backend hashes anything.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", default=5)
+# Each alone: an account is locked whatever the address, an address whatever
+# the account (one address trying many accounts).
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", default=15))
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "accounts.throttling.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "accounts.throttling.client_address"
+AXES_VERBOSE = False
+# Failed API keys per address and window, before 429 (accounts/throttling.py).
+API_KEY_FAILURE_LIMIT = env_int("API_KEY_FAILURE_LIMIT", default=20)
+API_KEY_FAILURE_WINDOW_S = env_int("API_KEY_FAILURE_WINDOW_S", default=60)
+# Reverse proxies in front of the app that append to X-Forwarded-For (0: the
+# app is reached directly and REMOTE_ADDR is the client).
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", default=0)
 LOGIN_REDIRECT_URL = "ingest:document-list"
 LOGOUT_REDIRECT_URL = "accounts:login"
+
+# ---------------------------------------------------------------- cache
+# Throttles and lockouts count in the cache: shared by every server process
+# only with CACHE_URL (Redis) set; the local default counts per process.
+CACHE_URL = env_str("CACHE_URL")
+CACHES = {
+    "default": (
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+        }
+        if CACHE_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
 
 # ---------------------------------------------------------------- i18n / static / media
 LANGUAGE_CODE = "en-us"
