@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
@@ -36,6 +37,7 @@ from accounts.api import (
     uuid_path,
 )
 from accounts.auth import ApiKeyAuthentication, ApiKeyOnly, HasTenant
+from chat.asking import question_ask_later, question_state
 from chat.models import ChatSession, Message
 from chat.payload import payload_with_verdicts
 from chat.resolve import citation_resolve
@@ -332,6 +334,90 @@ class ChatMessageAskApi(ChatSessionApiView):
         }
 
 
+class ChatMessageAskAsyncApi(ChatMessageAskApi):
+    """Ask a question and come back for the answer: 202 at once with the
+    question's id and the URL to poll, so no model call holds a server
+    thread. A worker answers it exactly as `ask` would (chat.asking); the
+    poll says `pending` until the answer is stored, then `complete` (or
+    `failed`, with the answer's `error`) with the answer."""
+
+    class OutputSerializer(serializers.Serializer):
+        question_id = serializers.UUIDField()
+        status = serializers.ChoiceField(choices=["pending", "complete", "failed"])
+        poll_url = serializers.CharField(help_text="GET it until status is not pending")
+
+        class Meta:
+            ref_name = "ChatAskAccepted"
+
+    @extend_schema(
+        operation_id="chat_messages_ask_async",
+        summary="Ask a question, answered in the background",
+        parameters=[uuid_path("session_id")],
+        request=ChatMessageAskApi.InputSerializer,
+        responses={
+            202: OutputSerializer,
+            400: ERROR_400,
+            404: ERROR_404,
+            **COMMON_ERRORS,
+        },
+        tags=["chat"],
+    )
+    def post(self, request: Request, session_id: str) -> Response:
+        session = self.get_session(session_id)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        choice = None
+        if data.get("document_ids") or data.get("collection_id"):
+            choice = self._choice(data)
+        question = question_ask_later(
+            session=session, question=data["question"], choice=choice
+        )
+        state, _ = question_state(question=question)
+        poll_url = reverse(
+            "api:chat-question", args=[str(session.pk), str(question.pk)]
+        )
+        return Response(
+            self.OutputSerializer(
+                {"question_id": question.pk, "status": state, "poll_url": poll_url}
+            ).data,
+            status=status.HTTP_202_ACCEPTED,
+        )
+
+
+class ChatQuestionApi(ChatSessionApiView):
+    """A question asked with `ask/async`: pending, or its answer."""
+
+    class OutputSerializer(serializers.Serializer):
+        question_id = serializers.UUIDField()
+        status = serializers.ChoiceField(choices=["pending", "complete", "failed"])
+        answer = MessageOutputSerializer(allow_null=True)
+
+        class Meta:
+            ref_name = "ChatQuestionState"
+
+    @extend_schema(
+        operation_id="chat_question",
+        summary="Poll a question asked with ask/async",
+        parameters=[uuid_path("session_id"), uuid_path("question_id")],
+        responses={200: OutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+        tags=["chat"],
+    )
+    def get(self, request: Request, session_id: str, question_id: str) -> Response:
+        session = self.get_session(session_id)
+        question = Message.objects.filter(
+            session=session, pk=parse_uuid(question_id), role=Message.Role.USER
+        ).first()
+        if question is None:
+            raise not_found()
+        state, answer = question_state(question=question)
+        return Response(
+            self.OutputSerializer(
+                {"question_id": question.pk, "status": state, "answer": answer}
+            ).data
+        )
+
+
 def _status_citation(
     *,
     tenant: Tenant,
@@ -562,7 +648,9 @@ class CitationResolveApi(TenantApiView):
 __all__ = [
     "ChatCitationStatusApi",
     "ChatMessageAskApi",
+    "ChatMessageAskAsyncApi",
     "ChatMessageListApi",
+    "ChatQuestionApi",
     "ChatSessionCreateApi",
     "ChatSessionDetailApi",
     "ChatSessionListApi",

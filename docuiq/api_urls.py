@@ -28,7 +28,9 @@ from accounts.api import MeApi
 from chat.api import (
     ChatCitationStatusApi,
     ChatMessageAskApi,
+    ChatMessageAskAsyncApi,
     ChatMessageListApi,
+    ChatQuestionApi,
     ChatSessionCreateApi,
     ChatSessionDetailApi,
     ChatSessionListApi,
@@ -120,6 +122,16 @@ urlpatterns = [
         "chat/sessions/<str:session_id>/ask",
         ChatMessageAskApi.as_view(),
         name="chat-message-ask",
+    ),
+    path(
+        "chat/sessions/<str:session_id>/ask/async",
+        ChatMessageAskAsyncApi.as_view(),
+        name="chat-message-ask-async",
+    ),
+    path(
+        "chat/sessions/<str:session_id>/questions/<str:question_id>",
+        ChatQuestionApi.as_view(),
+        name="chat-question",
     ),
     path(
         "chat/<str:session_id>/citation/<str:chunk_id>/<str:revision_id>/status",

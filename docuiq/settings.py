@@ -381,4 +381,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "tabular.tasks.sweep_reviews",
         "schedule": CELERY_SWEEP_S,
     },
+    # Re-send questions asked with ask/async whose message is gone.
+    "sweep-questions": {
+        "task": "chat.tasks.sweep_questions",
+        "schedule": CELERY_SWEEP_S,
+    },
 }
+# A question asked asynchronously and still unanswered after this long is
+# sent again (longer than a model call with its retries can take).
+CHAT_ASK_REQUEUE_AFTER_S = env_float("CHAT_ASK_REQUEUE_AFTER_S", default=300.0)

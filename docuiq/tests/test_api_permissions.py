@@ -40,6 +40,7 @@ class Ids:
     tenant_slug: str
     review: str
     cell: int
+    question: str
 
     @classmethod
     def of(cls, w: World) -> Ids:
@@ -53,6 +54,7 @@ class Ids:
             tenant_slug=w.tenant_a.slug,
             review=str(w.review_a.pk),
             cell=w.cell_a.pk,
+            question=str(w.answer_a.reply_to_id),
         )
 
     @classmethod
@@ -67,6 +69,7 @@ class Ids:
             tenant_slug="no-such-tenant",
             review=random_id(),
             cell=2_000_000_000,
+            question=random_id(),
         )
 
 
@@ -167,6 +170,17 @@ MATRIX: dict[tuple[str, str], Row] = {
             lambda i: {"question": "What is the payment term?"},
         ),
         _expect(a_user=201, a_key=201, b_user=404, b_key=404),
+    ),
+    ("api:chat-message-ask-async", "POST"): Row(
+        _post(
+            lambda i: f"/api/chat/sessions/{i.session}/ask/async",
+            lambda i: {"question": "What is the payment term?"},
+        ),
+        _expect(a_user=202, a_key=202, b_user=404, b_key=404),
+    ),
+    ("api:chat-question", "GET"): Row(
+        _get(lambda i: f"/api/chat/sessions/{i.session}/questions/{i.question}"),
+        A_ONLY,
     ),
     # X-API-Key only: a session cookie is no credential here (SEC-04).
     ("api:chat-citation-status", "GET"): Row(
