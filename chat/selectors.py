@@ -206,7 +206,7 @@ def session_messages(*, session: ChatSession) -> list:
     """User messages and views of assistant messages, oldest first."""
     messages = (
         Message.objects.filter(session=session)
-        .prefetch_related("citations", "unsourced_citations")
+        .prefetch_related("citations__reviews", "unsourced_citations")
         .order_by("created_at")
     )
     return [m if m.role == Message.Role.USER else message_view(m) for m in messages]

@@ -206,7 +206,7 @@ def message_fragment(request: HttpRequest, message_id) -> HttpResponse:
         Message.objects.filter(
             pk=message_id, role=Message.Role.ASSISTANT, session__user=request.user
         )
-        .prefetch_related("citations", "unsourced_citations")
+        .prefetch_related("citations__reviews", "unsourced_citations")
         .first()
     )
     if message is None:

@@ -8,7 +8,7 @@ from django import forms
 from django.utils import timezone
 
 from citations.models import CitationReview, Method, Relevance, Status
-from citations.reviews import NOTE_MAX_CHARS
+from citations.reviews import NOTE_MAX_CHARS, REVIEW_STATES
 from citations.selectors import CitationFilters
 
 
@@ -45,6 +45,11 @@ class ReviewFilterForm(forms.Form):
         choices=[("", "Any relevance"), *Relevance.choices, ("unrated", "Not rated")],
         label="Relevance",
     )
+    review = forms.ChoiceField(
+        required=False,
+        choices=[("", "Any review"), *REVIEW_STATES],
+        label="Review",
+    )
     stale = forms.BooleanField(
         required=False, label="Stale only (document changed since)"
     )
@@ -55,6 +60,7 @@ class ReviewFilterForm(forms.Form):
         "status",
         "method",
         "relevance",
+        "review",
         "stale",
         "date_from",
         "date_to",
@@ -88,6 +94,12 @@ class ReviewFilterForm(forms.Form):
             relevance=valid.get("relevance") or None,
             stale=True if valid.get("stale") else None,
         )
+
+    def review_state(self) -> str | None:
+        """The review state asked for ("unreviewed", "accept", "reject"), if
+        valid: it narrows the citations beside `filters()`."""
+        data = getattr(self, "cleaned_data", {}) if self.is_bound else {}
+        return None if "review" in self.errors else (data.get("review") or None)
 
     def query(self, **overrides: object) -> dict[str, str]:
         """The current filters as query parameters, with `overrides` applied

@@ -95,6 +95,10 @@ def citation_panel_context(citation: MessageCitation) -> dict[str, Any]:
         "diff": diff,
         "document_url": document_url,
         "verifications": list(citation.verifications.all()[:VERIFICATIONS_SHOWN]),
+        # The reviewer's word beside the machine's (the badge already shows it).
+        "review": citation.reviews.select_related("reviewer")
+        .order_by("-created_at", "-id")
+        .first(),
     }
 
 

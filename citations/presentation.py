@@ -339,6 +339,30 @@ def citation_differences(citation: MessageCitation) -> str:
     return named_differences(citation.quoted_text, citation.candidate_text)
 
 
+def latest_review(citation: MessageCitation) -> str:
+    """The latest reviewer decision on a citation ("accept", "reject" or "").
+
+    Read from `latest_decision` when the query annotated it
+    (citations.reviews.with_latest_review), from prefetched `reviews` when
+    they were prefetched, else with one query."""
+    if hasattr(citation, "latest_decision"):
+        return citation.latest_decision or ""
+    prefetched = getattr(citation, "_prefetched_objects_cache", {}).get("reviews")
+    if prefetched is not None:
+        latest = max(prefetched, key=lambda r: (r.created_at, r.pk), default=None)
+        return latest.decision if latest is not None else ""
+    if citation.pk is None or citation._state.adding:
+        return ""
+    decision = (
+        CitationReview.objects.with_scope(tenant=citation.tenant_id)
+        .filter(tenant_id=citation.tenant_id, citation_id=citation.pk)
+        .order_by("-created_at", "-id")
+        .values_list("decision", flat=True)
+        .first()
+    )
+    return decision or ""
+
+
 def citation_badge(citation: MessageCitation) -> BadgeState:
     return badge_for(
         BadgeFacts(
@@ -347,6 +371,7 @@ def citation_badge(citation: MessageCitation) -> BadgeState:
             differs=differs_from_source(citation),
             found_in=citation.mis_attributed_to,
             differences=citation_differences(citation),
+            review=latest_review(citation),
             stale=bool(getattr(citation, "is_stale", False)),
         )
     )

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 
 from citations.marks import Mark, citation_mark
 from citations.models import CitationReview, MessageCitation, Status, UnsourcedCitation
@@ -52,6 +52,7 @@ class StatCard:
     label: str
     count: int
     percent: float | None  # of the total; None on the total itself
+    note: str = ""  # e.g. "1 rejected by a reviewer" on the Verified card
 
 
 STAT_ORDER = [
@@ -68,17 +69,154 @@ def percent_of(count: int, total: int) -> float:
 
 
 def citation_stat_cards(
-    *, tenant: Tenant, filters: CitationFilters | None = None
+    *,
+    tenant: Tenant,
+    filters: CitationFilters | None = None,
+    review: str | None = None,
 ) -> list[StatCard]:
-    """Total, then each status with its share of the total (seed 003)."""
-    counts = citation_stats(tenant=tenant, filters=filters)
+    """Total, then each status with its share of the total (seed 003). A
+    status card names how many of its citations a reviewer rejected (or
+    accepted, for failures): "Verified 100%" must not hide a rejection.
+    `review` narrows to one review state (REVIEW_STATES)."""
+    if review:
+        counts = _status_counts_reviewed(tenant, filters, review)
+    else:
+        counts = citation_stats(tenant=tenant, filters=filters)
     total = counts["total"]
+    by_status = review_counts(
+        tenant=tenant, filters=filters, stats=None if review else counts
+    ).by_status
     cards = [StatCard("total", "Total", total, None)]
-    cards += [
-        StatCard(s.value, s.label, counts[s.value], percent_of(counts[s.value], total))
-        for s in STAT_ORDER
-    ]
+    for s in STAT_ORDER:
+        decided = by_status.get(s.value, {})
+        note = _overruled_note(s.value, decided, review)
+        cards.append(
+            StatCard(
+                s.value,
+                s.label,
+                counts[s.value],
+                percent_of(counts[s.value], total),
+                note,
+            )
+        )
     return cards
+
+
+def _overruled_note(status: str, decided: dict[str, int], review: str | None) -> str:
+    """Where a reviewer disagreed with the machine: rejections of verified or
+    pending citations, acceptances of failed ones."""
+    key = (
+        CitationReview.Decision.ACCEPT
+        if status == Status.FAILED
+        else CitationReview.Decision.REJECT
+    )
+    n = decided.get(key, 0)
+    if not n or (review and review != key):
+        return ""
+    verb = "accepted" if key == CitationReview.Decision.ACCEPT else "rejected"
+    return f"{n} {verb} by a reviewer"
+
+
+def _status_counts_reviewed(
+    tenant: Tenant, filters: CitationFilters | None, review: str
+) -> dict[str, int]:
+    counts = {s.value: 0 for s in Status}
+    rows = (
+        with_review_state(
+            citation_list(tenant=tenant, filters=filters), tenant=tenant, state=review
+        )
+        .order_by()
+        .values("verification_status")
+        .annotate(n=Count("id"))
+    )
+    for row in rows:
+        counts[row["verification_status"]] = row["n"]
+    counts["total"] = sum(counts[s.value] for s in Status)
+    return counts
+
+
+# ---------------------------------------------------------------- review states
+
+# A citation's review state is its latest review's decision, or none yet.
+# Out-of-provenance references cannot be reviewed (no CitationReview can
+# point at them) and belong to no review state.
+REVIEW_STATES = (
+    ("unreviewed", "Not reviewed"),
+    (CitationReview.Decision.ACCEPT.value, "Accepted"),
+    (CitationReview.Decision.REJECT.value, "Rejected"),
+)
+
+
+@dataclass(frozen=True)
+class ReviewCounts:
+    accepted: int
+    rejected: int
+    reviewable: int  # citations a reviewer can decide on (not out of provenance)
+    by_status: dict[str, dict[str, int]]  # status -> decision -> count
+
+    @property
+    def unreviewed(self) -> int:
+        return self.reviewable - self.accepted - self.rejected
+
+    def cards(self) -> list[StatCard]:
+        counts = {
+            "unreviewed": self.unreviewed,
+            CitationReview.Decision.ACCEPT: self.accepted,
+            CitationReview.Decision.REJECT: self.rejected,
+        }
+        return [
+            StatCard(key, label, counts[key], percent_of(counts[key], self.reviewable))
+            for key, label in REVIEW_STATES
+        ]
+
+
+def review_counts(
+    *,
+    tenant: Tenant,
+    filters: CitationFilters | None = None,
+    stats: dict[str, int] | None = None,
+) -> ReviewCounts:
+    """How many of the filtered citations a reviewer accepted or rejected
+    last. Read from the reviews (few: people write them), each citation's
+    latest decision winning, so no query walks every citation."""
+    reviews = CitationReview.objects.with_scope(tenant=tenant.pk).filter(tenant=tenant)
+    if filters is not None and any(
+        v is not None and v != "" for v in vars(filters).values()
+    ):
+        reviews = reviews.filter(
+            citation_id__in=citation_list(tenant=tenant, filters=filters)
+            .order_by()
+            .values("id")
+        )
+    latest: dict[object, tuple[str, str]] = {}
+    for citation_id, decision, status in reviews.order_by(
+        "created_at", "id"
+    ).values_list("citation_id", "decision", "citation__verification_status"):
+        latest[citation_id] = (decision, status)
+    by_status: dict[str, dict[str, int]] = {}
+    for decision, status in latest.values():
+        per = by_status.setdefault(status, {})
+        per[decision] = per.get(decision, 0) + 1
+    decisions = [d for d, _ in latest.values()]
+    stats = stats or citation_stats(tenant=tenant, filters=filters)
+    return ReviewCounts(
+        accepted=decisions.count(CitationReview.Decision.ACCEPT),
+        rejected=decisions.count(CitationReview.Decision.REJECT),
+        reviewable=stats["total"] - stats[Status.OUT_OF_PROVENANCE],
+        by_status=by_status,
+    )
+
+
+def with_review_state(
+    qs: QuerySet[MessageCitation], *, tenant: Tenant, state: str | None
+) -> QuerySet[MessageCitation]:
+    """`qs` annotated with its latest review, narrowed to one review state."""
+    qs = with_latest_review(qs, tenant=tenant)
+    if state == "unreviewed":
+        return qs.filter(latest_decision__isnull=True)
+    if state in CitationReview.Decision.values:
+        return qs.filter(latest_decision=state)
+    return qs
 
 
 # ---------------------------------------------------------------- reviews
@@ -227,10 +365,14 @@ class ReviewPage:
     is_first: bool
 
 
-def _sources(tenant: Tenant, filters: CitationFilters) -> list[QuerySet]:
-    cited = with_latest_review(
-        citation_list(tenant=tenant, filters=filters), tenant=tenant
+def _sources(
+    tenant: Tenant, filters: CitationFilters, review: str | None = None
+) -> list[QuerySet]:
+    cited = with_review_state(
+        citation_list(tenant=tenant, filters=filters), tenant=tenant, state=review
     )
+    if review:
+        return [cited]  # a reference to no source has no review state
     if filters.verification_status == Status.OUT_OF_PROVENANCE:
         return [unsourced_list(tenant=tenant, filters=filters)]
     return [cited, unsourced_list(tenant=tenant, filters=filters)]
@@ -243,6 +385,7 @@ def review_page(
     after: str | None = None,
     before: str | None = None,
     size: int = 25,
+    review: str | None = None,
 ) -> ReviewPage:
     """One page of the review table, newest first.
 
@@ -253,7 +396,7 @@ def review_page(
     """
     older_than, newer_than = cursor_decode(after), cursor_decode(before)
     fetched: list[ReviewRow] = []
-    for qs in _sources(tenant, filters):
+    for qs in _sources(tenant, filters, review):
         if newer_than is not None:
             ts, pk = newer_than
             qs = qs.filter(Q(created_at__gt=ts) | Q(created_at=ts, id__gt=pk))
@@ -350,7 +493,11 @@ def _csv_row(row: ReviewRow) -> list[str]:
 
 
 def citations_csv_rows(
-    *, tenant: Tenant, filters: CitationFilters, citations: QuerySet | None = None
+    *,
+    tenant: Tenant,
+    filters: CitationFilters,
+    citations: QuerySet | None = None,
+    review: str | None = None,
 ) -> Iterator[list[str]]:
     """The header, then every row the filters select, newest first. Pass
     `citations` to export exactly those rows (the admin's selection)."""
@@ -361,7 +508,8 @@ def citations_csv_rows(
         ]
     else:
         sources = [
-            qs.order_by("-created_at", "-id") for qs in _sources(tenant, filters)
+            qs.order_by("-created_at", "-id")
+            for qs in _sources(tenant, filters, review)
         ]
     streams = [(_row(o) for o in qs.iterator(chunk_size=1000)) for qs in sources]
     for row in heapq.merge(*streams, key=lambda r: r.key, reverse=True):

@@ -33,6 +33,7 @@ from citations.reviews import (
     citation_stat_cards,
     citations_csv_rows,
     citations_reverify,
+    review_counts,
     review_page,
 )
 from citations.selectors import citation_get, unsourced_list
@@ -69,8 +70,14 @@ def _results_context(request: HttpRequest, form: ReviewFilterForm) -> dict:
     filters = form.filters()
     after = request.GET.get("after") or None
     before = request.GET.get("before") or None
+    review_state = form.review_state()
     page = review_page(
-        tenant=tenant, filters=filters, after=after, before=before, size=PAGE_SIZE
+        tenant=tenant,
+        filters=filters,
+        after=after,
+        before=before,
+        size=PAGE_SIZE,
+        review=review_state,
     )
     base = reverse("citations:review")
 
@@ -94,11 +101,22 @@ def _results_context(request: HttpRequest, form: ReviewFilterForm) -> dict:
             "url": url(status="" if card.key == "total" else card.key),
             "active": (form.query().get("status") or "total") == card.key,
         }
-        for card in citation_stat_cards(tenant=tenant, filters=filters)
+        for card in citation_stat_cards(
+            tenant=tenant, filters=filters, review=review_state
+        )
+    ]
+    review_cards = [
+        {
+            "card": card,
+            "url": url(review="" if review_state == card.key else card.key),
+            "active": review_state == card.key,
+        }
+        for card in review_counts(tenant=tenant, filters=filters).cards()
     ]
     return {
         "form": form,
         "cards": cards,
+        "review_cards": review_cards,
         "page": page,
         "results_url": url(**{k: v for k, v in current.items() if v}),
         "first_url": url() if not page.is_first else "",
@@ -237,7 +255,7 @@ class _Echo:
 def review_export(request: HttpRequest) -> StreamingHttpResponse:
     form = ReviewFilterForm(request.GET)
     form.is_valid()
-    tenant, filters = request.tenant, form.filters()
+    tenant, filters, review = request.tenant, form.filters(), form.review_state()
     writer = csv.writer(_Echo())
 
     def lines() -> Iterator[str]:
@@ -245,7 +263,9 @@ def review_export(request: HttpRequest) -> StreamingHttpResponse:
         # generator enters the tenant scope itself.
         with tenant_scope(tenant):
             yield "\ufeff"  # BOM: spreadsheets then read the file as UTF-8
-            for row in citations_csv_rows(tenant=tenant, filters=filters):
+            for row in citations_csv_rows(
+                tenant=tenant, filters=filters, review=review
+            ):
                 yield writer.writerow(row)
 
     stamp = timezone.now().strftime("%Y%m%d-%H%M%S")

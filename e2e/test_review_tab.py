@@ -126,7 +126,24 @@ def test_a_reviewer_filters_opens_and_rejects_a_citation(
     expect(reviews).to_contain_text("alice")
     # The table behind refreshes itself and shows the decision.
     expect(rows.first).to_contain_text("Rejected")
+    expect(rows.first.get_by_test_id("row-badge")).to_have_text("⊘ Rejected")
+    expect(detail.get_by_test_id("panel-review")).to_contain_text("Rejected by alice")
+    expect(page.get_by_test_id("reviewed-reject-count")).to_have_text("1")
     shot("review-04-rejected")
+    # Filter by review state: the rejected one, then those not reviewed.
+    page.keyboard.press("Escape")
+    page.get_by_test_id("reviewed-reject").click()
+    expect(rows).to_have_count(1)
+    expect(page).to_have_url(re.compile(r"review=reject"))
+    page.get_by_test_id("reviewed-unreviewed").click()
+    expect(page).to_have_url(re.compile(r"review=unreviewed"))
+    expect(rows).to_have_count(0)  # the status filter (failed) still holds
+    page.select_option("select[name=status]", "")
+    expect(rows).to_have_count(1)  # the lease's other citation
+    shot("review-04b-unreviewed")
+    page.goto(f"{live_server.url}/review/?status=failed")
+    rows.first.get_by_test_id("open-citation").click()
+    expect(detail).to_be_visible()
 
     with unscoped():
         review = CitationReview.objects.get()

@@ -227,3 +227,16 @@ document.addEventListener("keydown", (event) => {
   if (!area.value.trim()) return;
   area.form.requestSubmit();
 });
+
+// Review tab: a stat card or review card narrows the list through the URL;
+// the filter form follows, so the next change keeps what the card chose.
+document.addEventListener("htmx:pushedIntoHistory", (event) => {
+  const form = document.querySelector("form[data-testid=review-filters]");
+  if (!form) return;
+  const params = new URL(event.detail.path, window.location.origin).searchParams;
+  form.querySelectorAll("select, input").forEach((field) => {
+    if (!field.name || field.type === "hidden" || field === document.activeElement) return;
+    if (field.type === "checkbox") field.checked = params.has(field.name);
+    else field.value = params.get(field.name) || "";
+  });
+});
