@@ -29,6 +29,14 @@ run: migrate
 	$(PY) manage.py demo_setup
 	$(PY) manage.py runserver 127.0.0.1:8000
 
+# The production server: gunicorn (docuiq/gunicorn_conf.py) with static files
+# collected and served by WhiteNoise. Set DOCUIQ_PROFILE=production and the
+# rest of docs/production.md for a real deployment; with no environment it
+# serves the development settings like `make run`.
+serve: migrate
+	$(PY) manage.py collectstatic --noinput -v0
+	$(VENV)/bin/gunicorn docuiq.wsgi:application -c docuiq/gunicorn_conf.py
+
 test: venv chromium
 	$(PY) -m pytest -q
 

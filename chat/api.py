@@ -37,7 +37,7 @@ from accounts.api import (
     uuid_path,
 )
 from accounts.auth import ApiKeyAuthentication, ApiKeyOnly, HasTenant
-from chat.asking import question_ask_later, question_state
+from chat.asking import QUESTION_STATES, question_ask_later, question_state
 from chat.models import ChatSession, Message
 from chat.payload import payload_with_verdicts
 from chat.resolve import citation_resolve
@@ -343,7 +343,7 @@ class ChatMessageAskAsyncApi(ChatMessageAskApi):
 
     class OutputSerializer(serializers.Serializer):
         question_id = serializers.UUIDField()
-        status = serializers.ChoiceField(choices=["pending", "complete", "failed"])
+        status = serializers.ChoiceField(choices=QUESTION_STATES)
         poll_url = serializers.CharField(help_text="GET it until status is not pending")
 
         class Meta:
@@ -390,7 +390,7 @@ class ChatQuestionApi(ChatSessionApiView):
 
     class OutputSerializer(serializers.Serializer):
         question_id = serializers.UUIDField()
-        status = serializers.ChoiceField(choices=["pending", "complete", "failed"])
+        status = serializers.ChoiceField(choices=QUESTION_STATES)
         answer = MessageOutputSerializer(allow_null=True)
 
         class Meta:

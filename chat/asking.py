@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 PENDING, COMPLETE, FAILED = "pending", "complete", "failed"
+QUESTION_STATES = [PENDING, COMPLETE, FAILED]
 
 
 def question_ask_later(

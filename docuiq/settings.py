@@ -12,6 +12,7 @@ from pathlib import Path
 
 import dj_database_url
 from csp.constants import NONCE, NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 
 from docuiq.env import env_bool, env_float, env_int, env_list, env_str
 
@@ -19,14 +20,41 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("DOCUIQ_VAR_DIR", default=str(BASE_DIR / "var")))
 
 # ---------------------------------------------------------------- core
+# DOCUIQ_PROFILE=production (docs/production.md): secure defaults, and the app
+# refuses to start on the development key or without ALLOWED_HOSTS. Unset:
+# development values, so `make run` and `make test` need no environment.
+PROFILE = env_str("DOCUIQ_PROFILE", default="development")
+if PROFILE not in {"development", "production"}:
+    raise ImproperlyConfigured(
+        f"DOCUIQ_PROFILE={PROFILE!r}: expected development or production"
+    )
+PRODUCTION = PROFILE == "production"
 DEBUG = env_bool("DEBUG", default=False)
 # The fallback key is only for local runs; `check --deploy` rejects it (SEC-01).
-SECRET_KEY = env_str(
-    "SECRET_KEY", default="django-insecure-docuiq-local-development-key-only"
-)
+DEVELOPMENT_SECRET_KEY = "django-insecure-docuiq-local-development-key-only"
+SECRET_KEY = env_str("SECRET_KEY", default=DEVELOPMENT_SECRET_KEY)
 ALLOWED_HOSTS = env_list(
-    "ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"]
+    "ALLOWED_HOSTS",
+    default=[] if PRODUCTION else ["127.0.0.1", "localhost", "testserver"],
 )
+if PRODUCTION:
+    if DEBUG:
+        raise ImproperlyConfigured("DEBUG is on under DOCUIQ_PROFILE=production.")
+    if (
+        SECRET_KEY == DEVELOPMENT_SECRET_KEY
+        or SECRET_KEY.startswith("django-insecure-")
+        or len(SECRET_KEY) < 50
+        or len(set(SECRET_KEY)) < 5
+    ):
+        raise ImproperlyConfigured(
+            "DOCUIQ_PROFILE=production needs SECRET_KEY: 50 or more random "
+            "characters, e.g. python -c 'import secrets; "
+            "print(secrets.token_urlsafe(50))'"
+        )
+    if not ALLOWED_HOSTS:
+        raise ImproperlyConfigured(
+            "DOCUIQ_PROFILE=production needs ALLOWED_HOSTS (the host names served)."
+        )
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
@@ -92,7 +120,9 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}",
-        conn_max_age=env_int("DB_CONN_MAX_AGE", default=0),
+        # Production keeps connections a minute (one per server thread).
+        conn_max_age=env_int("DB_CONN_MAX_AGE", default=60 if PRODUCTION else 0),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -131,6 +161,9 @@ API_KEY_FAILURE_WINDOW_S = env_int("API_KEY_FAILURE_WINDOW_S", default=60)
 # Reverse proxies in front of the app that append to X-Forwarded-For (0: the
 # app is reached directly and REMOTE_ADDR is the client).
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", default=0)
+if TRUSTED_PROXY_COUNT:
+    # The TLS-terminating proxy says which scheme the client used.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 LOGIN_REDIRECT_URL = "ingest:document-list"
 LOGOUT_REDIRECT_URL = "accounts:login"
 
@@ -159,20 +192,32 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "static"
 # WhiteNoise serves static files in every mode; finders mean no collectstatic
 # step is needed for `make run` (production may still collect them).
-WHITENOISE_USE_FINDERS = True
+WHITENOISE_USE_FINDERS = not PRODUCTION
 WHITENOISE_AUTOREFRESH = DEBUG
+if PRODUCTION:
+    # `make serve` collects static files first; names carry their hash, so
+    # they are cached for good, and WhiteNoise serves them compressed.
+    STORAGES = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {
+            "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        },
+    }
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 
 # ---------------------------------------------------------------- security
 SESSION_COOKIE_HTTPONLY = True
-SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=False)
+SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=PRODUCTION)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
-SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=False)
-SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", default=0)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=PRODUCTION)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # a load balancer probes over HTTP
+SECURE_HSTS_SECONDS = env_int(
+    "SECURE_HSTS_SECONDS", default=365 * 24 * 3600 if PRODUCTION else 0
+)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
 SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
 # Strict CSP (SEC-02, LLM-03): scripts only from our origin or with the
@@ -352,6 +397,7 @@ SPECTACULAR_SETTINGS = {
         "VerificationStatusEnum": "citations.models.Status",
         "ReviewStatusEnum": "tabular.models.Review.Status",
         "CellStatusEnum": "tabular.models.Cell.Status",
+        "QuestionStatusEnum": "chat.asking.QUESTION_STATES",
     },
 }
 

@@ -3,7 +3,10 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path
 
+from docuiq.health import healthz
+
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/", include("docuiq.api_urls")),
     path("accounts/", include("accounts.urls")),

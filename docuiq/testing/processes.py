@@ -195,3 +195,54 @@ class CeleryWorker:
 
     def log_tail(self, n: int = 4000) -> str:
         return self.log_path.read_text(errors="replace")[-n:]
+
+
+class GunicornServer:
+    """`make serve`'s server on a free port: static files collected first,
+    then gunicorn with docuiq/gunicorn_conf.py and `env` added."""
+
+    def __init__(
+        self, env: Mapping[str, str], log_path: Path, *, port: int | None = None
+    ) -> None:
+        self.port = port or free_port()
+        self.env = {**os.environ, **env, "BIND": f"127.0.0.1:{self.port}"}
+        self.log_path = Path(log_path)
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+        )
+        log = self.log_path.open("ab")
+        self.proc = subprocess.Popen(
+            [
+                str(Path(sys.executable).with_name("gunicorn")),
+                "docuiq.wsgi:application",
+                "-c",
+                "docuiq/gunicorn_conf.py",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+
+        def up() -> bool:
+            if self.proc.poll() is not None:
+                raise RuntimeError("gunicorn exited:\n" + self.log_path.read_text())
+            return _port_open(self.port)
+
+        try:
+            _wait(up, 60, "gunicorn", self.log_path)
+        except Exception:
+            _stop(self.proc, signal.SIGKILL)
+            raise
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        _stop(self.proc)
