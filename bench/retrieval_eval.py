@@ -19,7 +19,11 @@ gold span (at any of its all_starts).
 One function per part; each returns a JSON-able dict:
 
 * ``part_scoped``: top-4 within the contract, for each search mode
-  (fts / dense / hybrid) side by side, on the tune and report splits.
+  (fts / dense / hybrid) side by side, on the tune and report splits; once
+  with the offline embedder (the product's default), once with the scripted
+  OpenAI-compatible server's /v1/embeddings (``part_scoped_scripted``:
+  bag-of-words vectors over real HTTP, which proves the server path end to
+  end; its figures say nothing about a real embedding model).
 * the answer parts (bench/_answers.py): the chat's own search inside a
   picked contract; a question naming the contract among all 20; whole
   offline chat turns (citations from the named contract, answers holding the
@@ -315,6 +319,39 @@ def part_scoped(tenant, contracts: list[Contract], questions: dict) -> dict:
     return result
 
 
+def part_scoped_scripted(tenant, contracts: list[Contract], questions: dict) -> dict:
+    """part_scoped with the scripted server as the embedder: its vectors are
+    stored beside the offline ones (another model name, never mixed)."""
+    from django.test import override_settings
+
+    from accounts.scoping import tenant_scope
+    from docuiq.testing.llm_server import ScriptedLLMServer
+    from ingest.embedding import (
+        CHUNK_TEXT_FIELDS,
+        configured_embedder,
+        embed_chunks,
+        missing_vectors,
+        searchable_chunks,
+    )
+
+    with ScriptedLLMServer() as server:
+        config = server.embeddings_config()
+        with override_settings(
+            EMBEDDINGS="server",
+            EMBEDDINGS_BASE_URL=config.base_url,
+            EMBEDDINGS_MODEL=config.model,
+            EMBEDDINGS_DIM=config.dim,
+        ):
+            embedder = configured_embedder()
+            with tenant_scope(tenant):
+                rows = missing_vectors(searchable_chunks(), embedder.name)
+                embed_chunks(
+                    list(rows.values_list(*CHUNK_TEXT_FIELDS, named=True)), embedder
+                )
+            print(f"(embeddings from the scripted server: {embedder.name})")
+            return part_scoped(tenant, contracts, questions)
+
+
 def _print_scoped(result: dict) -> None:
     print(f"scoped: top-{TOP_K} within the contract holds the expert's clause")
     print(f"  {'split':<8}{'questions':>10}" + "".join(f"{m:>9}" for m in MODES))
@@ -371,6 +408,7 @@ def run_quick() -> dict:
     }
     return {
         "scoped": part_scoped(tenant, [contract], questions),
+        "scoped_scripted_server": part_scoped_scripted(tenant, [contract], questions),
         **_answer_parts(tenant, [contract], questions),
     }
 
@@ -438,6 +476,7 @@ def main(argv: list[str] | None = None) -> int:
         "contracts": {s: len(t) for s, t in questions["split"].items()},
         "unaligned_gold_occurrences": unaligned,
         "scoped": part_scoped(tenant, contracts, questions),
+        "scoped_scripted_server": part_scoped_scripted(tenant, contracts, questions),
         **_answer_parts(tenant, contracts, questions),
     }
     return _write(args.out, result, started)

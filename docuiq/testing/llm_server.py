@@ -47,7 +47,10 @@ import argparse
 import collections
 import contextlib
 import dataclasses
+import functools
+import hashlib
 import json
+import random
 import re
 import socket
 import threading
@@ -231,23 +234,23 @@ def word_vectors(
     lower-cased word (seeded by the word's hash, so the same in every process).
     Texts sharing words are close; a word mapped in ``synonyms`` uses its
     target's vector. A text without words gets a fixed vector of its own."""
-    import hashlib
-    import random as _random
-
     synonyms = synonyms or {}
     out = []
     for text in texts:
         total = [0.0] * dim
-        words = _EMBED_WORD.findall(text.lower()) or ["<empty>"]
-        for word in words:
-            word = synonyms.get(word, word)
-            seed = int.from_bytes(hashlib.sha256(word.encode()).digest()[:8], "big")
-            rng = _random.Random(seed)
-            for i in range(dim):
-                total[i] += rng.gauss(0.0, 1.0)
+        for word in _EMBED_WORD.findall(text.lower()) or ["<empty>"]:
+            for i, value in enumerate(_word_vector(synonyms.get(word, word), dim)):
+                total[i] += value
         norm = sum(v * v for v in total) ** 0.5 or 1.0
         out.append([v / norm for v in total])
     return out
+
+
+@functools.lru_cache(maxsize=100_000)
+def _word_vector(word: str, dim: int) -> tuple[float, ...]:
+    seed = int.from_bytes(hashlib.sha256(word.encode()).digest()[:8], "big")
+    rng = random.Random(seed)
+    return tuple(rng.gauss(0.0, 1.0) for _ in range(dim))
 
 
 ReplyLike = Reply | str | dict

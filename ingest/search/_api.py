@@ -11,6 +11,7 @@ from django.db import connection
 from ingest.models import DocumentChunk
 from ingest.search import _postgres, _sqlite, _vectors
 from ingest.search._fusion import Fused, fuse
+from ingest.search._fusion import lexical_depth as fusion_depth
 from ingest.search._query import query_terms
 from llm.errors import LLMError
 
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 MODES = ("fts", "dense", "hybrid")
+# How many chunks the dense leg ranks for fusion.
+DENSE_DEPTH = 40
 
 
 @dataclass(frozen=True)
@@ -130,8 +133,17 @@ def search_chunks(
     question = _question(query)
     dense = question if mode != "fts" else None
     # Deeper than k when fusing, so a chunk ranked a little lower by one leg
-    # can still win on the other.
-    depth = k if dense is None else max(4 * k, 40)
+    # can still win on the other: the dense leg to DENSE_DEPTH, the full-text
+    # one only as deep as a dense rank could lift a chunk into the top k.
+    dense_depth = max(4 * k, DENSE_DEPTH)
+    lexical_depth = k
+    if dense is not None and mode == "hybrid":
+        lexical_depth = fusion_depth(
+            k,
+            dense_weight=settings.SEARCH_DENSE_WEIGHT,
+            rrf_k=settings.SEARCH_RRF_K,
+            cap=dense_depth,
+        )
     lexical: list[tuple[int, float]] = []
     if mode != "dense" or dense is None:
         terms = query_terms(query)
@@ -142,7 +154,7 @@ def search_chunks(
                 terms=terms,
                 document_ids=document_ids,
                 collection_id=collection_id,
-                k=depth,
+                k=lexical_depth,
             )
     nearest: list[tuple[int, float]] = []
     if dense is not None:
@@ -152,7 +164,7 @@ def search_chunks(
             query=dense.vector,
             document_ids=document_ids,
             collection_id=collection_id,
-            k=depth,
+            k=k if mode == "dense" else dense_depth,
         )
     if dense is None:
         used = "fts"

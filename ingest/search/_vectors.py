@@ -376,8 +376,9 @@ def _checked(
     total: int,
 ) -> list[tuple[int, float]]:
     """The first k of `nearest(n)` that are searchable, widening n until k
-    pass or every row has been considered (exact)."""
-    n = max(4 * k, 32)
+    pass or every row has been considered (exact). Stale rows are few (old
+    revisions' vectors are deleted), so a small margin is usually enough."""
+    n = k + max(8, k // 2)
     while True:
         candidates = nearest(n)
         allowed = searchable(tenant_id, [c for c, _ in candidates])

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ingest.search._fusion import fuse
+from ingest.search._fusion import fuse, lexical_depth
 
 
 def ids(fused) -> list[int]:
@@ -86,3 +86,30 @@ def test_a_chunk_better_ranked_by_both_legs_is_fused_higher(lexical, dense, weig
 def test_without_a_dense_leg_the_full_text_order_stands(lexical, weight):
     fused = fuse([(c, 1.0) for c in lexical], [], dense_weight=weight, k=10)
     assert ids(fused) == lexical
+
+
+def test_the_default_weights_need_six_full_text_ranks_for_a_top_4():
+    assert lexical_depth(4, dense_weight=0.1, rrf_k=10, cap=40) == 6
+    assert lexical_depth(4, dense_weight=0.5, rrf_k=10, cap=40) == 40
+    assert lexical_depth(4, dense_weight=0.0, rrf_k=10, cap=40) == 4
+
+
+@given(
+    st.lists(st.integers(0, 60), unique=True, max_size=50),
+    st.lists(st.integers(0, 60), unique=True, max_size=50),
+    st.integers(1, 8),
+    st.floats(0.0, 0.6),
+    st.integers(0, 60),
+)
+def test_full_text_cut_at_its_depth_gives_the_same_top_k(lexical, dense, k, weight, K):
+    depth = lexical_depth(k, dense_weight=weight, rrf_k=K, cap=1000)
+    full = fuse(
+        [(c, 1.0) for c in lexical], [(c, 1.0) for c in dense], dense_weight=weight, k=K
+    )
+    cut = fuse(
+        [(c, 1.0) for c in lexical[:depth]],
+        [(c, 1.0) for c in dense],
+        dense_weight=weight,
+        k=K,
+    )
+    assert [f.score for f in cut[:k]] == pytest.approx([f.score for f in full[:k]])
