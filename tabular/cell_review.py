@@ -49,7 +49,7 @@ def _user(user: AbstractBaseUser | None) -> tuple[AbstractBaseUser | None, str]:
 
 def _locked(cell: Cell) -> Cell:
     return (
-        Cell.objects.select_for_update()
+        Cell.objects.select_for_update(of=("self",))
         .select_related("column", "citation")
         .get(pk=cell.pk)
     )

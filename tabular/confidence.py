@@ -44,14 +44,22 @@ class CellFacts:
     agree: int = 0  # answering passages stating the same value
     rivals: int = 0  # other values of the kind among answering sentences
     role: str = ""  # a jurisdiction's role
+    reading: str = ""  # the offline reader's rule (tabular.reading)
 
 
 @dataclass(frozen=True)
 class ConfidenceRule:
+    """A named rule: when it applies, the band it gives, and facts it decides
+    (its examples; the tests check that this rule decides each of them)."""
+
     name: str
     band: str
     applies: Callable[[CellFacts], bool]
     doc: str
+    examples: tuple[CellFacts, ...] = ()
+
+
+_ANSWERED = {"found": True, "verified": True, "method": "exact_match"}
 
 
 def _typed(f: CellFacts) -> bool:
@@ -65,56 +73,79 @@ CONFIDENCE_RULES: tuple[ConfidenceRule, ...] = (
         LOW,
         lambda f: f.found and not f.verified,
         "the quote is not in the document as written: nothing backs the value",
+        examples=(CellFacts("model", True, None, verified=False, method="failed"),),
     ),
     ConfidenceRule(
         "value_not_supported",
         LOW,
         lambda f: f.found and f.support == "unsupported",
         "the verified quote does not state the value",
+        examples=(
+            CellFacts(
+                "model",
+                kind=values.DURATION,
+                support="unsupported",
+                model_confidence=HIGH,
+                relevance="answers",
+                **_ANSWERED,
+            ),
+        ),
     ),
     ConfidenceRule(
         "passage_does_not_answer",
         LOW,
         lambda f: f.found and f.relevance == "off_topic",
         "the quoted passage does not bear on the question",
+        examples=(
+            CellFacts(
+                "model",
+                kind=None,
+                support="unchecked",
+                relevance="off_topic",
+                **_ANSWERED,
+            ),
+        ),
     ),
-    # Offline reader.
+    # Measured on the tune contracts (bench/tabular_eval.py, docs/tabular.md).
     ConfidenceRule(
         "governing_law_clause",
         HIGH,
         lambda f: (
-            f.source == "offline"
-            and f.found
-            and f.kind == values.JURISDICTION
-            and f.role == values.GOVERNING_LAW
+            f.found and f.kind == values.JURISDICTION and f.role == values.GOVERNING_LAW
         ),
-        "a place read from a governing-law clause ('governed by the laws of')",
+        "a place read from a governing-law clause ('governed by the laws of'): "
+        "10 of 10 right on the tune contracts",
+        examples=(
+            CellFacts(
+                "offline",
+                kind=values.JURISDICTION,
+                role=values.GOVERNING_LAW,
+                support="supported",
+                relevance="answers",
+                **_ANSWERED,
+            ),
+        ),
     ),
     ConfidenceRule(
-        "value_stated_twice",
-        HIGH,
-        lambda f: (
-            f.source == "offline"
-            and f.found
-            and _typed(f)
-            and f.agree >= 2
-            and f.rivals == 0
-        ),
-        "two answering passages state the same value and no other",
-    ),
-    ConfidenceRule(
-        "typed_value_alone",
-        MEDIUM,
-        lambda f: f.source == "offline" and f.found and _typed(f) and f.rivals == 0,
-        "one answering passage states the value, none another",
+        "date_not_found",
+        LOW,
+        lambda f: not f.found and f.kind == values.DATE_KIND,
+        "a date not found: contracts nearly always state their dates, so this "
+        "is more often a wording the reader missed (0 of 10 right on the tune "
+        "contracts)",
+        examples=(CellFacts("offline", False, values.DATE_KIND, relevance="related"),),
     ),
     ConfidenceRule(
         "clear_absence",
-        MEDIUM,
-        lambda f: not f.found and f.relevance != "related",
-        "not found, and no passage read even relates to the question",
+        HIGH,
+        lambda f: f.source == "offline" and not f.found and f.relevance != "answers",
+        "not found, and no passage read answers the question: 117 of 128 such "
+        "yes/no and duration cells right on the tune contracts",
+        examples=(
+            CellFacts("offline", False, values.YES_NO, relevance="related"),
+            CellFacts("offline", False, values.DURATION, relevance="off_topic"),
+        ),
     ),
-    # A model's answer, checked.
     ConfidenceRule(
         "model_checked",
         HIGH,
@@ -126,20 +157,92 @@ CONFIDENCE_RULES: tuple[ConfidenceRule, ...] = (
             and f.support == "supported"
             and f.relevance == "answers"
         ),
-        "the model was sure, its quote is verbatim, states the value and answers",
+        "the model was sure, its quote is verbatim, states the value and "
+        "answers the question",
+        examples=(
+            CellFacts(
+                "model",
+                kind=values.MONEY,
+                support="supported",
+                model_confidence=HIGH,
+                relevance="answers",
+                **_ANSWERED,
+            ),
+        ),
+    ),
+    ConfidenceRule(
+        "first_passage",
+        LOW,
+        lambda f: f.reading == "first_passage",
+        "the question names nothing to look for: the best retrieved passage, unjudged",
+        examples=(
+            CellFacts(
+                "offline",
+                kind=None,
+                support="unchecked",
+                relevance="related",
+                reading="first_passage",
+                **_ANSWERED,
+            ),
+        ),
+    ),
+    ConfidenceRule(
+        "answering_sentence",
+        MEDIUM,
+        lambda f: f.source == "offline" and f.found and f.relevance in ("answers", ""),
+        "a sentence that answers the question states the value, or a yes/no "
+        "clause covers the whole question: 6 in 10 right on the tune contracts",
+        examples=(
+            CellFacts(
+                "offline",
+                kind=values.YES_NO,
+                support="supported",
+                relevance="answers",
+                reading="answering_clause",
+                **_ANSWERED,
+            ),
+        ),
+    ),
+    ConfidenceRule(
+        "absence_near_miss",
+        MEDIUM,
+        lambda f: not f.found,
+        "not found, though a passage read answers part of the question",
+        examples=(
+            CellFacts("offline", False, values.YES_NO, relevance="answers"),
+            CellFacts("model", False, values.DURATION),
+        ),
     ),
     ConfidenceRule(
         "model_plausible",
         MEDIUM,
         lambda f: (
-            f.source == "model"
-            and f.found
-            and f.support != "unsupported"
-            and f.relevance in ("answers", "related")
+            f.source == "model" and f.found and f.relevance in ("answers", "related")
         ),
-        "a verified, consistent quote from a passage that bears on the question",
+        "a verified quote, not contradicting the value, from a passage that "
+        "bears on the question",
+        examples=(
+            CellFacts(
+                "model",
+                kind=values.DURATION,
+                support="supported",
+                relevance="related",
+                model_confidence=MEDIUM,
+                **_ANSWERED,
+            ),
+        ),
     ),
-    ConfidenceRule("otherwise", LOW, lambda f: True, "anything else"),
+    ConfidenceRule(
+        "otherwise",
+        LOW,
+        lambda f: True,
+        "anything else",
+        examples=(
+            CellFacts(
+                "model", kind=None, support="unchecked", relevance="", **_ANSWERED
+            ),
+        ),
+    ),
 )
 
 

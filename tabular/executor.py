@@ -694,6 +694,7 @@ def _checked(
         agree=facts_reading.agree if facts_reading else 0,
         rivals=facts_reading.rivals if facts_reading else 0,
         role=facts_reading.role if facts_reading else "",
+        reading=facts_reading.rule if facts_reading else "",
     )
     band, rule = confidence.calibrate(facts)
     value = answer["value"]
@@ -718,6 +719,12 @@ def _checked(
         "searched": {
             "terms": [c.word for c in judge.concepts],
             "passages": searched,
+            # The facts the confidence was calibrated on, for the audit.
+            "facts": {
+                k: v
+                for k, v in facts.__dict__.items()
+                if k not in ("source", "found", "kind")
+            },
         },
     }
 

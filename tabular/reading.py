@@ -44,6 +44,12 @@ from tabular.column_types import OPTIONS, Typed
 MAX_QUOTE_CHARS = 400
 # A sentence of fewer words is a heading or a fragment.
 HEADING_WORDS = 5
+# Whether a passage that answers only across its sentences makes a yes/no
+# "Yes" (measured on the tune contracts: bench/tabular_eval.py, it does not).
+PASSAGE_IS_PRESENCE = False
+# A yes/no "Yes" needs a sentence rated this high: every concept of the
+# question (or of the column's name) in that one sentence.
+WHOLE_QUESTION = 0.99
 _LABEL_ORDER = {ANSWERS: 0, RELATED: 1, OFF_TOPIC: 2}
 
 
@@ -71,8 +77,13 @@ class Candidate:
     @property
     def heading(self) -> bool:
         """A heading or a fragment ("3. Governing Law."): it names the
-        subject, the clause after it says something about it."""
-        return len(self.passage.text[self.start : self.end].split()) < HEADING_WORDS
+        subject, the clause after it says something about it. So is a
+        passage's first words when they continue a sentence the passage cut
+        ("any customer of Company to purchase ..."): a quote from them may
+        leave out the negation that governs them, which the cascade refuses."""
+        text = self.passage.text[self.start : self.end]
+        continues = self.start == 0 and text[:1].islower()
+        return continues or len(text.split()) < HEADING_WORDS
 
     @property
     def order(self) -> tuple:
@@ -84,6 +95,7 @@ class Candidate:
             self.passage.rank,
             self.distance,
             self.start,
+            self.value.start if self.value is not None else 0,
         )
 
 
@@ -223,7 +235,15 @@ class ReadingRule:
 
 
 def _typed_answer(kind: str, candidates: list[Candidate], **_: Any) -> Reading | None:
-    answering = [c for c in candidates if c.passage_rating.label == ANSWERS]
+    # The value's own sentence must answer (half the question's concepts and
+    # the value): on the tune contracts a period or date read from a sentence
+    # of an answering passage that does not itself answer was mostly another
+    # clause's ("ten (10) days to cure" for a renewal notice).
+    answering = [
+        c
+        for c in candidates
+        if c.passage_rating.label == ANSWERS and c.rating.label == ANSWERS
+    ]
     if not answering:
         return None
     if kind == values.JURISDICTION:
@@ -301,12 +321,27 @@ def _party_answer(kind: str, candidates: list[Candidate], **_: Any) -> Reading |
 
 
 def _presence(kind: str, candidates: list[Candidate], **_: Any) -> Reading | None:
-    answering = [c for c in candidates if c.passage_rating.label == ANSWERS]
+    # A clause is present when a sentence of an answering passage answers by
+    # itself ("answering_clause"); a passage that covers the question's words
+    # only across its sentences ("third party" here, "beneficiary" there) is
+    # weaker evidence ("answering_passage").
+    in_passage = [c for c in candidates if c.passage_rating.label == ANSWERS]
+    answering = [c for c in in_passage if c.rating.label == ANSWERS]
+    rule = "answering_sentence"
+    if kind == values.YES_NO:
+        # A "Yes" needs one sentence that holds everything the question
+        # asks about: on the tune contracts a sentence covering only part
+        # of it was as often a false "Yes" as a true one.
+        answering = [c for c in answering if c.rating.score >= WHOLE_QUESTION]
+        rule = "answering_clause"
+    if not answering and in_passage and PASSAGE_IS_PRESENCE:
+        answering, rule = in_passage, "answering_passage"
     if not answering and kind is None:
         # A text question that names nothing to look for ("Who are the
         # parties?"): every passage only relates; the best retrieved one is
         # read, and the confidence says how little that is.
         answering = [c for c in candidates if c.passage_rating.rule == "no_concepts"]
+        rule = "first_passage"
     if not answering:
         return None
     best = min(answering, key=lambda c: c.order)
@@ -317,13 +352,7 @@ def _presence(kind: str, candidates: list[Candidate], **_: Any) -> Reading | Non
         hi,
         typed=True if kind == values.YES_NO else None,
         value="Yes" if kind == values.YES_NO else best.passage.text[lo:hi],
-        rule=(
-            "answering_clause"
-            if kind == values.YES_NO
-            else "answering_sentence"
-            if best.passage_rating.label == ANSWERS
-            else "first_passage"
-        ),
+        rule=rule,
         agree=len({c.passage.rank for c in answering}),
         rivals=0,
         why="A passage answers the question: "

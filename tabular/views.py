@@ -246,8 +246,11 @@ CELL = "tabular/cell_detail.html"
 
 
 def _cell_context(review: Review, cell: Cell, **extra) -> dict:
+    # `tabular_review`: the citation panel's context has a `review` of its own
+    # (the reviewer's decision on the citation).
     context = {
         "review": review,
+        "tabular_review": review,
         "cell": cell,
         "history": cell_history(cell),
         "edit_value": cell.shown_value if not cell.is_not_found else "",
