@@ -35,7 +35,7 @@ class TenantMiddleware:
         request.api_key_invalid = False
         raw_key = request.headers.get("X-API-Key")
         if raw_key is not None:
-            address = client_address(request)
+            address = client_address(request) or "unknown"
             retry_after = api_key_retry_after(address)
             if retry_after is not None:
                 return api_key_throttled_response(retry_after)

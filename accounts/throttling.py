@@ -28,7 +28,9 @@ from django.shortcuts import render
 KEY_PREFIX = "docuiq:api-key-failures:"
 
 
-def client_address(request: HttpRequest) -> str:
+def client_address(request: HttpRequest) -> str | None:
+    """The caller's address; None when the request has none (a test client's
+    force_login), which django-axes stores as unknown."""
     proxies = settings.TRUSTED_PROXY_COUNT
     if proxies > 0:
         forwarded = [
@@ -38,7 +40,7 @@ def client_address(request: HttpRequest) -> str:
         ]
         if len(forwarded) >= proxies:
             return forwarded[-proxies]
-    return request.META.get("REMOTE_ADDR", "") or "unknown"
+    return request.META.get("REMOTE_ADDR") or None
 
 
 def _window(now: float) -> tuple[int, float]:

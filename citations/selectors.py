@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
@@ -132,14 +132,117 @@ def _counted_by_triggers(tenant: Tenant) -> dict[str, int] | None:
         return dict(cursor.fetchall())
 
 
+def _active(filters: CitationFilters | None) -> dict[str, object]:
+    """The filters that narrow something (None and "" filter nothing, as in
+    citation_list; stale=False does)."""
+    if filters is None:
+        return {}
+    return {
+        f.name: getattr(filters, f.name)
+        for f in fields(filters)
+        if getattr(filters, f.name) not in (None, "")
+    }
+
+
+# What citation_stats_daily (migration 0009) can answer: a stats request
+# filtered by anything else (a document, a message, a name, a collection, a
+# context id) narrows to rows their own indexes find.
+_DAILY_COLUMNS = {
+    "verification_status": "status",
+    "verification_method": "method",
+    "execution_context_type": "context_type",
+    "relevance": "relevance",
+    "stale": "is_stale",
+}
+_DAILY_FILTERS = {*_DAILY_COLUMNS, "date_from", "date_to"}
+_DAY = dt.timedelta(days=1)
+
+
+def _utc_midnight(day: dt.date) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)
+
+
+def _counted_by_day(
+    tenant: Tenant, filters: CitationFilters, active: dict[str, object]
+) -> dict[str, int] | None:
+    """PostgreSQL: counts by status from the daily summary for the whole days
+    in the range, plus the rows of the days the range cuts (found through
+    the (tenant, created_at) index); None when the summary cannot answer."""
+    if connection.vendor != "postgresql" or set(active) - _DAILY_FILTERS:
+        return None
+    where, params = ["tenant_id = %s"], [tenant.pk]
+    for name, column in _DAILY_COLUMNS.items():
+        if name in active:
+            value = active[name]
+            if name == "relevance" and value == "unrated":
+                value = ""
+            where.append(f"{column} = %s")
+            params.append(value)
+    edges: list[tuple[dt.datetime | None, dt.datetime | None]] = []
+    date_from, date_to = filters.date_from, filters.date_to
+    if date_from is not None:
+        start = date_from.astimezone(dt.UTC)
+        first = (
+            start.date()
+            if start == _utc_midnight(start.date())
+            else start.date() + _DAY
+        )
+        where.append("day >= %s")
+        params.append(first)
+        edges.append((date_from, _utc_midnight(first)))  # [from, first day)
+    if date_to is not None:
+        end = date_to.astimezone(dt.UTC).date()  # the day date_to cuts
+        where.append("day < %s")
+        params.append(end)
+        edges.append((_utc_midnight(end), None))  # [its midnight, to]
+    if date_from is not None and date_to is not None and first >= end:
+        return None  # under two days: the rows themselves are few
+    counts: dict[str, int] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT status, sum(n) FROM citation_stats_daily WHERE "
+            + " AND ".join(where)
+            + " GROUP BY status",
+            params,
+        )
+        for status, n in cursor.fetchall():
+            counts[status] = int(n)
+    for low, high in edges:
+        if high is not None and low is not None and low >= high:
+            continue  # the range starts at midnight: no partial first day
+        edge = citation_list(
+            tenant=tenant,
+            filters=replace(filters, date_from=low or date_from, date_to=None),
+        )
+        if high is not None:
+            edge = edge.filter(created_at__lt=high)
+        elif date_to is not None:
+            edge = edge.filter(created_at__lte=date_to)
+        for row in (
+            edge.order_by().values("verification_status").annotate(n=Count("id"))
+        ):
+            counts[row["verification_status"]] = (
+                counts.get(row["verification_status"], 0) + row["n"]
+            )
+    return counts
+
+
 def citation_stats(
     *, tenant: Tenant, filters: CitationFilters | None = None
 ) -> dict[str, int]:
-    """Counts by verification status, plus the total (seed 003)."""
+    """Counts by verification status, plus the total (seed 003).
+
+    On PostgreSQL no request groups a tenant's rows: unfiltered counts come
+    from citation_status_counts (0005), counts filtered by date, status,
+    method, context type, relevance or staleness from citation_stats_daily
+    (0009); other filters narrow to rows their indexes find.
+    """
     counts = {s.value: 0 for s in Status}
-    # Empty values filter nothing (citation_list ignores them too).
-    unfiltered = filters is None or not any(astuple(filters))
-    kept = _counted_by_triggers(tenant) if unfiltered else None
+    active = _active(filters)
+    if not active:
+        kept = _counted_by_triggers(tenant)
+    else:
+        kept = _counted_by_day(tenant, filters, active)
     if kept is not None:
         counts.update({status: n for status, n in kept.items() if status in counts})
     else:
