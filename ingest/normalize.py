@@ -36,6 +36,10 @@ _NEWLINES = re.compile(r"\r\n?|[\v\f\x85\u2028\u2029]")
 # surrogates, which no database or JSON encoder accepts.
 _CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff]")
 _NEWLINE_CHARS = frozenset("\r\n\v\f\x85\u2028\u2029")
+# No-break spaces (some PDFs write every space as U+00A0) become plain spaces,
+# one character for one so every offset holds: answers, "Copy quote" and
+# exports would otherwise carry them, and a grid wraps mid-word at the others.
+_SPACES = str.maketrans({"\u00a0": " ", "\u202f": " "})
 
 
 @dataclass(frozen=True)
@@ -46,9 +50,10 @@ class NormalizedText:
 
 
 def normalize_page(text: str) -> str:
-    """NFC, newlines as ``\\n``, no control characters but ``\\n``/``\\t``, no trailing spaces."""
+    """NFC, newlines as ``\\n``, no control characters but ``\\n``/``\\t``,
+    no-break spaces as spaces, no trailing spaces."""
     text = _NEWLINES.sub("\n", text)
-    text = _CONTROLS.sub("", text)
+    text = _CONTROLS.sub("", text).translate(_SPACES)
     if not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", text)
     # Per line, not a regex with `$`: a huge run of spaces must stay linear.
@@ -73,7 +78,7 @@ def normalize_page_with_map(text: str) -> tuple[str, list[int]]:
             i += 2 if text.startswith("\r\n", i) else 1
             continue
         if not _CONTROLS.match(ch):
-            chars.append((ch, i))
+            chars.append((ch.translate(_SPACES), i))
         i += 1
     plain = "".join(c for c, _ in chars)
     if not unicodedata.is_normalized("NFC", plain):
