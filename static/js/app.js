@@ -1,4 +1,9 @@
 // Only what htmx cannot do. Loaded from our origin, so the CSP allows it.
+
+// Text from JSON shows each bidirectional control as a visible mark, one
+// character for one, as the server does for pages (docuiq/display.py).
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+const shown = (text) => String(text).replace(BIDI_CONTROLS, "\uFFFD");
 document.addEventListener("change", (event) => {
   const el = event.target;
   if (el.matches("select[data-autosubmit]")) el.form.submit();
@@ -33,7 +38,7 @@ function startStream(el) {
   const out = el.querySelector(".answer-stream");
   const source = new EventSource(el.dataset.streamUrl);
   source.addEventListener("delta", (event) => {
-    out.textContent += JSON.parse(event.data).t;  // textContent: never parsed as HTML
+    out.textContent += shown(JSON.parse(event.data).t);  // textContent: never parsed as HTML
   });
   source.addEventListener("done", (event) => {
     source.close();
@@ -89,7 +94,7 @@ document.addEventListener("htmx:afterRequest", (event) => {
       li.setAttribute("role", "option");
       li.id = "mention-" + i;
       li.dataset.title = d.title;
-      li.textContent = d.title;  // textContent: titles are never parsed as HTML
+      li.textContent = shown(d.title);  // textContent: titles are never parsed as HTML
       li.setAttribute("aria-selected", i === 0 ? "true" : "false");
       li.addEventListener("mousedown", (event) => { event.preventDefault(); choose(li); });
       ul.appendChild(li);
