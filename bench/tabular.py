@@ -1,16 +1,23 @@
 """Tabular review throughput: 100 documents x 20 columns = 2,000 cells.
 
     .venv/bin/python bench/tabular.py [--documents 100] [--columns 20]
-        [--latency 0.5] [--concurrency 16] [--corpus ../shared/corpus] [--quick]
+        [--latency 0.5] [--concurrency 16] [--corpus ../shared/corpus]
+        [--judges 2] [--paraphrase-share 0.5] [--quick]
 
 The scripted OpenAI-compatible model server (docuiq.testing.llm_server) runs
 in its own process and answers every call after ``--latency`` seconds, so the
 executor talks real HTTP through the real openai SDK. Every cell does what it
 does in production: search, one structured model call, a Message with its
-sources, a citation, and its verification through the cascade.
+sources, a citation, and its verification through the cascade, high stakes
+(issue 25): with ``--judges 2`` a two-judge ensemble (quorum 2) is
+configured, and the server paraphrases the quote of ``--paraphrase-share``
+of the cells (words changed, figures and modal verbs kept) so that stages
+1-2 refuse it and both judges vote, one call after the other, inside the
+cell.
 
-Prints the wall time, the ideal (cells x latency / concurrency) and their
-ratio (target: within 1.3x at concurrency 16), and writes
+Prints the wall time, the ideal (every model call x latency / concurrency:
+one call per cell plus one per judge per judged cell) and their ratio
+(target: within 1.3x at concurrency 16), and writes
 bench/results/tabular.json. Documents are CUAD contracts from the shared
 corpus when it is there (cycled to reach --documents), else generated text.
 """
@@ -109,16 +116,70 @@ def _boot(var_dir: str, database_url: str | None) -> None:
     call_command("migrate", verbosity=0)
 
 
-def _start_server(latency: float) -> tuple[subprocess.Popen, str]:
+# Words a paraphrase keeps (the citation guard compares them).
+_KEEP = {
+    "shall", "may", "must", "will", "should", "not", "no", "never", "without",
+    "unless", "except", "nor", "neither",
+}  # fmt: skip
+
+
+def paraphrase(sentence: str) -> str:
+    """The sentence with every other plain word changed: figures, modal verbs
+    and negations kept, so a judge can support it and the guard accepts the
+    judge's span, while stages 1-2 do not find it."""
+    import re
+
+    out, plain = [], 0
+    for word in sentence.split():
+        bare = re.sub(r"\W", "", word).lower()
+        if bare and bare.isalpha() and bare not in _KEEP:
+            plain += 1
+            if plain % 2 == 0:
+                word = "such"
+        out.append(word)
+    return " ".join(out)
+
+
+def serve(port: int, latency: float, share: float) -> None:
+    """A scripted server whose cell answers paraphrase `share` of the quotes
+    (by a hash of the quote, so a re-run is the same); judges answer as the
+    extractive mode does (supported, the passage's first sentence as span)."""
+    import zlib
+
+    from docuiq.testing.llm_server import Reply, ScriptedLLMServer, extractive_reply
+
+    def respond(body: dict):
+        reply = extractive_reply(body)
+        fmt = (body.get("response_format") or {}).get("json_schema") or {}
+        if fmt.get("name") != "tabular_cell" or reply.obj is None:
+            return reply
+        answer = dict(reply.obj)
+        quote = answer.get("quote") or ""
+        if quote and (zlib.crc32(quote.encode()) % 1000) < share * 1000:
+            answer["quote"] = paraphrase(quote)
+        return Reply.object(answer)
+
+    server = ScriptedLLMServer(port=port, latency_s=latency)
+    server.respond_with(respond)
+    server.start()
+    print(f"Scripted LLM server (paraphrasing) on {server.base_url}; ready", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    finally:
+        server.stop()
+
+
+def _start_server(latency: float, share: float) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
         [
             sys.executable,
-            "-m",
-            "docuiq.testing.llm_server",
-            "--port",
-            "0",
+            str(Path(__file__).resolve()),
+            "--serve",
             "--latency",
             str(latency),
+            "--paraphrase-share",
+            str(share),
         ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
@@ -165,6 +226,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--database-url", default=None, help="default: a fresh SQLite file"
     )
+    parser.add_argument(
+        "--judges", type=int, default=2, help="ensemble judges (0: no judge)"
+    )
+    parser.add_argument(
+        "--paraphrase-share",
+        type=float,
+        default=0.5,
+        help="share of cells whose quote the server paraphrases (judged)",
+    )
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--out", default=str(RESULTS / "tabular.json"))
     parser.add_argument(
         "--quick",
@@ -172,12 +243,15 @@ def main(argv: list[str] | None = None) -> int:
         help="4 generated documents x 2 columns, 10 ms calls: runs only",
     )
     args = parser.parse_args(argv)
+    if args.serve:
+        serve(0, args.latency, args.paraphrase_share)
+        return 0
     if args.quick:
         args.documents, args.columns, args.latency = 4, 2, 0.01
         args.concurrency, args.corpus = 4, ""
     corpus = Path(args.corpus).resolve() if args.corpus else None
 
-    server, url = _start_server(args.latency)
+    server, url = _start_server(args.latency, args.paraphrase_share)
     try:
         with tempfile.TemporaryDirectory(prefix="docuiq-tabular-bench-") as var_dir:
             _boot(var_dir, args.database_url)
@@ -199,6 +273,10 @@ def _bench(args: argparse.Namespace, corpus: Path | None, url: str) -> int:
     settings.LLM_BASE_URL = url
     settings.LLM_MODEL = "scripted-model"
     settings.LLM_API_KEY = "bench"
+    judges = [f"judge-{i + 1}" for i in range(args.judges)]
+    settings.LLM_JUDGE_MODEL = judges[0] if judges else ""
+    settings.LLM_ENSEMBLE_MODELS = judges
+    settings.LLM_ENSEMBLE_QUORUM = len(judges) or 2
     # Priced like a small hosted model, so the cost path is exercised.
     settings.LLM_PRICES = {**settings.LLM_PRICES, "scripted-model": (0.15, 0.60)}
 
@@ -231,7 +309,10 @@ def _bench(args: argparse.Namespace, corpus: Path | None, url: str) -> int:
     started = time.monotonic()
     outcome = review_run(review_id=review.pk, concurrency=args.concurrency)
     wall = time.monotonic() - started
-    ideal = cells * args.latency / args.concurrency
+    judged = _judged(tenant, review)
+    methods = _methods(tenant, review)
+    calls = cells + judged * len(judges)
+    ideal = calls * args.latency / args.concurrency
     ratio = wall / ideal
     review = Review.objects.with_scope(tenant=tenant.pk).get(pk=review.pk)
     failed = Cell.objects.with_scope(tenant=tenant.pk).filter(
@@ -240,7 +321,12 @@ def _bench(args: argparse.Namespace, corpus: Path | None, url: str) -> int:
     errors = sorted({c.error for c in failed[:20]})
     print(f"status     {review.status}: {outcome.done} done, {outcome.failed} failed")
     print(f"wall       {wall:.1f} s")
-    print(f"ideal      {ideal:.1f} s  (cells x latency / concurrency)")
+    print(
+        f"judged     {judged} cells by {len(judges)} judges (ensemble, quorum "
+        f"{settings.LLM_ENSEMBLE_QUORUM}): {calls} model calls"
+    )
+    print(f"ideal      {ideal:.1f} s  (model calls x latency / concurrency)")
+    print("verdicts   " + ", ".join(f"{k} {v}" for k, v in sorted(methods.items())))
     print(f"ratio      {ratio:.2f}x  (target <= 1.30x)")
     print(f"throughput {cells / wall:.1f} cells/s")
     print(
@@ -259,6 +345,11 @@ def _bench(args: argparse.Namespace, corpus: Path | None, url: str) -> int:
         "wall_s": round(wall, 2),
         "ideal_s": round(ideal, 2),
         "ratio": round(ratio, 3),
+        "high_stakes": True,
+        "judges": len(judges),
+        "judged_cells": judged,
+        "model_calls": calls,
+        "verification_methods": methods,
         "target_ratio": 1.3,
         "done": outcome.done,
         "failed": outcome.failed,
@@ -270,6 +361,33 @@ def _bench(args: argparse.Namespace, corpus: Path | None, url: str) -> int:
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {out}", file=sys.stderr)
     return 0 if outcome.failed == 0 else 1
+
+
+def _methods(tenant, review) -> dict[str, int]:
+    from django.db.models import Count
+
+    from citations.models import MessageCitation
+
+    rows = (
+        MessageCitation.objects.with_scope(tenant=tenant.pk)
+        .filter(execution_context_id=str(review.pk))
+        .values("verification_method")
+        .annotate(n=Count("pk"))
+    )
+    return {r["verification_method"] or "none": r["n"] for r in rows}
+
+
+def _judged(tenant, review) -> int:
+    """Cells whose quote the judges voted on (the ensemble stage ran)."""
+    from citations.models import CitationVerification
+
+    stages = CitationVerification.objects.with_scope(tenant=tenant.pk).filter(
+        citation__execution_context_id=str(review.pk)
+    )
+    return sum(
+        any(stage.get("stage") in ("ensemble", "llm_judge") for stage in row)
+        for row in stages.values_list("stages", flat=True)
+    )
 
 
 if __name__ == "__main__":

@@ -550,7 +550,11 @@ def _run_split(tenant, columns, group, split, mode) -> list[dict]:
                     "relevance": citation.relevance if citation else "",
                     "relevance_score": citation.relevance_score if citation else None,
                     "best_score": max(
-                        (p["score"] for p in (cell.searched or {}).get("passages", [])),
+                        (
+                            p["score"]
+                            for p in (cell.searched or {}).get("passages", [])
+                            if p["score"] is not None
+                        ),
                         default=None,
                     ),
                     "facts": (cell.searched or {}).get("facts", {}),

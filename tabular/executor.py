@@ -663,14 +663,24 @@ def _checked(
     if verified is not None:
         rated = judge.rate(verified.cited.content)
     facts_reading = answer.get("reading")
+    # What was read, rated: the offline reader rated every passage already;
+    # a model's answer needs the ratings only to say why nothing was found.
+    ratings = (
+        {p["chunk_index"]: p for p in facts_reading.searched}
+        if facts_reading is not None
+        else {}
+    )
     searched = []
     for rank, chunk in enumerate(got.chunks):
-        rating = judge.rate(chunk.content)
+        known = ratings.get(chunk.chunk_index)
+        if known is None and not found:
+            rating = judge.rate(chunk.content)
+            known = {"label": rating.label, "score": rating.score}
         searched.append(
             {
                 "page": chunk.page_start,
-                "label": rating.label,
-                "score": rating.score,
+                "label": known["label"] if known else "",
+                "score": known["score"] if known else None,
                 "chunk_index": chunk.chunk_index,
                 "rank": rank,
             }
