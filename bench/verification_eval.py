@@ -144,6 +144,7 @@ class Tally:
                 "wrong_place": 0,
                 "methods": defaultdict(int),
                 "failure_kinds": defaultdict(int),
+                "rules": defaultdict(int),
             }
         )
         self.misses: dict[str, list] = defaultdict(list)
@@ -159,6 +160,7 @@ class Tally:
         row["methods"][verdict.match_type] += 1
         if not verdict.verified:
             row["failure_kinds"][verdict.failure_kind] += 1
+            row["rules"][getattr(verdict, "rule", None)] += 1
             if expected is not None and verdict.candidate_start is not None:
                 candidate = (verdict.candidate_start, verdict.candidate_end)
                 row["located"] += int(_within_3(candidate, expected))
@@ -196,6 +198,7 @@ class Tally:
         row["methods"][verdict.match_type] += 1
         if not verdict.verified:
             row["failure_kinds"][verdict.failure_kind] += 1
+            row["rules"][getattr(verdict, "rule", None)] += 1
         if verdict.verified:
             row["verified"] += 1
             self.misses[kind].append(
@@ -222,6 +225,10 @@ class Tally:
                 "wrong_place": row["wrong_place"] if located else None,
                 "match_types": dict(row["methods"]),
                 "failure_kinds": dict(row["failure_kinds"]),
+                # Which rule refused, by id (rules.py), most first.
+                "refused_by": dict(
+                    sorted(row["rules"].items(), key=lambda kv: (-kv[1], str(kv[0])))
+                ),
             }
             if self.times.get(kind):
                 out[kind]["ms_median"] = round(percentile(self.times[kind], 50), 2)
@@ -1079,6 +1086,8 @@ def main() -> None:
             )
         )
     print(f"\nfalse verifications: {false_verified}")
+    unnamed = sum(row["refused_by"].get(None, 0) for row in summary.values())
+    print(f"refusals without a rule id: {unnamed}")
     for kind, count in beyond.items():
         print(f"  not counted above (known limit): {kind} verified {count}")
     for goal, met in targets.items():
@@ -1101,6 +1110,7 @@ def main() -> None:
             "icdar_by_cer": icdar_buckets,
             "traps": traps,
             "false_verifications": false_verified,
+            "refusals_without_rule": unnamed,
             "skipped": sorted(skipped),
             "known_limit_verified": beyond,
             "targets": targets,

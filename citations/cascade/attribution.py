@@ -83,6 +83,7 @@ def verify_cited_quote(
                         "stage": "attribution",
                         "outcome": "found elsewhere",
                         "detail": other.label,
+                        "rule": "attribution.elsewhere",
                     },
                 ),
                 text=cited.text,
@@ -95,6 +96,7 @@ def verify_cited_quote(
                 score=own.score,
                 found_in=other.label,
                 page_starts=cited.page_starts,
+                rule="attribution.elsewhere",
             )
     if judge is None and not (high_stakes and ensemble):
         return own

@@ -48,6 +48,7 @@ from citations.cascade.guards import (
 )
 from citations.cascade.memo import memo
 from citations.cascade.prepared import prepare
+from citations.cascade.refusal import refusal
 from citations.cascade.scope import opening_aside_end, reach, stands_before_verb
 
 # How far back a quote opening with an ellipsis or insertion is read: the
@@ -324,8 +325,11 @@ def negation_before(
             return None
         word, where = found
         return Dropped(
-            f"the quote's opening elision leaves out “{word}” "
-            f"(source: “{_words_around(text, where, start, reach=0)}”)",
+            refusal(
+                "negation.opening_elision",
+                f"the quote's opening elision leaves out “{word}” "
+                f"(source: “{_words_around(text, where, start, reach=0)}”)",
+            ),
             where,
         )
     # Only the last few dozen characters can hold the words; a regex anchored
@@ -394,8 +398,11 @@ def negation_before(
             else:
                 said = f"{back + 1} words after"
             return Dropped(
-                f"the quote starts {said} “{word}”, which{still} negates it "
-                f"(source: “{_words_around(text, where, start, reach=0)}”)",
+                refusal(
+                    "negation.before",
+                    f"the quote starts {said} “{word}”, which{still} negates it "
+                    f"(source: “{_words_around(text, where, start, reach=0)}”)",
+                ),
                 where,
             )
     in_clause = [w for w in words if w[1] >= clause_at]
@@ -634,8 +641,11 @@ def _end(word: tuple[str, int]) -> int:
 
 def _reverses(text: str, at: int, start: int, phrase: str) -> Dropped:
     return Dropped(
-        f"the quote starts just after “{phrase}”, which reverses it "
-        f"(source: “{_words_around(text, at, start, reach=0)}”)",
+        refusal(
+            "negation.reversing_verb",
+            f"the quote starts just after “{phrase}”, which reverses it "
+            f"(source: “{_words_around(text, at, start, reach=0)}”)",
+        ),
         at,
     )
 
@@ -679,8 +689,11 @@ def _straddled(text: str, start: int, words: list[tuple[str, int]]) -> Dropped |
     if not _is_negation(joined, damaged=False):
         return None
     return Dropped(
-        f"the quote starts inside “{piece} {first.group()}”, which negates it "
-        f"(source: “{_words_around(text, at, start, reach=0)}”)",
+        refusal(
+            "negation.split_off",
+            f"the quote starts inside “{piece} {first.group()}”, which negates it "
+            f"(source: “{_words_around(text, at, start, reach=0)}”)",
+        ),
         at,
     )
 
@@ -720,8 +733,11 @@ def negation_after(text: str, end: int) -> Dropped | None:
     circumstances", "The Buyer shall pay | no interest"."""
     if re.match(r"n?['\u2019]t\b", text[end : end + 4]):
         return Dropped(
-            "the quote stops inside “n't”, which negates it "
-            f"(source: “{_words_around(text, end, end, reach=3)}”)",
+            refusal(
+                "negation.after",
+                "the quote stops inside “n't”, which negates it "
+                f"(source: “{_words_around(text, end, end, reach=3)}”)",
+            ),
             end,
         )
     words = _words(text, end, min(len(text), end + 60))[:3]
@@ -751,8 +767,11 @@ def negation_after(text: str, end: int) -> Dropped | None:
     ):
         return None
     return Dropped(
-        f"the quote stops just before “{negation}”, which negates it "
-        f"(source: “{_words_around(text, at, at + len(negation))}”)",
+        refusal(
+            "negation.after",
+            f"the quote stops just before “{negation}”, which negates it "
+            f"(source: “{_words_around(text, at, at + len(negation))}”)",
+        ),
         at,
     )
 
@@ -779,8 +798,11 @@ def negation_elided(text: str, gap_start: int, gap_end: int) -> Dropped | None:
         return None
     word, where = found
     return Dropped(
-        f"the elision leaves out “{word}” "
-        f"(source: “{_words_around(text, gap_start, gap_end)}”)",
+        refusal(
+            "elision.negation",
+            f"the elision leaves out “{word}” "
+            f"(source: “{_words_around(text, gap_start, gap_end)}”)",
+        ),
         where,
     )
 

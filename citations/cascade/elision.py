@@ -55,6 +55,7 @@ from citations.cascade.guards import (
 )
 from citations.cascade.numerals import CARDINALS, SCALES
 from citations.cascade.prepared import PreparedText
+from citations.cascade.refusal import refusal
 from citations.cascade.tolerant import (
     FoldedQuote,
     Found,
@@ -280,17 +281,31 @@ def find_elided(
     parts = [_Part(FoldedQuote.of(p), 0) for p in split.parts]
     parts = [_Part(p.quote, p.quote.words) for p in parts if p.quote.folded]
     if not parts:
-        return Elided(None, "quote has no words outside its elisions", 0, 0)
+        return Elided(
+            None,
+            refusal("elision.no_words", "quote has no words outside its elisions"),
+            0,
+            0,
+        )
     total = sum(p.words for p in parts)
     long_words = sum(p.words for p in parts if not p.short)
     if long_words == 0:
         return Elided(
-            None, "every elided part is shorter than three words", len(parts), 0
+            None,
+            refusal(
+                "elision.fragments",
+                "every elided part is shorter than three words",
+            ),
+            len(parts),
+            0,
         )
     if 2 * long_words < total:
         return Elided(
             None,
-            "too much of the elided quote is in fragments of one or two words",
+            refusal(
+                "elision.fragments",
+                "too much of the elided quote is in fragments of one or two words",
+            ),
             len(parts),
             0,
         )
@@ -298,8 +313,11 @@ def find_elided(
         if p.short and features(p.quote.folded):
             return Elided(
                 None,
-                f"elided fragment '{p.quote.folded}' is too short to verify safely "
-                "(it carries a number, negation or modal verb)",
+                refusal(
+                    "elision.guarded_fragment",
+                    f"elided fragment '{p.quote.folded}' is too short to verify "
+                    "safely (it carries a number, negation or modal verb)",
+                ),
                 len(parts),
                 0,
             )
@@ -310,7 +328,10 @@ def find_elided(
     if not anchors:
         return Elided(
             None,
-            f"elided part '{split.parts[anchor_index][:80]}' not found",
+            refusal(
+                "elision.part_not_found",
+                f"elided part '{split.parts[anchor_index][:80]}' not found",
+            ),
             len(parts),
             0,
         )
@@ -353,11 +374,22 @@ def find_elided(
                 source_span(prepared, refused[0].start, refused[-1].end),
                 min(h.similarity for h in refused),
             )
-        return Elided(None, failure or "elided parts not found in order", len(parts), 0)
+        return Elided(
+            None,
+            failure
+            or refusal("elision.out_of_reach", "elided parts not found in order"),
+            len(parts),
+            0,
+        )
     (outside, _, _), ordered = best
     span = source_span(prepared, ordered[0].start, ordered[-1].end)
     if span is None:
-        return Elided(None, "elided parts not found in order", len(parts), 0)
+        return Elided(
+            None,
+            refusal("elision.out_of_reach", "elided parts not found in order"),
+            len(parts),
+            0,
+        )
     gaps = [b.start - a.end for a, b in itertools.pairwise(ordered)]
     found = Found(
         span[0],
@@ -375,9 +407,10 @@ def outer_insertion_difference(split: QuoteParts) -> str | None:
     ("[No] Supplier shall deliver", "... to the Buyer [within 5 days]")."""
     for inserted in split.outer_insertions:
         if _said(inserted):
-            return (
+            return refusal(
+                "insertion.outer_meaning",
                 f"the bracketed insertion “[{inserted}]” carries a number, "
-                "negation or modal verb that no source text stands behind"
+                "negation or modal verb that no source text stands behind",
             )
     return None
 
@@ -413,8 +446,11 @@ def _chain(
         if hit is None:
             return (
                 None,
-                f"elided part '{split.parts[i][:80]}' not found within {MAX_GAP} "
-                "characters before the next part",
+                refusal(
+                    "elision.out_of_reach",
+                    f"elided part '{split.parts[i][:80]}' not found within "
+                    f"{MAX_GAP} characters before the next part",
+                ),
                 None,
             )
         hits[i] = hit
@@ -426,8 +462,11 @@ def _chain(
         if hit is None:
             return (
                 None,
-                f"elided part '{split.parts[i][:80]}' not found within {MAX_GAP} "
-                "characters after the previous part",
+                refusal(
+                    "elision.out_of_reach",
+                    f"elided part '{split.parts[i][:80]}' not found within "
+                    f"{MAX_GAP} characters after the previous part",
+                ),
                 None,
             )
         hits[i] = hit
@@ -437,7 +476,11 @@ def _chain(
         _crosses_paragraph(prepared, a.end, b.start)
         for a, b in itertools.pairwise(chain)
     ):
-        return None, "elided parts are in different paragraphs", None
+        return (
+            None,
+            refusal("elision.paragraphs", "elided parts are in different paragraphs"),
+            None,
+        )
     folded = prepared.folded
     for k, (a, b) in enumerate(itertools.pairwise(chain)):
         gap_start, gap_end = folded.source_end(a.end), folded.source_start(b.start)
@@ -622,8 +665,11 @@ def outer_party_difference(
         for nearby, where in ((before, start), (after, end)):
             if _names_other_party(inserted, " ".join(nearby)):
                 return Dropped(
-                    f"the bracketed insertion “[{inserted}]” names another party "
-                    f"than the source (source: “{' '.join(nearby)}”)",
+                    refusal(
+                        "insertion.other_party",
+                        f"the bracketed insertion “[{inserted}]” names another "
+                        f"party than the source (source: “{' '.join(nearby)}”)",
+                    ),
                     where,
                 )
         # The words next to the span on either side are what it may replace.
@@ -640,8 +686,11 @@ def outer_party_difference(
             _stands_for(inserted, words, next_to) for words, next_to in sides
         ):
             return Dropped(
-                f"the bracketed insertion “[{inserted}]” stands for no words of the "
-                f"source (source: “{' '.join(before)} … {' '.join(after)}”)",
+                refusal(
+                    "insertion.stands_for_nothing",
+                    f"the bracketed insertion “[{inserted}]” stands for no words of "
+                    f"the source (source: “{' '.join(before)} … {' '.join(after)}”)",
+                ),
                 start,
             )
     return None
@@ -736,8 +785,12 @@ def _other_than_antecedent(text: str, start: int, inserted: str) -> Dropped | No
     if not (rival or named & mentioned):
         return None
     return Dropped(
-        f"the bracketed insertion “[{inserted}]” stands for “{words[-1].group()}”, "
-        f"which refers to the {' '.join(sorted(subject)).title()} in the source",
+        refusal(
+            "insertion.antecedent",
+            f"the bracketed insertion “[{inserted}]” stands for "
+            f"“{words[-1].group()}”, which refers to the "
+            f"{' '.join(sorted(subject)).title()} in the source",
+        ),
         pronoun,
     )
 
@@ -1130,42 +1183,49 @@ def _gap_difference(
             or _names_other_party(inserted, gap)
             or not _stands_for(inserted, gap, context=_CLAUSE_START.split(before)[-1])
         ):
-            return (
+            return refusal(
+                "insertion.says_otherwise",
                 f"the bracketed insertion “[{inserted}]” says what the source "
-                f"does not (source: “{' '.join(gap.split()) or '(nothing)'}”)"
+                f"does not (source: “{' '.join(gap.split()) or '(nothing)'}”)",
             )
         return None
     if sentence_ends(gap, 0, len(gap)):
-        return (
-            f"the elision joins two sentences (source: “{' '.join(gap.split())[:80]}”)"
+        return refusal(
+            "elision.joins_sentences",
+            f"the elision joins two sentences (source: “{' '.join(gap.split())[:80]}”)",
         )
     said = features(fold_text(gap))
     amount = elided_amount(gap, before, after)
     if amount:
-        return f"the elision leaves out “{amount}”"
+        return refusal("elision.amount", f"the elision leaves out “{amount}”")
     subject = _NEW_SUBJECT.search(gap)
     if (
         _has_modal(" ".join(after.split()[:1]))
         and (subject or any(f.kind == MODAL for f in said))
     ) or (subject and _has_modal(gap[subject.end() :])):
-        return (
+        return refusal(
+            "elision.joins_subject",
             "the elision joins the quote's subject to another clause's verb "
-            f"(source: “{' '.join(gap.split())[:80]}”)"
+            f"(source: “{' '.join(gap.split())[:80]}”)",
         )
     if any(f.kind == MODAL for f in said) and _has_modal(
         _CLAUSE_START.split(before)[-1]
     ):
-        return (
+        return refusal(
+            "elision.joins_clauses",
             "the elision joins two clauses: it leaves out the modal verb of "
-            f"the second (source: “{' '.join(gap.split())[:80]}”)"
+            f"the second (source: “{' '.join(gap.split())[:80]}”)",
         )
     reversing = _reversing_near_end(gap, before, after)
     if reversing:
-        return f"the elision leaves out “{reversing}”"
+        return refusal(
+            "elision.reversing_word", f"the elision leaves out “{reversing}”"
+        )
     condition = elided_condition(gap, before, after)
     if condition:
-        return (
+        return refusal(
+            "elision.condition",
             f"the elision leaves out “{condition}”, which governs the words "
-            f"after it (source: “{' '.join(gap.split())[:80]}”)"
+            f"after it (source: “{' '.join(gap.split())[:80]}”)",
         )
     return None

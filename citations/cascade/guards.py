@@ -34,7 +34,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from itertools import chain
 from typing import NamedTuple, Protocol
@@ -58,6 +58,7 @@ from citations.cascade.numerals import (
     NUMBER_WORDS,
     number_value,
 )
+from citations.cascade.refusal import Refusal, refusal
 
 # A number stands alone ("30", "1,000.50"); digits glued to letters ("30days",
 # "0rder") are read as a word and sorted out in `features`.
@@ -584,7 +585,22 @@ def _glued_to_digits(raw: str, previous_word: str, context: str) -> list[Feature
     return found
 
 
-def _describe(kind: str, a: list[Feature], b: list[Feature]) -> str:
+# The rule that compares each kind of meaning-bearing token (rules.py).
+MEANING_RULES = {
+    NUMBER: "meaning.number",
+    PERCENT: "meaning.percentage",
+    CURRENCY: "meaning.currency",
+    DATE: "meaning.date",
+    NEGATION: "meaning.negation",
+    MODAL: "meaning.modal",
+    LABEL: "meaning.label",
+    SEPARATOR: "meaning.number_separator",
+    SECTION_SIGN: "meaning.section_sign",
+}
+
+
+def _describe(kind: str, a: list[Feature], b: list[Feature]) -> Refusal:
+    rule = MEANING_RULES[kind]
     va = [f.value for f in a]
     vb = [f.value for f in b]
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
@@ -595,11 +611,13 @@ def _describe(kind: str, a: list[Feature], b: list[Feature]) -> str:
         quoted = ", ".join(f"'{f.raw}' ({f.context})" for f in a[i1:i2])
         sourced = ", ".join(f"'{f.raw}' ({f.context})" for f in b[j1:j2])
         if tag == "replace":
-            return f"{kind} differs: quote has {quoted}, source has {sourced}"
+            return refusal(
+                rule, f"{kind} differs: quote has {quoted}, source has {sourced}"
+            )
         if tag == "delete":
-            return f"{kind} missing in source: quote has {quoted}"
-        return f"{kind} added in source: source has {sourced}"
-    return f"{kind} differs"
+            return refusal(rule, f"{kind} missing in source: quote has {quoted}")
+        return refusal(rule, f"{kind} added in source: source has {sourced}")
+    return refusal(rule, f"{kind} differs")
 
 
 def _by_kind(found: Iterable[Feature]) -> dict[str, list[Feature]]:
@@ -638,15 +656,19 @@ def paraphrase_difference(quote: str, span: str) -> str | None:
         missing = Counter(f.value for f in q[kind]) - Counter(f.value for f in s[kind])
         if missing:
             shown = next(f for f in q[kind] if f.value in missing)
-            return (
-                f"{kind} missing in source: quote has '{shown.raw}' ({shown.context})"
+            return refusal(
+                MEANING_RULES[kind],
+                f"{kind} missing in source: quote has '{shown.raw}' ({shown.context})",
             )
     extra = Counter(f.value for f in s[NEGATION]) - Counter(
         f.value for f in q[NEGATION]
     )
     if extra:
         shown = next(f for f in s[NEGATION] if f.value in extra)
-        return f"negation added in source: source has '{shown.raw}' ({shown.context})"
+        return refusal(
+            MEANING_RULES[NEGATION],
+            f"negation added in source: source has '{shown.raw}' ({shown.context})",
+        )
     return None
 
 
@@ -1151,7 +1173,9 @@ def _respelled_code(q_words: str, s_words: str, code_words: frozenset[str]) -> b
     return any(w in code_words for w in chain(q_list, s_list))
 
 
-def _code_letter_added(q_words: str, s_words: str, code_words: frozenset[str]) -> bool:
+def _code_letter_added_to(
+    q_words: str, s_words: str, code_words: frozenset[str]
+) -> bool:
     """In a scan, one code is the other with a letter more ("GOOG", "GOOGL";
     "MSFT", "MSF")? OCR drops thin lowercase strokes, but a code's capitals
     are whole letters, and a one-letter-longer ticker is another company.
@@ -1357,6 +1381,211 @@ def _real_word_differs(quote_words: str, span_words: str) -> str:
     )
 
 
+# What kind of difference an aligned group of words is: the wording rules
+# that apply to each (WORDING_RULES). `_align_words` leaves out words
+# written alike in both.
+SAME = "one word each, equal after OCR folding ('1n', 'in')"
+MISSING = "a quote word the span lacks"
+ADDED = "a span word the quote lacks"
+SAME_LETTERS = "the same letters, set otherwise"
+OTHER = "other words"
+
+
+class _Shared(NamedTuple):
+    """What every group of one quote and span shares."""
+
+    quote: str
+    span: str
+    groups: list[_Group]
+    clean: bool
+    vocabulary: Mapping[str, int] | None
+    code_words: frozenset[str]
+    as_written: Written
+    phrases: PhraseCount | None
+
+
+class _WordCase:
+    """One aligned group of quote and span words, and what the wording
+    rules ask of it (`_wording` fills one in for each group in turn)."""
+
+    __slots__ = ("at", "group", "kq", "ks", "q_words", "s_words", "shared")
+
+    shared: _Shared
+    at: int
+    group: _Group
+    q_words: str
+    s_words: str
+    kq: str
+    ks: str
+
+
+def _document_phrase(c: _WordCase) -> str | None:
+    shared = c.shared
+    return _document_wording(
+        shared.quote, shared.span, c.group, shared.vocabulary, shared.phrases
+    )
+
+
+def _code_respelled(c: _WordCase) -> str | None:
+    if _respelled_code(c.q_words, c.s_words, c.shared.code_words):
+        return _clean_word_differs(c.q_words, c.s_words, what="code")
+    return None
+
+
+def _code_letter_added(c: _WordCase) -> str | None:
+    if _code_letter_added_to(c.q_words, c.s_words, c.shared.code_words):
+        return (
+            f"code differs: quote has '{c.q_words}', source has '{c.s_words}' "
+            "(a letter more or less, which no misread glyph explains)"
+        )
+    return None
+
+
+def _words_swapped(c: _WordCase) -> str | None:
+    if _spelled_swap(c.q_words, c.s_words, c.shared.clean):
+        return _real_word_differs(c.q_words, c.s_words)
+    return None
+
+
+def _word_missing(c: _WordCase) -> str | None:
+    if all(_is_junk(ocr_skeleton(w)) for w in c.q_words.split()):
+        return None
+    return f"word missing in source: quote has '{c.q_words}'"
+
+
+def _word_added(c: _WordCase) -> str | None:
+    if all(_is_junk(ocr_skeleton(w)) for w in c.s_words.split()):
+        return None
+    return f"word added in source: source has '{c.s_words}'"
+
+
+def _one_word_swapped(c: _WordCase) -> str | None:
+    if len(c.group.quote_words) == len(c.group.span_words) == 1:
+        return _words_swapped(c)  # "stern"/"stem"
+    return None
+
+
+def _possessive_moved(c: _WordCase) -> str | None:
+    quote, span, group = c.shared.quote, c.shared.span, c.group
+    q_form = _possessive(quote, group.quote_words)
+    s_form = _possessive(span, group.span_words)
+    # A scan may lose an apostrophe; it does not move one.
+    if q_form != s_form and (c.shared.clean or (q_form and s_form)):
+        q_raw = _as_written(quote, group.quote_words, q_form)
+        s_raw = _as_written(span, group.span_words, s_form)
+        return (
+            f"possessive differs: quote has '{q_raw}', source has "
+            f"'{s_raw}' (one owner or several)"
+        )
+    return None
+
+
+def _prefix_negates(c: _WordCase) -> str | None:
+    if _negating_prefix(c.kq, c.ks) or _damaged_negating_prefix(c.kq, c.ks):
+        return f"negation differs: quote has '{c.q_words}', source has '{c.s_words}'"
+    return None
+
+
+def _guard_word_run_in(c: _WordCase) -> str | None:
+    if _runs_in_guard_words(c.q_words, c.s_words, c.shared.span, c.shared.groups, c.at):
+        return (
+            f"word differs: quote has '{c.q_words}', source has '{c.s_words}' "
+            "(read as words, the source's letters hold a negation, modal "
+            "verb or number the quote leaves out)"
+        )
+    return None
+
+
+def _party_rival(c: _WordCase) -> str | None:
+    if len(c.group.quote_words) == 1 and party_rival(c.kq, c.ks, c.shared.vocabulary):
+        return (
+            f"party differs: quote has '{c.q_words}', source has '{c.s_words}' "
+            "(OCR could have made it from the other party)"
+        )
+    return None
+
+
+def _real_word(c: _WordCase) -> str | None:
+    if _another_real_word(c.kq, c.ks, c.group, c.shared.vocabulary):
+        return _real_word_differs(c.q_words, c.s_words)
+    return None
+
+
+def _implausible_damage(c: _WordCase) -> str | None:
+    if not plausible_ocr(
+        c.q_words.replace(" ", ""), c.s_words.replace(" ", "")
+    ) and not _damage_reads_as(c.q_words, c.s_words, c.shared.vocabulary):
+        return f"word differs: quote has '{c.q_words}', source has '{c.s_words}'"
+    return None
+
+
+def _each_word(c: _WordCase) -> str | None:
+    if len(c.group.quote_words) > 1:
+        return _word_by_word(c.q_words, c.s_words, c.shared.vocabulary)
+    return None
+
+
+def _clean_source(c: _WordCase) -> str | None:
+    """In a clean source the quote's words are the source's, but for a
+    stray misprint (checked last: the specific reasons come first)."""
+    q, s = c.q_words, c.s_words
+    if q.replace(" ", "") != s.replace(" ", "") and not _stray_misprint(
+        q, s, c.shared.vocabulary, c.shared.as_written
+    ):
+        return _clean_word_differs(q, s)
+    return None
+
+
+class WordingRule(NamedTuple):
+    """A row of WORDING_RULES: the rule's id (rules.py), its check (the
+    refusal's text, or None), the kinds of group it reads, and the sources
+    it reads them in (clean, scanned or both)."""
+
+    id: str
+    check: Callable[[_WordCase], str | None]
+    kinds: frozenset[str]
+    sources: str = "both"
+
+
+_ALL = frozenset({SAME, MISSING, ADDED, SAME_LETTERS, OTHER})
+_WORDS_BOTH_SIDES = frozenset({SAME, SAME_LETTERS, OTHER})
+
+# The wording rules, in the order they judge each aligned group of words;
+# the first to refuse decides. A group passes when every row for its kind
+# and source has passed it. Specific reasons come before the clean
+# source's catch-all, which comes last.
+WORDING_RULES: tuple[WordingRule, ...] = (
+    WordingRule("wording.document_phrase", _document_phrase, _ALL, "scanned"),
+    WordingRule("wording.code_respelled", _code_respelled, _ALL, "clean"),
+    WordingRule("wording.code_letter_added", _code_letter_added, _ALL, "scanned"),
+    WordingRule("wording.real_word_swap", _words_swapped, frozenset({SAME})),
+    WordingRule("wording.word_missing", _word_missing, frozenset({MISSING})),
+    WordingRule("wording.word_added", _word_added, frozenset({ADDED})),
+    WordingRule("wording.real_word_swap", _one_word_swapped, frozenset({SAME_LETTERS})),
+    WordingRule("wording.possessive", _possessive_moved, frozenset({SAME_LETTERS})),
+    WordingRule("wording.negating_prefix", _prefix_negates, frozenset({OTHER})),
+    WordingRule("wording.guard_word_run_in", _guard_word_run_in, frozenset({OTHER})),
+    WordingRule("wording.party_rival", _party_rival, frozenset({OTHER})),
+    WordingRule("wording.real_word_swap", _real_word, frozenset({OTHER})),
+    WordingRule("wording.implausible_damage", _implausible_damage, frozenset({OTHER})),
+    WordingRule("wording.word_by_word", _each_word, frozenset({OTHER})),
+    WordingRule("wording.clean_source", _clean_source, _WORDS_BOTH_SIDES, "clean"),
+)
+
+# The rows each kind of group meets, in a clean source and in a scan: the
+# same order, without the rows that cannot apply.
+_RULES_FOR: dict[tuple[str, bool], tuple[tuple[str, Callable], ...]] = {
+    (kind, clean): tuple(
+        (rule.id, rule.check)
+        for rule in WORDING_RULES
+        if kind in rule.kinds
+        and rule.sources in ("both", "clean" if clean else "scanned")
+    )
+    for kind in _ALL
+    for clean in (True, False)
+}
+
+
 def _wording(
     quote: str,
     span: str,
@@ -1365,95 +1594,35 @@ def _wording(
     code_words: frozenset[str] = frozenset(),
     as_written: Written = _PLAIN_WRITING,
     phrases: PhraseCount | None = None,
-) -> str | None:
+) -> Refusal | None:
+    """The first wording rule that refuses a group of the aligned words, as
+    a Refusal naming it (WORDING_RULES); None when every group passes."""
     # In a clean (not OCR'd) source nothing misread a glyph: codes, words
     # and apostrophes are as written. In a scan they may be damaged.
     clean = not lexicon.looks_scanned(vocabulary)
+    case = _WordCase()
+    case.shared = _Shared(
+        quote, span, groups, clean, vocabulary, code_words, as_written, phrases
+    )
+    rules_for = _RULES_FOR
     for at, group in enumerate(groups):
-        q_words = _words(quote, group.quote_words)
-        s_words = _words(span, group.span_words)
-        wording = (
-            None
-            if clean
-            else _document_wording(quote, span, group, vocabulary, phrases)
-        )
-        if wording:
-            return wording
-        if clean and _respelled_code(q_words, s_words, code_words):
-            return _clean_word_differs(q_words, s_words, what="code")
-        if not clean and _code_letter_added(q_words, s_words, code_words):
-            return (
-                f"code differs: quote has '{q_words}', source has '{s_words}' "
-                "(a letter more or less, which no misread glyph explains)"
-            )
-        # In a clean source the quote's words are the source's, but for a
-        # stray misprint; checked last, so the specific reasons come first.
-        strict = (
-            clean
-            and group.quote_words
-            and group.span_words
-            and q_words.replace(" ", "") != s_words.replace(" ", "")
-            and not _stray_misprint(q_words, s_words, vocabulary, as_written)
-        )
+        case.at, case.group = at, group
+        case.q_words = q_words = _words(quote, group.quote_words)
+        case.s_words = s_words = _words(span, group.span_words)
         if group.same:
-            if _spelled_swap(q_words, s_words, clean):
-                return _real_word_differs(q_words, s_words)
-            if strict:
-                return _clean_word_differs(q_words, s_words)
-            continue
-        if not group.span_words:
-            if all(_is_junk(ocr_skeleton(w)) for w in q_words.split()):
-                continue
-            return f"word missing in source: quote has '{q_words}'"
-        if not group.quote_words:
-            if all(_is_junk(ocr_skeleton(w)) for w in s_words.split()):
-                continue
-            return f"word added in source: source has '{s_words}'"
-        kq = ocr_skeleton(q_words.replace(" ", ""))
-        ks = ocr_skeleton(s_words.replace(" ", ""))
-        if kq == ks:
-            if len(group.quote_words) == len(group.span_words) == 1 and _spelled_swap(
-                q_words, s_words, clean
-            ):
-                return _real_word_differs(q_words, s_words)  # "stern"/"stem"
-            q_form = _possessive(quote, group.quote_words)
-            s_form = _possessive(span, group.span_words)
-            # A scan may lose an apostrophe; it does not move one.
-            if q_form != s_form and (clean or (q_form and s_form)):
-                q_raw = _as_written(quote, group.quote_words, q_form)
-                s_raw = _as_written(span, group.span_words, s_form)
-                return (
-                    f"possessive differs: quote has '{q_raw}', source has "
-                    f"'{s_raw}' (one owner or several)"
-                )
-            if strict:
-                return _clean_word_differs(q_words, s_words)
-            continue
-        if _negating_prefix(kq, ks) or _damaged_negating_prefix(kq, ks):
-            return f"negation differs: quote has '{q_words}', source has '{s_words}'"
-        if _runs_in_guard_words(q_words, s_words, span, groups, at):
-            return (
-                f"word differs: quote has '{q_words}', source has '{s_words}' "
-                "(read as words, the source's letters hold a negation, modal "
-                "verb or number the quote leaves out)"
-            )
-        if len(group.quote_words) == 1 and party_rival(kq, ks, vocabulary):
-            return (
-                f"party differs: quote has '{q_words}', source has '{s_words}' "
-                "(OCR could have made it from the other party)"
-            )
-        if _another_real_word(kq, ks, group, vocabulary):
-            return _real_word_differs(q_words, s_words)
-        if not plausible_ocr(
-            q_words.replace(" ", ""), s_words.replace(" ", "")
-        ) and not _damage_reads_as(q_words, s_words, vocabulary):
-            return f"word differs: quote has '{q_words}', source has '{s_words}'"
-        if len(group.quote_words) > 1:
-            differs = _word_by_word(q_words, s_words, vocabulary)
-            if differs:
-                return differs
-        if strict:
-            return _clean_word_differs(q_words, s_words)
+            kind = SAME
+        elif not group.span_words:
+            kind = MISSING
+        elif not group.quote_words:
+            kind = ADDED
+        else:
+            case.kq = kq = ocr_skeleton(q_words.replace(" ", ""))
+            case.ks = ks = ocr_skeleton(s_words.replace(" ", ""))
+            kind = SAME_LETTERS if kq == ks else OTHER
+        for rule, check in rules_for[kind, clean]:
+            reason = check(case)
+            if reason is not None:
+                return refusal(rule, reason)
     return None
 
 
@@ -1958,7 +2127,9 @@ def numbers_missing(quote: str, span: str) -> bool:
 def missing_numbers_reason(quote: str, span: str) -> str:
     """Why a span that `numbers_missing` fails says something else: the
     first difference of meaning, as `fuzzy_difference` names it."""
-    return meaning_difference(quote, span) or "numbers differ"
+    return meaning_difference(quote, span) or refusal(
+        MEANING_RULES[NUMBER], "numbers differ"
+    )
 
 
 def fuzzy_difference(

@@ -40,6 +40,7 @@ from citations.cascade.guards import (
     numbers_missing,
 )
 from citations.cascade.prepared import NUMBER_MIN_CHARS, PreparedText
+from citations.cascade.refusal import rule_of
 
 SIMILARITY_THRESHOLD = 0.85
 # Acceptance uses the OCR-aware similarity (rn/m, l/1 cost nothing); the plain
@@ -128,6 +129,7 @@ class Near:
     similarity: float
     reason: str
     located: bool = True
+    rule: str | None = None  # the rule that refused it (rules.py)
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,7 @@ class _NumbersDiffer:
 
     def near(self) -> Near:
         reason = missing_numbers_reason(self.quote, self.candidate)
-        return Near(self.start, self.end, self.similarity, reason)
+        return Near(self.start, self.end, self.similarity, reason, rule=rule_of(reason))
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,7 @@ class Search:
     found: Found | None
     near: Near | None
     reason: str  # why nothing was found; empty when found
+    rule: str | None = None  # the rule that refused, when nothing was found
 
 
 @dataclass(frozen=True)
@@ -773,7 +776,13 @@ def _judge_snapped(
     similarity = Levenshtein.normalized_similarity(quote.ocr, ocr_skeleton(candidate))
     plain = Levenshtein.normalized_similarity(quote.folded, candidate)
     if similarity < SIMILARITY_THRESHOLD or plain < PLAIN_SIMILARITY_FLOOR:
-        return Near(*span, plain, f"closest passage is only {plain:.2f} similar", False)
+        return Near(
+            *span,
+            plain,
+            f"closest passage is only {plain:.2f} similar",
+            False,
+            "tolerant.not_similar",
+        )
     if numbers_missing(quote.folded, candidate):
         return _NumbersDiffer(*span, plain, quote.folded, candidate)
     reason = numbered_difference(
@@ -785,7 +794,7 @@ def _judge_snapped(
         prepared.phrase_count,
     )
     if reason:
-        return Near(*span, plain, reason)
+        return Near(*span, plain, reason, rule=rule_of(reason))
     return Found(*span, "fuzzy", plain, _inside(f_start, f_end, region), similarity)
 
 
@@ -971,8 +980,8 @@ def find_fuzzy(
     if isinstance(near, _NumbersDiffer):
         near = near.near()
     if near is not None:
-        return Search(None, near, f"no match: {near.reason}")
-    return Search(None, None, "no similar passage found")
+        return Search(None, near, f"no match: {near.reason}", near.rule)
+    return Search(None, None, "no similar passage found", "tolerant.no_passage")
 
 
 def find_tolerant(
@@ -986,20 +995,34 @@ def find_tolerant(
     """Stage 2: normalized match, then fuzzy match, each guarded."""
     q = FoldedQuote.of(quote)
     if not q.folded:
-        return Search(None, None, "quote is empty after normalization")
+        return Search(
+            None, None, "quote is empty after normalization", "tolerant.empty_folded"
+        )
     if len(q.folded) * SIMILARITY_THRESHOLD > len(prepared.folded.text):
         # OCR drops characters, so a source a little shorter may still hold it.
-        return Search(None, None, "quote is longer than the source text")
+        return Search(
+            None, None, "quote is longer than the source text", "input.too_long"
+        )
     f_region = folded_region(prepared, region)
     normalized = _find_normalized(prepared, q, f_region, region_only)
     if normalized is not None:
         return Search(normalized, None, "")
     if not allow_fuzzy:
-        return Search(None, None, "not found after normalization")
+        return Search(
+            None, None, "not found after normalization", "tolerant.no_passage"
+        )
     if not q.fuzzy_eligible:
         if q.words < FUZZY_MIN_WORDS or len(q.folded) < FUZZY_MIN_CHARS:
             return Search(
-                None, None, "not found, and too short for an approximate match"
+                None,
+                None,
+                "not found, and too short for an approximate match",
+                "tolerant.too_short",
             )
-        return Search(None, None, "not found, and too long for an approximate match")
+        return Search(
+            None,
+            None,
+            "not found, and too long for an approximate match",
+            "tolerant.too_long",
+        )
     return find_fuzzy(prepared, q, f_region, region_only=region_only)

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from citations.cascade.refusal import rule_of
+
 EXACT_MATCH = "exact_match"
 TOLERANT_MATCH = "tolerant_match"
 LLM_JUDGE = "llm_judge"
@@ -51,6 +53,8 @@ class Verdict:
                  quote's passage, located, and a rule named what differs),
                  not_found (no passage located; a candidate, if any, is only
                  the closest), or misattributed (see found_in).
+    rule:        None when verified; else the id of the rule that decided
+                 (rules.RULES: what it refuses, with examples).
     found_in:    label of another source where the quote was found when it is
                  mis-attributed (the verdict is then failed).
     judged_by:   names of the judges whose votes verified it.
@@ -73,6 +77,7 @@ class Verdict:
     found_in: str | None = None
     candidate_page: int | None = None
     failure_kind: str | None = None
+    rule: str | None = None
     judged_by: tuple[str, ...] = ()
     stages: tuple[dict[str, Any], ...] = field(default=(), compare=False, hash=False)
 
@@ -92,6 +97,7 @@ class Verdict:
             "candidate_end": self.candidate_end,
             "candidate_page": self.candidate_page,
             "failure_kind": self.failure_kind,
+            "rule": self.rule,
         }
 
 
@@ -144,6 +150,7 @@ def failed(
     found_in: str | None = None,
     located: bool = False,
     page_starts: Sequence[int] | None = None,
+    rule: str | None = None,
 ) -> Verdict:
     """A failed verdict. `candidate` is the closest rejected span of `text`;
     `located` says it is the quote's passage (a rule refused what it says),
@@ -181,5 +188,6 @@ def failed(
         if candidate_start is not None
         else None,
         failure_kind=kind,
+        rule=rule_of(reason) if rule is None else rule,
         stages=tuple(stages),
     )

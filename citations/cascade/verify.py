@@ -31,6 +31,7 @@ from citations.cascade.furniture import furniture_difference
 from citations.cascade.judging import Judge, ensemble_vote, vote
 from citations.cascade.lettercase import case_difference
 from citations.cascade.prepared import PreparedText, cached, prepare
+from citations.cascade.refusal import refusal, rule_of
 from citations.cascade.tolerant import (
     SIMILARITY_THRESHOLD,
     Found,
@@ -65,6 +66,7 @@ class Match:
     near: Near | None
     reason: str
     stages: tuple[dict[str, Any], ...]
+    rule: str | None = None  # the rule that refused, when nothing was found
 
 
 def _region(within: tuple[int, int] | None, length: int) -> tuple[int, int] | None:
@@ -79,7 +81,15 @@ def _region(within: tuple[int, int] | None, length: int) -> tuple[int, int] | No
     return (start, end) if start < end else None
 
 
-def _stage(name: str, outcome: str, started: float, detail: str = "") -> dict[str, Any]:
+def _stage(
+    name: str,
+    outcome: str,
+    started: float,
+    detail: str = "",
+    rule: str | None = None,
+) -> dict[str, Any]:
+    """One stage's record for the audit trail; `rule`: the id of the rule
+    that refused, when one did (rules.py)."""
     record: dict[str, Any] = {
         "stage": name,
         "outcome": outcome,
@@ -87,6 +97,8 @@ def _stage(name: str, outcome: str, started: float, detail: str = "") -> dict[st
     }
     if detail:
         record["detail"] = detail[:500]
+    if rule:
+        record["rule"] = rule
     return record
 
 
@@ -139,7 +151,7 @@ def match_quote(
             text, found.start, found.end, quote, page_starts
         )
         if furniture:
-            return _refused(match, furniture)
+            return _refused(match, refusal("post.page_furniture", furniture))
     # Exact matches were taken only where no negation governs them and no
     # token is cut (tolerant.find_exact).
     if found is not None and found.match_type != "exact":
@@ -156,22 +168,36 @@ def match_quote(
             text, found.start, found.end, fuzzy=found.match_type == "fuzzy"
         )
         if cut is not None:
-            return _refused(match, f"the matching text {cut}: not a whole quotation")
+            return _refused(
+                match,
+                refusal(
+                    "post.cut_token", f"the matching text {cut}: not a whole quotation"
+                ),
+            )
         case = case_difference(quote, text[found.start : found.end])
         if case:
-            return _refused(match, case)
+            return _refused(match, refusal("post.letter_case", case))
     return match
 
 
 def _refused(match: Match, reason: str, start: int | None = None) -> Match:
-    """The found span refused for `reason`, kept as the near match to show
-    (from `start`: a negation left out before the span is shown with it)."""
+    """The found span refused for `reason` (a Refusal, naming its rule),
+    kept as the near match to show (from `start`: a negation left out before
+    the span is shown with it); the refusal is a stage record of its own."""
     found = match.found
     assert found is not None
+    rule = rule_of(reason)
     near = Near(
-        found.start if start is None else start, found.end, found.similarity, reason
+        found.start if start is None else start,
+        found.end,
+        found.similarity,
+        reason,
+        rule=rule,
     )
-    return Match(None, near, reason, match.stages)
+    record = {"stage": "post_check", "outcome": "rejected", "detail": reason[:500]}
+    if rule:
+        record["rule"] = rule
+    return Match(None, near, reason, (*match.stages, record), rule)
 
 
 def _match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match:
@@ -196,8 +222,10 @@ def _match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match
             reason = _describe(search.found, stripped, text) + _where(
                 search.found, region
             )
-        stages.append(_stage(TOLERANT_MATCH, _outcome(search.found), started, reason))
-        return Match(search.found, search.near, reason, tuple(stages))
+        stages.append(
+            _stage(TOLERANT_MATCH, _outcome(search.found), started, reason, search.rule)
+        )
+        return Match(search.found, search.near, reason, tuple(stages), search.rule)
     # The document may itself contain "..." or brackets: try the quote as is.
     literal = find_tolerant(prepared, stripped, region, allow_fuzzy=False)
     if literal.found is not None:
@@ -225,8 +253,9 @@ def _match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match
     unsupported = outer_insertion_difference(split)
     if unsupported:
         reason = f"altered quote: {unsupported}"
-        stages.append(_stage(TOLERANT_MATCH, _outcome(None), started, reason))
-        return Match(None, None, reason, tuple(stages))
+        rule = rule_of(unsupported)
+        stages.append(_stage(TOLERANT_MATCH, _outcome(None), started, reason, rule))
+        return Match(None, None, reason, tuple(stages), rule)
     if len(split.parts) == 1:
         search = find_tolerant(prepared, split.parts[0], region)
         what = "elided quote" if split.elided else "quote with a bracketed alteration"
@@ -235,8 +264,10 @@ def _match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match
             reason += _where(search.found, region)
         else:
             reason = f"{what}: {search.reason}"
-        stages.append(_stage(TOLERANT_MATCH, _outcome(search.found), started, reason))
-        return Match(search.found, search.near, reason, tuple(stages))
+        stages.append(
+            _stage(TOLERANT_MATCH, _outcome(search.found), started, reason, search.rule)
+        )
+        return Match(search.found, search.near, reason, tuple(stages), search.rule)
     elided = find_elided(prepared, split, region)
     if elided.found is not None:
         reason = (
@@ -246,11 +277,12 @@ def _match_quote(text: str, quote: str, region: tuple[int, int] | None) -> Match
         )
     else:
         reason = f"elided quote: {elided.reason}"
-    stages.append(_stage(TOLERANT_MATCH, _outcome(elided.found), started, reason))
+    rule = None if elided.found is not None else rule_of(elided.reason)
+    stages.append(_stage(TOLERANT_MATCH, _outcome(elided.found), started, reason, rule))
     near = None
     if elided.refused is not None:
-        near = Near(*elided.refused, elided.refused_similarity, reason)
-    return Match(elided.found, near, reason, tuple(stages))
+        near = Near(*elided.refused, elided.refused_similarity, reason, rule=rule)
+    return Match(elided.found, near, reason, tuple(stages), rule)
 
 
 def _outcome(found: Found | None) -> str:
@@ -285,7 +317,10 @@ def _failed_from(
     reason: str,
     stages: Sequence[dict[str, Any]],
     page_starts: Sequence[int] | None,
+    rule: str | None = None,
 ) -> Verdict:
+    """The failed verdict of a match; `rule`, when a later stage (a judge)
+    decided, else the rule that refused the match."""
     near = match.near
     return failed(
         reason,
@@ -295,6 +330,7 @@ def _failed_from(
         score=near.similarity if near else None,
         located=near is not None and near.located,
         page_starts=page_starts,
+        rule=rule or match.rule,
     )
 
 
@@ -317,11 +353,15 @@ def verify_quote(
     `ensemble`, the ensemble decides instead of the single judge.
     """
     if not isinstance(text, str) or not isinstance(quote, str):
-        return failed("quote and text must be strings", stages=())
+        return failed(
+            "quote and text must be strings", stages=(), rule="input.not_text"
+        )
     if not quote.strip():
-        return failed("quote is empty", stages=())
+        return failed("quote is empty", stages=(), rule="input.empty")
     if len(quote.strip()) * SIMILARITY_THRESHOLD > len(text):
-        return failed("quote is longer than the source text", stages=())
+        return failed(
+            "quote is longer than the source text", stages=(), rule="input.too_long"
+        )
     region = _region(within, len(text))
     match = match_quote(text, quote, region, page_starts)
     stages = list(match.stages)
@@ -346,7 +386,12 @@ def verify_quote(
     passage = _passage(prepared, region, match.near)
     if passage is None:
         reason = f"{match.reason}; no passage to show a judge (no cited chunk, no near match)"
-        return _failed_from(text, match, reason, stages, page_starts)
+        stages.append(
+            {"stage": LLM_JUDGE, "outcome": "skipped", "rule": "judge.no_passage"}
+        )
+        return _failed_from(
+            text, match, reason, stages, page_starts, rule="judge.no_passage"
+        )
     started = time.perf_counter()
     quote = quote.strip()
     if use_ensemble:
@@ -375,9 +420,14 @@ def verify_quote(
             )
         dissent = next((v.reason for v in ballot.votes if not v.supported), "")
         detail = f"ensemble: {summary}" + (f"; {dissent}" if dissent else "")
-        stages.append(_stage(ENSEMBLE, "rejected", started, detail))
+        stages.append(_stage(ENSEMBLE, "rejected", started, detail, "judge.ensemble"))
         return _failed_from(
-            text, match, f"{match.reason}; {detail}", stages, page_starts
+            text,
+            match,
+            f"{match.reason}; {detail}",
+            stages,
+            page_starts,
+            rule="judge.ensemble",
         )
     assert judge is not None
     result = vote(prepared, quote, passage, judge)
@@ -404,7 +454,12 @@ def verify_quote(
             stages=stages,
             judged_by=[result.judge],
         )
-    stages.append(_stage(LLM_JUDGE, "rejected", started, result.reason))
+    stages.append(_stage(LLM_JUDGE, "rejected", started, result.reason, "judge.judge"))
     return _failed_from(
-        text, match, f"{match.reason}; {result.reason}", stages, page_starts
+        text,
+        match,
+        f"{match.reason}; {result.reason}",
+        stages,
+        page_starts,
+        rule="judge.judge",
     )

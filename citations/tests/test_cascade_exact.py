@@ -100,4 +100,5 @@ def test_as_dict_has_the_verify_quotes_fields():
         "candidate_end",
         "candidate_page",
         "failure_kind",
+        "rule",
     }

@@ -196,6 +196,11 @@ def test_an_elision_may_leave_out_what_the_kept_words_do_not_depend_on(text, quo
 def test_what_an_elision_must_never_leave_out_stays_refused(text, quote, named):
     verdict = verify_quote(text, quote)
     assert not verdict.verified
+    assert verdict.rule in (
+        "elision.amount",
+        "elision.reversing_word",
+        "elision.negation",
+    )
     assert named in verdict.reason
     # Found, differs: the parts were found, in order; the gap was refused.
     assert verdict.failure_kind == "differs"
@@ -219,7 +224,7 @@ def test_no_as_number_negates_nothing(text):
 def test_no_before_words_still_negates():
     text = "Question No: the Supplier shall deliver the goods."
     verdict = verify_quote(text, "the Supplier shall deliver the goods.")
-    assert not verdict.verified and "No" in verdict.reason
+    assert not verdict.verified and verdict.rule == "negation.before"
 
 
 def test_a_full_stop_after_a_bracket_ends_the_sentence():
@@ -257,7 +262,7 @@ def test_a_line_break_hyphen_after_non_is_no_negation_to_drop():
     ):
         verdict = verify_quote(text, quote)
         assert not verdict.verified
-        assert "negation" in verdict.reason
+        assert verdict.rule == "meaning.negation"
     # Any other word still joins across its line-break hyphen.
     assert (
         fold_text("termi-\nnation of the nonce-\nword")

@@ -52,7 +52,10 @@ def _failed(**fields) -> MessageCitation:
         # Rows verified before failure kinds were stored claim no passage,
         # however similar the one they kept.
         (
-            {"candidate_text": "The Buyer may not assign this Agreement", "match_score": 0.99},
+            {
+                "candidate_text": "The Buyer may not assign this Agreement",
+                "match_score": 0.99,
+            },
             "Not verified: quote not found in the source",
             "failed",
         ),

@@ -87,6 +87,7 @@ def test_cases_against_a_pdf_a_database_document_and_inline_text(tenant_a, tmp_p
         "candidate_end",
         "candidate_page",
         "failure_kind",
+        "rule",
     }
 
 
@@ -143,3 +144,27 @@ def test_inline_text_with_form_feeds_has_pages(tmp_path):
     assert by_id["no"]["failure_kind"] == "differs"
     assert by_id["no"]["candidate_page"] == 3
     assert by_id["flat"]["verified"] and by_id["flat"]["page"] is None
+
+
+def test_explain_gives_each_stage_and_the_rule_that_decided(tmp_path):
+    path = tmp_path / "cases.jsonl"
+    path.write_text(
+        json.dumps(
+            {
+                "id": "x",
+                "text": "The Buyer shall pay within 30 days.",
+                "quote": "The Buyer shall pay within 60 days.",
+            }
+        )
+        + "\n"
+    )
+    out, err = io.StringIO(), io.StringIO()
+    call_command("verify_quotes", str(path), "--explain", stdout=out, stderr=err)
+    (row,) = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert row["rule"] == "meaning.number"
+    assert [s["stage"] for s in row["stages"]] == ["exact_match", "tolerant_match"]
+    assert row["stages"][-1]["rule"] == "meaning.number"
+    explained = err.getvalue()
+    assert "tolerant_match: rejected [meaning.number]" in explained
+    assert "decided by meaning.number (guard: meaning)" in explained
+    assert "found, differs" in explained

@@ -10,6 +10,11 @@ Output, one object per line: {"id", "verified", "method", "match_type",
   "candidate_start", "candidate_end", "candidate_page", "failure_kind"}.
   A failure's kind is "differs" when its passage was found and says
   something else (the candidate is that passage), else "not_found".
+  "rule" names the rule that refused a failed quote (citations/cascade/
+  rules.py; docs/verification.md).
+With --explain each output object also carries "stages" (what each stage of
+the cascade did, and the rule that decided), and a readable account of each
+case goes to standard error.
 A bad line gets an output line saying why; the run goes on.
 """
 
@@ -25,6 +30,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from accounts.scoping import unscoped
 from citations.cascade import verify_quote
+from citations.cascade.rules import BY_ID
 from citations.verdicts import configured_judges
 from ingest.errors import ExtractionError
 from ingest.models import Document
@@ -35,6 +41,29 @@ from ingest.services import ingest_limits
 
 class InputError(Exception):
     pass
+
+
+def explanation(number: int, result: dict, stages) -> str:
+    """A case's verdict in words: each stage tried, then the rule that
+    decided, with what it refuses (rules.py)."""
+    outcome = "verified" if result.get("verified") else "not verified"
+    lines = [f"line {number} (id {result.get('id')!r}): {outcome} ({result['method']})"]
+    for stage in stages:
+        rule = f" [{stage['rule']}]" if stage.get("rule") else ""
+        detail = f": {stage['detail']}" if stage.get("detail") else ""
+        took = f" {stage['ms']} ms" if "ms" in stage else ""
+        lines.append(f"  {stage['stage']}: {stage['outcome']}{rule}{took}{detail}")
+    rule = BY_ID.get(result.get("rule") or "")
+    if rule is not None:
+        lines.append(f"  decided by {rule.id} ({rule.stage}): {rule.refuses}")
+    elif not result.get("verified"):
+        lines.append(f"  {result.get('reason')}")
+    if result.get("failure_kind") == "differs":
+        lines.append(
+            f"  found, differs: the passage at [{result['candidate_start']}, "
+            f"{result['candidate_end']}) (page {result['candidate_page']})"
+        )
+    return "\n".join(lines)
 
 
 def _failure(case_id, reason: str) -> dict:
@@ -53,6 +82,7 @@ def _failure(case_id, reason: str) -> dict:
         "candidate_end": None,
         "candidate_page": None,
         "failure_kind": "not_found",
+        "rule": None,
     }
 
 
@@ -72,12 +102,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", nargs="?", default="-")
+        parser.add_argument(
+            "--explain",
+            action="store_true",
+            help="add each stage and the rule that decided (stderr: readable)",
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         source = str(options["file"])
         base = Path.cwd() if source == "-" else Path(source).resolve().parent
         stream = sys.stdin if source == "-" else Path(source).open(encoding="utf-8")  # noqa: SIM115
         judge, ensemble = configured_judges()
+        explain = bool(options.get("explain"))
 
         @lru_cache(maxsize=64)
         def load(document: str) -> tuple[str, tuple[int, ...]]:
@@ -123,12 +159,12 @@ class Command(BaseCommand):
             for number, line in enumerate(stream, start=1):
                 if not line.strip():
                     continue
-                self.stdout.write(
-                    json.dumps(
-                        self._one(line, number, load, judge, ensemble),
-                        ensure_ascii=False,
-                    )
-                )
+                result = self._one(line, number, load, judge, ensemble)
+                stages = result.pop("_stages", ())
+                if explain:
+                    result["stages"] = list(stages)
+                    self.stderr.write(explanation(number, result, stages))
+                self.stdout.write(json.dumps(result, ensure_ascii=False))
         finally:
             if stream is not sys.stdin:
                 stream.close()
@@ -179,4 +215,4 @@ class Command(BaseCommand):
                 case_id,
                 f"line {number}: could not verify ({type(exc).__name__}: {exc})",
             )
-        return {"id": case_id, **verdict.as_dict()}
+        return {"id": case_id, **verdict.as_dict(), "_stages": verdict.stages}
