@@ -61,6 +61,25 @@ def context_window(
     return before, text[start:end], after
 
 
+def _other_spans(citation: MessageCitation) -> list[tuple[int, int]]:
+    """The spans the same answer cites in the same document, in its order:
+    the viewer lists them beside this one."""
+    if not citation.message_id or not citation.document_id:
+        return []
+    return list(
+        MessageCitation.objects.with_scope(tenant=citation.tenant_id)
+        .filter(
+            tenant_id=citation.tenant_id,
+            message_id=citation.message_id,
+            document_id=citation.document_id,
+            revision_id=citation.revision_id,
+        )
+        .exclude(pk=citation.pk)
+        .order_by("answer_start", "created_at")
+        .values_list("source_offset_start", "source_offset_end")[:19]
+    )
+
+
 def citation_panel_context(citation: MessageCitation) -> dict[str, Any]:
     """What the panel shows of a stored citation."""
     revision = DocumentRevision.objects.filter(pk=citation.revision_id).first()
@@ -83,6 +102,7 @@ def citation_panel_context(citation: MessageCitation) -> dict[str, Any]:
             citation.document_id,
             citation.source_offset_start,
             citation.source_offset_end,
+            others=_other_spans(citation),
         )
     return {
         "c": citation,

@@ -78,7 +78,7 @@ def test_ask_see_verified_badge_open_panel_copy_and_open_document(
     assert mark.inner_text().split() == quoted.split()
     assert "page 2" in page.locator("section.page-block", has=mark).inner_text().lower()
     printed = page.locator("[data-testid=printed-page]")
-    assert "Page 2 as printed" in printed.inner_text()
+    assert "page 2 as printed" in printed.inner_text().lower()
     assert printed.locator("rect.span-box").count() >= 1
     page.wait_for_load_state("networkidle")
     assert (

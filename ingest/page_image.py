@@ -36,19 +36,35 @@ class PageHighlight:
 
 def _merge_lines(boxes: list[tuple[float, float, float, float]]) -> list[Rect]:
     """One rectangle per line of characters, so the outline reads as a
-    highlighter stroke rather than a box per glyph."""
+    highlighter stroke rather than a box per glyph. Glyphs share a line when
+    their vertical centres are within half the line's height (or
+    LINE_TOLERANCE): capitals, descenders and punctuation have different
+    boxes but one line. A line is cut where glyphs are more than 12 points
+    apart (another column)."""
+    rows: list[list[tuple[float, float, float, float]]] = []
+    # A space's box is a sliver on the baseline: it would start a line of its own.
+    inked = [b for b in boxes if b[3] - b[1] >= 1 and b[2] > b[0]]
+    for box in sorted(inked, key=lambda b: (b[1] + b[3]) / 2):
+        centre = (box[1] + box[3]) / 2
+        if rows:
+            last = rows[-1]
+            top, bottom = min(b[1] for b in last), max(b[3] for b in last)
+            reach = max(LINE_TOLERANCE, (bottom - top) / 2)
+            if abs((top + bottom) / 2 - centre) <= reach:
+                last.append(box)
+                continue
+        rows.append([box])
     lines: list[list[float]] = []
-    for x0, y0, x1, y1 in sorted(boxes, key=lambda b: (round(b[1]), b[0])):
-        last = lines[-1] if lines else None
-        if (
-            last is not None
-            and abs(last[1] - y0) <= LINE_TOLERANCE
-            and x0 <= last[2] + 12
-        ):
-            last[0], last[1] = min(last[0], x0), min(last[1], y0)
-            last[2], last[3] = max(last[2], x1), max(last[3], y1)
-        else:
-            lines.append([x0, y0, x1, y1])
+    for row in rows:
+        row.sort(key=lambda b: b[0])
+        current: list[float] | None = None
+        for x0, y0, x1, y1 in row:
+            if current is not None and x0 <= current[2] + 12:
+                current[1], current[2] = min(current[1], y0), max(current[2], x1)
+                current[3] = max(current[3], y1)
+            else:
+                current = [x0, y0, x1, y1]
+                lines.append(current)
     return [Rect(x0 - 1, y0 - 1, x1 - x0 + 2, y1 - y0 + 2) for x0, y0, x1, y1 in lines]
 
 
@@ -88,7 +104,57 @@ def span_highlight(
     )
 
 
-def page_png(revision: DocumentRevision, page: int) -> bytes:
+@dataclass(frozen=True)
+class PagePicture:
+    """One page as the viewer draws it: its size in points, and one outline
+    per line of each span on it (`current`: the span opened, else the
+    citation's others)."""
+
+    page: int
+    width: float
+    height: float
+    current: list[Rect]
+    others: list[Rect]
+
+
+def page_picture(
+    revision: DocumentRevision, page: int, spans: list[tuple[int, int]]
+) -> PagePicture | None:
+    """Page `page` of a PDF revision with every span that touches it outlined
+    (the first span is the current one). A span across a page break is
+    outlined on each of its pages. None when the page cannot be read now."""
+    if not 1 <= page <= revision.page_count:
+        return None
+    page_start = revision.page_starts[page - 1] if revision.page_starts else 0
+    try:
+        geometry = page_char_boxes_in_child(
+            Path(revision.file.blob.path), page, limits=ingest_limits()
+        )
+    except (ExtractionError, OSError, ValueError):
+        return None
+    page_text = revision.normalized_content[
+        page_start : page_start + len(geometry.text)
+    ]
+    outlines: list[list[Rect]] = []
+    for start, end in spans:
+        lo = max(0, start - page_start)
+        hi = min(len(geometry.text), end - page_start)
+        if page_text != geometry.text or lo >= hi:
+            outlines.append([])  # the file no longer matches this text: no boxes
+            continue
+        outlines.append(
+            _merge_lines([b for b in geometry.boxes[lo:hi] if b is not None])
+        )
+    return PagePicture(
+        page=page,
+        width=geometry.width,
+        height=geometry.height,
+        current=outlines[0] if outlines else [],
+        others=[r for rects in outlines[1:] for r in rects],
+    )
+
+
+def page_png(revision: DocumentRevision, page: int, *, scale: float = 1.5) -> bytes:
     return render_page_png_in_child(
-        Path(revision.file.blob.path), page, limits=ingest_limits()
+        Path(revision.file.blob.path), page, limits=ingest_limits(), scale=scale
     )

@@ -4,16 +4,27 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import require_tenant
 from accounts.models import Collection
 from ingest.errors import ExtractionError
-from ingest.page_image import page_png, span_highlight
-from ingest.reading import page_views
+from ingest.page_image import page_picture, page_png
 from ingest.search import search_chunks
 from ingest.selectors import document_get, document_list, documents_pending
 from ingest.services import Upload, document_upload_result
+from ingest.viewer import (
+    POINTS_TO_CSS_PX,
+    RENDER_SCALE,
+    ZOOMS,
+    ViewerState,
+    page_segments,
+    pages_of,
+    span_links,
+    viewer_state,
+)
 
 LIST_LIMIT = 200
 
@@ -89,47 +100,128 @@ def document_upload_view(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _viewer_url(document, state: ViewerState, **changes: object) -> str:
+    """The viewer's address with `changes` (page, zoom, a span first)."""
+    spans = list(state.spans)
+    first = changes.pop("span", None)
+    if first is not None:
+        spans = [first, *[s for s in spans if s != first]]
+    query: dict[str, object] = {}
+    if spans:
+        query.update(at=spans[0].start, end=spans[0].end)
+        if len(spans) > 1:
+            query["spans"] = ",".join(s.key for s in spans[1:])
+    page = changes.get("page", state.page if first is None else None)
+    if page:
+        query["page"] = page
+    zoom = changes.get("zoom", state.zoom)
+    if zoom != "fit":
+        query["zoom"] = zoom
+    base = reverse("ingest:document-detail", args=[document.pk])
+    return f"{base}?{urlencode(query)}" if query else base
+
+
 @require_GET
 @login_required
 def document_detail(request: HttpRequest, pk: str) -> HttpResponse:
+    """The document viewer: a PDF one printed page at a time (image, span
+    outlines, its text beside or under it) with paging and zoom; other
+    documents as text. Opens at `?at=&end=` (the cited span), its page first."""
     require_tenant(request)
     document = document_get(tenant=request.tenant, pk=pk)
     if document is None:
         raise Http404("No such document.")
     revision = document.current_revision
-    highlight = None
-    try:
-        start, end = int(request.GET["at"]), int(request.GET.get("end", -1))
-        highlight = (start, end if end > start else start + 1)
-    except (KeyError, ValueError):
-        pass
-    pages = (
-        page_views(
-            revision.normalized_content, revision.page_starts, highlight=highlight
-        )
-        if revision
-        else []
-    )
-    printed = None
-    if revision is not None and highlight is not None and document.source_type == "pdf":
-        printed = span_highlight(revision, *highlight)
-    meta_items = [
-        (k.replace("_", " ").capitalize(), v)
-        for k, v in document.metadata.items()
-        if isinstance(v, str | int | float) and k not in {"text"}
-    ][:12]
-    return render(
-        request,
-        "ingest/document_detail.html",
-        {
-            "document": document,
-            "revision": revision,
-            "pages": pages,
-            "meta_items": meta_items,
-            "attachments": list(document.attachments.filter(is_deleted=False)),
-            "printed": printed,
+    context: dict = {
+        "document": document,
+        "revision": revision,
+        "meta_items": [
+            (k.replace("_", " ").capitalize(), v)
+            for k, v in document.metadata.items()
+            if isinstance(v, str | int | float) and k not in {"text"}
+        ][:12],
+        "attachments": list(document.attachments.filter(is_deleted=False)),
+    }
+    if revision is not None:
+        context.update(_viewer_context(document, revision, request.GET))
+    return render(request, "ingest/document_detail.html", context)
+
+
+def _viewer_context(document, revision, query) -> dict:
+    content, starts = revision.normalized_content, revision.page_starts or [0]
+    state = viewer_state(query, length=len(content), page_starts=starts)
+    page_count = max(1, len(starts))
+    is_pdf = document.source_type == "pdf"
+    spans = [(s.start, s.end) for s in state.spans]
+    context: dict = {
+        "viewer": state,
+        "page_count": page_count,
+        "is_pdf": is_pdf,
+        "span_links": [
+            {
+                "number": n,
+                "pages": pages,
+                "current": n == 1,
+                "url": _viewer_url(document, state, span=span),
+                "span": span,
+                "anchor": f"#span-{n}",
+            }
+            for n, span, pages in span_links(state.spans, starts)
+        ],
+    }
+    if not is_pdf:
+        context["text_pages"] = [
+            {"number": n, "segments": page_segments(content, starts, n, state.spans)}
+            for n in range(1, page_count + 1)
+        ]
+        return context
+    picture = page_picture(revision, state.page, spans)
+    scale = RENDER_SCALE[state.zoom]
+    # CSS pixels per point at this zoom (a point is 1/72 inch, a pixel 1/96).
+    css_px = POINTS_TO_CSS_PX * (1.5 if state.zoom == "150" else 1.0)
+    current = state.current
+    later = [p for p in pages_of(starts, current) if p > state.page] if current else []
+    context.update(
+        picture=picture,
+        text_pages=[
+            {
+                "number": state.page,
+                "segments": page_segments(content, starts, state.page, state.spans),
+            }
+        ],
+        image_url=reverse("ingest:document-page-image", args=[document.pk, state.page])
+        + f"?scale={scale:g}",
+        image_width=round((picture.width if picture else 612) * css_px),
+        image_height=round((picture.height if picture else 792) * css_px),
+        prev_url=_viewer_url(document, state, page=state.page - 1)
+        if state.page > 1
+        else "",
+        next_url=_viewer_url(document, state, page=state.page + 1)
+        if state.page < page_count
+        else "",
+        zoom_links=[
+            {
+                "key": key,
+                "label": label,
+                "url": _viewer_url(document, state, zoom=key),
+                "current": key == state.zoom,
+            }
+            for key, label in ZOOMS.items()
+        ],
+        continues_on=later[0] if later else None,
+        continues_url=_viewer_url(document, state, page=later[0]) if later else "",
+        go_fields={
+            k: v
+            for k, v in (
+                ("at", current.start if current else ""),
+                ("end", current.end if current else ""),
+                ("spans", ",".join(s.key for s in state.spans[1:])),
+                ("zoom", "" if state.zoom == "fit" else state.zoom),
+            )
+            if v != ""
         },
     )
+    return context
 
 
 @require_GET
@@ -145,8 +237,13 @@ def document_page_image(request: HttpRequest, pk: str, page: int) -> HttpRespons
         or not 1 <= page <= revision.page_count
     ):
         raise Http404("No such page.")
+    # The viewer asks for a sharper image at 150%; other scales are refused
+    # rather than rendered (each is a child process and ~1-4 MB of pixels).
+    scale = {f"{v:g}": v for v in RENDER_SCALE.values()}.get(
+        request.GET.get("scale", ""), 1.5
+    )
     try:
-        png = page_png(revision, page)
+        png = page_png(revision, page, scale=scale)
     except (ExtractionError, OSError) as exc:
         raise Http404("This page cannot be shown.") from exc
     response = HttpResponse(png, content_type="image/png")

@@ -245,3 +245,65 @@ document.addEventListener("htmx:pushedIntoHistory", (event) => {
     else field.value = params.get(field.name) || "";
   });
 });
+
+// The document viewer. A shared link may say where to open in its fragment
+// (#page=25&span=S-E); the server reads the query, so such a link is loaded
+// again with the query. Once open, the fragment names the page and span shown,
+// so the address can be shared as it stands. The cited outline (or the mark in
+// the text) is scrolled into view with some context above it.
+(function () {
+  function viewer() { return document.getElementById("viewer"); }
+  function fromFragment() {
+    const params = new URLSearchParams(window.location.hash.slice(1));
+    return { page: params.get("page"), span: params.get("span") };
+  }
+  document.addEventListener("DOMContentLoaded", () => {
+    const v = viewer();
+    if (!v) return;
+    const want = fromFragment();
+    const query = new URLSearchParams(window.location.search);
+    const span = /^\d+-\d+$/.test(want.span || "") ? want.span : null;
+    const page = /^\d+$/.test(want.page || "") ? want.page : null;
+    // Only a link without a query is read from its fragment: a query (a page
+    // turned, a form sent) always says where the reader wanted to go.
+    const bare = !query.has("at") && !query.has("page");
+    if (bare && ((span && span !== v.dataset.span) || (page && page !== v.dataset.page))) {
+      if (span) {
+        const [start, end] = span.split("-");
+        query.set("at", start); query.set("end", end);
+      }
+      if (page) query.set("page", page); else query.delete("page");
+      window.location.replace(window.location.pathname + "?" + query.toString() + "#at");
+      return;
+    }
+    const fragment = "page=" + v.dataset.page + (v.dataset.span ? "&span=" + v.dataset.span : "");
+    history.replaceState(history.state, "", window.location.pathname + window.location.search + "#" + fragment);
+    const bar = v.querySelector(".viewer-bar");
+    const covered = bar && getComputedStyle(bar).position === "sticky" ? bar.offsetHeight : 0;
+    const context = covered + Math.max(60, window.innerHeight * 0.15);
+    const box = v.querySelector(".span-box--current");
+    const mark = v.querySelector("mark#at");
+    const text = v.querySelector(".viewer-body .viewer-text");
+    if (box) {
+      window.scrollTo({ top: box.getBoundingClientRect().top + window.scrollY - context });
+      const scroller = v.querySelector(".viewer-scroll");
+      const r = box.getBoundingClientRect(), s = scroller.getBoundingClientRect();
+      if (r.left < s.left || r.right > s.right) scroller.scrollLeft += r.left - s.left - 24;
+    } else if (mark && !text) {
+      window.scrollTo({ top: mark.getBoundingClientRect().top + window.scrollY - context });
+    }
+    // The text beside the page scrolls on its own: bring the mark into it.
+    if (mark && text && text.scrollHeight > text.clientHeight) {
+      text.scrollTop += mark.getBoundingClientRect().top - text.getBoundingClientRect().top - 60;
+    }
+    v.dataset.ready = "1";  // the keys work from now on
+  });
+  // Left and right arrows turn the page (not while typing a page number).
+  document.addEventListener("keydown", (event) => {
+    const v = viewer();
+    if (!v || event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
+    if (event.target.closest("input, textarea, select, [contenteditable], .viewer-scroll, .viewer-text")) return;
+    const link = v.querySelector(`a[data-key="${event.key}"]`);
+    if (link) { event.preventDefault(); link.click(); }
+  });
+})();
