@@ -156,3 +156,22 @@ def test_load05_an_api_key_check_uses_no_password_hasher_and_takes_under_1_ms(
     for _ in range(1000):
         key.matches(raw)
     assert (time.perf_counter() - started) / 1000 < 0.001
+
+
+def test_each_api_key_has_its_own_request_rate(tenant_a, tenant_b, monkeypatch):
+    from accounts.api import CallerRateThrottle
+
+    monkeypatch.setattr(CallerRateThrottle, "THROTTLE_RATES", {"user": "3/min"})
+    with tenant_scope(tenant_a):
+        _, first = api_key_create(tenant=tenant_a, name="one")
+        _, second = api_key_create(tenant=tenant_a, name="two")
+    with tenant_scope(tenant_b):
+        _, other = api_key_create(tenant=tenant_b, name="b")
+    client = APIClient()
+
+    def me(key):
+        return client.get("/api/me", HTTP_X_API_KEY=key).status_code
+
+    assert [me(first) for _ in range(4)] == [200, 200, 200, 429]
+    # Another key, of the same tenant or another, has its own count.
+    assert me(second) == 200 and me(other) == 200
