@@ -181,6 +181,19 @@ def main() -> None:
         ),
         "list_deep_page": "/api/citations?tenant_id=bench-api&skip=5000&limit=50",
         "stats": "/api/citations/stats?tenant_id=bench-api",
+        # Filtered stats (issue 27 item 5): the daily summary plus the rows of
+        # the days a range cuts.
+        "stats_last_90_days": (
+            "/api/citations/stats?tenant_id=bench-api"
+            f"&date_from={_ago(90)}&date_to={_ago(0)}"
+        ),
+        "stats_method_tolerant": (
+            "/api/citations/stats?tenant_id=bench-api&verification_method=tolerant_match"
+        ),
+        "stats_failed_in_a_month": (
+            "/api/citations/stats?tenant_id=bench-api&verification_status=failed"
+            f"&date_from={_ago(200, 7)}&date_to={_ago(170, 19)}"
+        ),
         "chat_status": f"/api/chat/{session.pk}/citation/{chunk.uid}/{doc.current_revision_id}/status",
     }
     result = {
@@ -195,7 +208,84 @@ def main() -> None:
         print(
             f"  {name:<26} median {figures['median_ms']:7.2f} ms   p95 {figures['p95_ms']:7.2f} ms"
         )
+    result["stats_in_process"] = _stats_in_process(tenant, args.repeats)
     _write(result)
+
+
+def _ago(days: int, hour: int = 13) -> str:
+    """An ISO time `days` ago at `hour`:17 UTC (off midnight: the range cuts
+    its first and last day), URL-safe."""
+    import datetime as dt
+
+    when = dt.datetime.now(dt.UTC).replace(
+        hour=hour, minute=17, second=3, microsecond=0
+    )
+    return (when - dt.timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _stats_in_process(tenant, repeats: int) -> dict:
+    """The same filtered counts two ways in one run: citation_stats (the
+    summary) and the GROUP BY over the tenant's rows it replaced (baseline)."""
+    import datetime as dt
+
+    from django.db.models import Count
+
+    from accounts.scoping import tenant_scope
+    from citations.selectors import CitationFilters, citation_list, citation_stats
+
+    def parse(text: str) -> dt.datetime:
+        return dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
+
+    cases = {
+        "last_90_days": CitationFilters(
+            date_from=parse(_ago(90)), date_to=parse(_ago(0))
+        ),
+        "method_tolerant": CitationFilters(verification_method="tolerant_match"),
+        "failed_in_a_month": CitationFilters(
+            verification_status="failed",
+            date_from=parse(_ago(200, 7)),
+            date_to=parse(_ago(170, 19)),
+        ),
+    }
+    out = {}
+    with tenant_scope(tenant):
+        for name, filters in cases.items():
+
+            def summary(filters=filters):
+                return citation_stats(tenant=tenant, filters=filters)
+
+            def group_by(filters=filters):
+                return list(
+                    citation_list(tenant=tenant, filters=filters)
+                    .order_by()
+                    .values("verification_status")
+                    .annotate(n=Count("id"))
+                )
+
+            fast, slow = _time(summary, repeats), _time(group_by, max(5, repeats // 4))
+            out[name] = {
+                "summary": fast,
+                "group_by_baseline": slow,
+                "p95_ratio": round(slow["p95_ms"] / max(fast["p95_ms"], 1e-6), 1),
+            }
+            print(
+                f"  stats {name:<20} summary p95 {fast['p95_ms']:7.2f} ms   "
+                f"GROUP BY p95 {slow['p95_ms']:8.2f} ms   x{out[name]['p95_ratio']}"
+            )
+    return out
+
+
+def _time(call, repeats: int) -> dict:
+    times = []
+    for i in range(repeats + 2):
+        t0 = time.perf_counter()
+        call()
+        if i >= 2:
+            times.append((time.perf_counter() - t0) * 1000)
+    return {
+        "median_ms": round(_django.percentile(times, 50), 2),
+        "p95_ms": round(_django.percentile(times, 95), 2),
+    }
 
 
 def _write(result: dict) -> None:
