@@ -12,11 +12,12 @@ has an href/action, so the pages work without JavaScript.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
@@ -334,7 +335,19 @@ def cell_action_view(
     )
     if context["edit_value"] is None:
         context["edit_value"] = cell.shown_value if not cell.is_not_found else ""
+    # The filter buttons' counts change with the review: sent out of band,
+    # keeping the grid's current filter and sort (htmx says which page asked).
+    current = urlsplit(request.htmx.current_url_abs_path or "")
+    grid = _grid_context(review, _QueryOf(current.query))
+    context.update(filters=grid["filters"], grid=grid["grid"])
     return render(request, f"{CELL}#panel-with-cell", context)
+
+
+class _QueryOf:
+    """The parts of a request _grid_options reads, from a query string."""
+
+    def __init__(self, query: str) -> None:
+        self.GET = QueryDict(query)
 
 
 # ---------------------------------------------------------------- export
