@@ -36,8 +36,9 @@ import pypdfium2.raw as pdfium_c
 
 from ingest.errors import ErrorCode, ExtractionError
 from ingest.extractors import Extracted
-from ingest.extractors._common import Progress, title_from_filename
+from ingest.extractors._common import Progress
 from ingest.extractors.pdf_layout import Segment, may_have_columns, reading_order
+from ingest.extractors.titles import pdf_title
 from ingest.limits import Limits
 from ingest.normalize import normalize_page, normalize_page_with_map
 
@@ -56,10 +57,6 @@ Box = tuple[float, float, float, float]
 _HYPHEN_MARKS = {0xFFFE: "-", 0x02: "-"}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _MAX_RENDER_PIXELS = 40_000_000
-_JUNK_TITLES = re.compile(
-    r"^(untitled|document\d*|microsoft word|slide \d+)\b|\.(docx?|pdf|exe|tmp|rtf)$",
-    re.I,
-)
 _PDF_DATE = re.compile(
     r"D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz+\-])?(\d{2})?'?(\d{2})?"
 )
@@ -141,9 +138,10 @@ def extract_pdf(
     )
     if damaged:
         metadata["damaged_pages"] = damaged[:1000]
-    title = metadata.get("title") or ""
-    if not _plausible_title(title):
-        title = title_from_filename(filename)
+    # The metadata Title, else page 1's heading, else the file name (titles.py).
+    title, metadata["title_from"] = pdf_title(
+        metadata.get("title") or "", pages[0] if pages else "", filename
+    )
     return Extracted(title=title, source_type="pdf", pages=pages, metadata=metadata)
 
 
@@ -596,9 +594,3 @@ def _pdf_date(value: str) -> str | None:
         ).isoformat()
     except ValueError:
         return None
-
-
-def _plausible_title(title: str) -> bool:
-    # Producers fill /Title with file names and placeholders ("10811.exe", "Document1").
-    title = title.strip()
-    return len(title) >= 4 and " " in title and not _JUNK_TITLES.search(title)
