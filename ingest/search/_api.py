@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -71,6 +72,22 @@ def _configured_embedder() -> Embedder | None:
     return embedder()
 
 
+# A failure of one kind from one server is logged once a minute, not at every
+# search of an outage.
+_WARN_EVERY_S = 60.0
+_warned: dict[str, float] = {}
+
+
+def _warn(message: str, exc: LLMError) -> None:
+    key = f"{type(exc).__name__} {exc.base_url} {exc.status}"
+    now = time.monotonic()
+    if now - _warned.get(key, -_WARN_EVERY_S) >= _WARN_EVERY_S:
+        if len(_warned) > 1000:
+            _warned.clear()
+        _warned[key] = now
+        logger.warning(message, exc)
+
+
 @dataclass(frozen=True)
 class _Question:
     model: str  # the embedder's name, as stored with each vector
@@ -88,7 +105,7 @@ def _question(query: str) -> _Question | None:
         vector = embedder.embed([query])[0]
         question = _Question(model=embedder.name, dim=embedder.dim, vector=vector)
     except LLMError as exc:
-        logger.warning("Dense search unavailable, full-text results only: %s", exc)
+        _warn("Dense search unavailable, full-text results only: %s", exc)
         return None
     if not np.any(vector):
         return None  # nothing the model knows in the question

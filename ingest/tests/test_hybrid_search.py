@@ -224,6 +224,19 @@ def test_a_failing_embedding_server_gives_full_text_results(
     assert "Dense search unavailable, full-text results only" in caplog.text
 
 
+def test_an_outage_is_logged_once_a_minute_not_at_every_search(
+    tenant_a, server, upload, caplog
+):
+    upload(tenant_a, PAYMENT, "payment")
+    server.script_embeddings(*[EmbeddingReply.error(503)] * 3)
+    with caplog.at_level(logging.WARNING, logger="ingest.search._api"):
+        for _ in range(3):
+            assert titles(search_chunks(tenant_a, "invoice", mode="hybrid")) == [
+                "payment"
+            ]
+    assert caplog.text.count("Dense search unavailable") == 1
+
+
 def test_another_tenants_nearest_vector_is_never_returned(
     tenant_a, tenant_b, server, upload
 ):
