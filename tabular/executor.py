@@ -73,6 +73,7 @@ from citations.models import Status as CitationStatus
 from citations.services import citation_verify, citations_rate, citations_record
 from citations.verdicts import Checked, RevisionText, quote_check, verdict_write
 from ingest.models import Document, DocumentChunk
+from ingest.search.within import term_weights
 from llm.errors import LLMError
 from tabular import column_types, confidence, reading, retrieval
 from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
@@ -478,7 +479,7 @@ def _run_cell(run: _Run, cell_id: int, row_id: int, column_id: int) -> None:
         if not got.chunks:
             raise CellFailure("The document has no text to read.")
         if getattr(run.provider, "name", "") == "extractive":
-            answer, completion = _read_offline(column, got)
+            answer, completion = _read_offline(column, got, source.document)
         else:
             chunks = [(c.chunk_index, c.content) for c in got.chunks]
             answer, completion = run.provider.extract_cell(
@@ -488,7 +489,7 @@ def _run_cell(run: _Run, cell_id: int, row_id: int, column_id: int) -> None:
             )
             answer = _validated(answer, column)
         verdict = _verify(source, got, answer) if answer["quote"] else None
-        answer = _checked(column, got, answer, verdict)
+        answer = _checked(column, got, answer, verdict, source.document)
     except (LLMError, CellFailure) as exc:
         _fail(run, cell_id, str(exc), completion)
     except Exception as exc:  # a bug must cost one cell, not the run
@@ -589,7 +590,7 @@ def _question(column: ReviewColumn, query: retrieval.CellQuery, provider: Any) -
 
 
 def _read_offline(
-    column: ReviewColumn, got: retrieval.Retrieved
+    column: ReviewColumn, got: retrieval.Retrieved, document: Document
 ) -> tuple[dict[str, Any], Any]:
     """The offline reader's answer (tabular.reading), in the model's shape."""
     from llm.types import Completion
@@ -598,6 +599,7 @@ def _read_offline(
     got_reading = reading.read_cell(
         question=column.question,
         name=column.name,
+        weights=_weights(column, document),
         column_type=column.type,
         passages=[
             reading.Passage(index=c.chunk_index, text=c.content, rank=rank)
@@ -630,11 +632,18 @@ def _read_offline(
     return answer, completion
 
 
+def _weights(column: ReviewColumn, document: Document) -> dict[str, float]:
+    """How rare the column's words are in this document (its chunks' IDF,
+    cached per revision): the relevance judge counts rare words more."""
+    return term_weights([document], reading.column_text(column.question, column.name))
+
+
 def _checked(
     column: ReviewColumn,
     got: retrieval.Retrieved,
     answer: dict[str, Any],
     verified: _Verified | None,
+    document: Document,
 ) -> dict[str, Any]:
     """The answer with what the product checks itself: the typed value, its
     support by the verified quote, the quoted passage's relevance, and the
@@ -658,7 +667,9 @@ def _checked(
         if found
         else None
     )
-    judge = reading.judge_for(column.question, column.type, column.name)
+    judge = reading.judge_for(
+        column.question, column.type, column.name, _weights(column, document)
+    )
     rated = None
     if verified is not None:
         rated = judge.rate(verified.cited.content)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -421,14 +421,23 @@ class ColumnJudge:
     agreement made?"), by `citations.relevance.RelevanceJudge` each; a typed
     column's passages must state a value of its kind."""
 
-    def __init__(self, question: str, column_type: str, name: str = "") -> None:
+    def __init__(
+        self,
+        question: str,
+        column_type: str,
+        name: str = "",
+        weights: Mapping[str, float] | None = None,
+    ) -> None:
+        """`weights`: how rare each word is in the document read (an IDF,
+        `ingest.search.within.term_weights`); the judge counts rare words
+        more ("renew" says more than "agreement")."""
         kind = column_types.type_of(column_type).value_kind
-        phrasings = [question]
+        self.phrasings = phrasings = [question]
         if name.strip() and name.strip().lower() not in question.lower():
             phrasings.append(name)
         self.judges: list[RelevanceJudge] = []
         for phrasing in phrasings:
-            judge = RelevanceJudge(phrasing)
+            judge = RelevanceJudge(phrasing, weights=weights)
             # The column's type says what answers, whatever the wording.
             judge.value_kind = kind if kind in _JUDGED_KINDS else None
             if judge.concepts or not self.judges:
@@ -440,8 +449,18 @@ class ColumnJudge:
         return min(ratings, key=lambda r: (_LABEL_ORDER[r.label], -r.score))
 
 
-def judge_for(question: str, column_type: str, name: str = "") -> ColumnJudge:
-    return ColumnJudge(question, column_type, name)
+def judge_for(
+    question: str,
+    column_type: str,
+    name: str = "",
+    weights: Mapping[str, float] | None = None,
+) -> ColumnJudge:
+    return ColumnJudge(question, column_type, name, weights)
+
+
+def column_text(question: str, name: str = "") -> str:
+    """The words a column's judges read (for their rarity weights)."""
+    return f"{name} {question}".strip()
 
 
 _JUDGED_KINDS = frozenset(
@@ -456,9 +475,12 @@ def read_cell(
     passages: Sequence[Passage],
     options: Sequence[str] = (),
     name: str = "",
+    weights: Mapping[str, float] | None = None,
 ) -> Reading:
-    """Read a cell from its retrieved passages (see the module docstring)."""
-    judge = judge_for(question, column_type, name)
+    """Read a cell from its retrieved passages (see the module docstring).
+    `weights`: the rarity of the column's words in the document
+    (ColumnJudge)."""
+    judge = judge_for(question, column_type, name, weights)
     kind = column_types.type_of(column_type).value_kind
     ratings = {p.rank: judge.rate(p.text) for p in passages}
     searched = [
