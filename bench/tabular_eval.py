@@ -1,6 +1,6 @@
 """Tabular cells on CUAD: values, "not found", quotes and confidence (issues 6, 25).
 
-    .venv/bin/python bench/tabular_eval.py --corpus ../shared/corpus [--model]
+    .venv/bin/python bench/tabular_eval.py --corpus ../shared/corpus [--offline-only]
         [--split tune|report|both] [--dump cells.jsonl] [--quick]
 
 The 20 CUAD development contracts (plain text, ingested through the real
@@ -10,8 +10,8 @@ bench/retrieval_questions.json, committed before any tuning; type = its
 value_kind: jurisdiction, date, duration, yes/no, party, text). Contracts are
 split as that file says: the reader and the confidence rules were tuned on
 'tune'; 'report' is held back. Each split is one review, run by the real
-executor: offline (the built-in reader), and with --model against the
-scripted model server (docuiq.testing.llm_server, whose "model" quotes the
+executor: offline (the built-in reader), and against the scripted model
+server (docuiq.testing.llm_server, whose "model" quotes the
 first sentence it is shown: it measures the plumbing, not a model).
 
 Per (contract, category), against the expert's labels (gold_spans.jsonl):
@@ -405,9 +405,9 @@ def main(argv: list[str] | None = None) -> int:
         help="which contracts of retrieval_questions.json's split to run",
     )
     parser.add_argument(
-        "--model",
+        "--offline-only",
         action="store_true",
-        help="also run every cell through the scripted model server",
+        help="skip the run through the scripted model server",
     )
     parser.add_argument(
         "--dump", default="", help="write every cell's facts (JSON lines)"
@@ -476,7 +476,7 @@ def _evaluate(args: argparse.Namespace, corpus: Path) -> int:
         f"hand-labelled money/number (no target): {h['right']}/{h['n']} "
         f"({', '.join(w['column'] + ': ' + repr(w['got']) for w in h['wrong']) or 'all right'})"
     )
-    modes = ["offline"] + (["model"] if args.model else [])
+    modes = ["offline"] + ([] if args.offline_only else ["model"])
     dump = open(args.dump, "w", encoding="utf-8") if args.dump else None  # noqa: SIM115
     try:
         for split, group in groups.items():

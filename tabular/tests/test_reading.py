@@ -355,3 +355,15 @@ def test_nothing_unchecked_is_ever_high():
                 if band == "high":
                     assert verified and support == "supported"
                     assert relevance == "answers"
+
+
+def test_the_docs_name_every_column_type_and_confidence_rule_with_its_band():
+    from pathlib import Path
+
+    from django.conf import settings as django_settings
+
+    docs = (Path(django_settings.BASE_DIR) / "docs" / "tabular.md").read_text()
+    for kind in column_types.COLUMN_TYPES:
+        assert f"| `{kind.key}` |" in docs, kind.key
+    for rule in CONFIDENCE_RULES:
+        assert f"| `{rule.name}` | {rule.band} |" in docs, rule.name
