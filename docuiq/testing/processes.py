@@ -123,11 +123,13 @@ class CeleryWorker:
         *,
         beat: bool = True,
         concurrency: int = 2,
+        pool: str = "prefork",
     ) -> None:
         self.env = {**os.environ, **env}
         self.log_path = Path(log_path)
         self.beat = beat
         self.concurrency = concurrency
+        self.pool = pool
         self.proc: subprocess.Popen | None = None
         self.start()
 
@@ -145,6 +147,8 @@ class CeleryWorker:
             "info",
             "--concurrency",
             str(self.concurrency),
+            "--pool",
+            self.pool,
             "--without-heartbeat",
             "--without-gossip",
             "--without-mingle",
