@@ -367,3 +367,19 @@ def test_the_docs_name_every_column_type_and_confidence_rule_with_its_band():
         assert f"| `{kind.key}` |" in docs, kind.key
     for rule in CONFIDENCE_RULES:
         assert f"| `{rule.name}` | {rule.band} |" in docs, rule.name
+
+
+def test_a_column_line_names_its_type_and_an_options_columns_options():
+    from tabular.services import ReviewError, parse_column
+
+    spec = parse_column(
+        "Termination right (options): Who may terminate? [Either party | Customer only]"
+    )
+    assert (spec.type, spec.question) == ("options", "Who may terminate?")
+    assert spec.options == ("Either party", "Customer only")
+    assert parse_column("Renewal (duration): How long?").type == "duration"
+    assert parse_column("Parties (list): Who?").type == "text"  # former list columns
+    with pytest.raises(ReviewError, match="2 to 20 options"):
+        parse_column("Pick (options): Which one? [Only one]")
+    with pytest.raises(ReviewError, match="Unknown column type"):
+        parse_column("A (colour): b?")
