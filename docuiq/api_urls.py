@@ -47,6 +47,7 @@ from ingest.api import (
     DocumentDeleteApi,
     DocumentDetailApi,
     DocumentListApi,
+    DocumentRestoreApi,
     DocumentUploadApi,
 )
 
@@ -99,6 +100,11 @@ urlpatterns = [
         "documents/<str:document_id>/delete",
         DocumentDeleteApi.as_view(),
         name="document-delete",
+    ),
+    path(
+        "documents/<str:document_id>/restore",
+        DocumentRestoreApi.as_view(),
+        name="document-restore",
     ),
     path("search", ChunkSearchApi.as_view(), name="search"),
     # chat

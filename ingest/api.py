@@ -34,7 +34,8 @@ from accounts.models import Collection
 from ingest.models import Document
 from ingest.search import search_chunks
 from ingest.selectors import document_get, document_list
-from ingest.services import Upload, document_soft_delete, document_upload_result
+from ingest.services import Upload, document_upload_result
+from ingest.trash import document_delete, document_get_any, document_restore
 
 if TYPE_CHECKING:
     from rest_framework.request import Request
@@ -329,8 +330,39 @@ class DocumentDeleteApi(TenantApiView):
         document = document_get(tenant=self.tenant, pk=parse_uuid(document_id))
         if document is None:
             raise not_found()
-        document_soft_delete(document=document)
+        document_delete(document=document)  # with its attachments
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class DocumentRestoreApi(TenantApiView):
+    """Take back a deleted document (and the attachments deleted with it):
+    it returns to lists, search and chat. Restoring a live document is a
+    no-op."""
+
+    @extend_schema(
+        operation_id="documents_restore",
+        summary="Restore a deleted document",
+        parameters=[uuid_path("document_id")],
+        request=None,
+        responses={
+            200: DocumentOutputSerializer,
+            404: ERROR_404,
+            **COMMON_ERRORS,
+        },
+        tags=["documents"],
+    )
+    def post(self, request: Request, document_id: str) -> Response:
+        document = document_get_any(tenant=self.tenant, pk=parse_uuid(document_id))
+        if document is None:
+            raise not_found()
+        document_restore(document=document)
+        document = (
+            Document.objects.with_scope(tenant=self.tenant.pk)
+            .select_related("file", "current_revision")
+            .prefetch_related("collections")
+            .get(pk=document.pk)
+        )
+        return Response(DocumentOutputSerializer(document).data)
 
 
 class ChunkSearchApi(TenantApiView):

@@ -2,19 +2,37 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.db.models import Q
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import require_tenant
 from accounts.models import Collection
+from ingest.collections import (
+    CollectionError,
+    collection_add,
+    collection_create,
+    collection_get,
+    collection_list,
+    collection_remove,
+    collection_rename,
+)
 from ingest.errors import ExtractionError
 from ingest.page_image import page_picture, page_png
+from ingest.progress import upload_progress
 from ingest.search import search_chunks
 from ingest.selectors import document_get, document_list, documents_pending
 from ingest.services import Upload, document_upload_result
+from ingest.trash import (
+    document_delete,
+    document_get_any,
+    document_restore,
+    documents_deleted,
+)
 from ingest.viewer import (
     POINTS_TO_CSS_PX,
     RENDER_SCALE,
@@ -29,21 +47,95 @@ from ingest.viewer import (
 LIST_LIMIT = 200
 
 
-def _rows_context(request: HttpRequest) -> dict:
-    documents = list(document_list(tenant=request.tenant)[:LIST_LIMIT])
-    return {"documents": documents, "polling": documents_pending(documents)}
+def _list_query(request: HttpRequest) -> dict[str, str]:
+    """What the documents list shows (a collection, or the deleted ones), as
+    query parameters the rows fragment keeps while it polls."""
+    # An action (POST) carries the list it came from in `return_query`.
+    given = request.GET or QueryDict(request.POST.get("return_query", ""))
+    query = {}
+    if given.get("collection", "").isdigit():
+        query["collection"] = given["collection"]
+    if given.get("deleted") == "1":
+        query["deleted"] = "1"
+    return query
+
+
+def _rows_context(request: HttpRequest, *, query: dict | None = None) -> dict:
+    """The documents table: top-level documents, each with its attachments
+    under it (failed ones dismissable); or the deleted ones to restore."""
+    tenant = request.tenant
+    query = _list_query(request) if query is None else query
+    collection = (
+        collection_get(tenant=tenant, pk=query["collection"])
+        if "collection" in query
+        else None
+    )
+    if query.get("deleted"):
+        deleted = list(documents_deleted(tenant=tenant)[:LIST_LIMIT])
+        return {
+            "deleted_view": True,
+            "groups": [{"document": d, "attachments": []} for d in deleted],
+            "polling": False,
+            "list_query": urlencode(query),
+            "current_collection": None,
+        }
+    documents = document_list(tenant=tenant).prefetch_related("collections")
+    if collection is not None:
+        documents = documents.filter(collections=collection)
+    documents = list(documents[:LIST_LIMIT])
+    by_parent: dict = {}
+    for d in documents:
+        if d.parent_id:
+            by_parent.setdefault(d.parent_id, []).append(d)
+    shown = {d.pk for d in documents}
+    groups = [
+        {
+            "document": d,
+            "attachments": sorted(by_parent.get(d.pk, []), key=lambda a: a.title),
+        }
+        for d in documents
+        # An attachment sits under its email; alone only if its email is not listed.
+        if not d.parent_id or d.parent_id not in shown
+    ]
+    return {
+        "deleted_view": False,
+        "groups": groups,
+        "polling": documents_pending(documents),
+        "list_query": urlencode(query),
+        "current_collection": collection,
+    }
+
+
+def _rows(request: HttpRequest, **extra: object) -> HttpResponse:
+    context = {
+        **_rows_context(request),
+        "collections": list(collection_list(tenant=request.tenant)),
+        **extra,
+    }
+    return render(request, "ingest/document_list.html#document-rows", context)
 
 
 @require_GET
 @login_required
 def document_list_view(request: HttpRequest) -> HttpResponse:
     require_tenant(request)
+    tenant = request.tenant
     q = request.GET.get("q", "").strip()[:500]
     context = _rows_context(request)
+    named = []
+    if q:
+        named = list(
+            document_list(tenant=tenant).filter(
+                Q(title__icontains=q) | Q(file__filename__icontains=q)
+            )[:10]
+        )
     context.update(
         q=q,
-        hits=search_chunks(request.tenant, q, k=10) if q else [],
-        collections=list(Collection.objects.all()),
+        hits=search_chunks(tenant, q, k=10) if q else [],
+        named=named,
+        collections=list(collection_list(tenant=tenant)),
+        total=document_list(tenant=tenant).filter(parent__isnull=True).count(),
+        deleted_count=documents_deleted(tenant=tenant).count(),
     )
     return render(request, "ingest/document_list.html", context)
 
@@ -52,9 +144,117 @@ def document_list_view(request: HttpRequest) -> HttpResponse:
 @login_required
 def document_rows(request: HttpRequest) -> HttpResponse:
     require_tenant(request)
-    return render(
-        request, "ingest/document_list.html#document-rows", _rows_context(request)
+    return _rows(request)
+
+
+@require_GET
+@login_required
+def upload_progress_view(request: HttpRequest) -> JsonResponse:
+    """Each named file's document and stage, while its upload runs."""
+    require_tenant(request)
+    names = [n for n in request.GET.getlist("name") if n][:20]
+    return JsonResponse(
+        {
+            "files": upload_progress(
+                tenant=request.tenant, names=names, user=request.user
+            )
+        }
     )
+
+
+def _back(request: HttpRequest, message: str = "", *, error: str = "") -> HttpResponse:
+    """After an action: the rows fragment (htmx), else back to the list."""
+    if request.htmx:
+        return _rows(request, flash=message, flash_error=error)
+    if error:
+        messages.error(request, error)
+    elif message:
+        messages.success(request, message)
+    query = request.POST.get("return_query", "")
+    url = reverse("ingest:document-list")
+    return redirect(f"{url}?{query}" if query else url)
+
+
+@require_POST
+@login_required
+def document_delete_view(request: HttpRequest, pk: str) -> HttpResponse:
+    require_tenant(request)
+    document = document_get(tenant=request.tenant, pk=pk)
+    if document is None:
+        raise Http404("No such document.")
+    document_delete(document=document)
+    if request.htmx:  # the rows, with an Undo beside the message
+        return _rows(request, undo=document)
+    messages.success(request, f"Deleted “{document.title}”. Restore it from “Deleted”.")
+    return _back(request)
+
+
+@require_POST
+@login_required
+def document_restore_view(request: HttpRequest, pk: str) -> HttpResponse:
+    require_tenant(request)
+    document = document_get_any(tenant=request.tenant, pk=pk)
+    if document is None:
+        raise Http404("No such document.")
+    document_restore(document=document)
+    return _back(request, f"Restored “{document.title}”.")
+
+
+@require_POST
+@login_required
+def collection_create_view(request: HttpRequest) -> HttpResponse:
+    require_tenant(request)
+    try:
+        collection = collection_create(
+            tenant=request.tenant, name=request.POST.get("name", "")
+        )
+    except CollectionError as error:
+        messages.error(request, str(error))
+        return redirect("ingest:document-list")
+    messages.success(
+        request, f"Collection “{collection.name}” made: tick documents to add them."
+    )
+    return redirect(f"{reverse('ingest:document-list')}?collection={collection.pk}")
+
+
+@require_POST
+@login_required
+def collection_rename_view(request: HttpRequest, pk: int) -> HttpResponse:
+    require_tenant(request)
+    collection = collection_get(tenant=request.tenant, pk=pk)
+    if collection is None:
+        raise Http404("No such collection.")
+    try:
+        collection_rename(collection=collection, name=request.POST.get("name", ""))
+    except CollectionError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"Renamed to “{collection.name}”.")
+    return redirect(f"{reverse('ingest:document-list')}?collection={collection.pk}")
+
+
+@require_POST
+@login_required
+def collection_documents_view(request: HttpRequest) -> HttpResponse:
+    """Put the ticked documents in a collection, or take them out of it."""
+    require_tenant(request)
+    tenant = request.tenant
+    collection = collection_get(tenant=tenant, pk=request.POST.get("collection", ""))
+    ids = request.POST.getlist("documents")
+    if collection is None:
+        return _back(request, error="Choose a collection.")
+    try:
+        if request.POST.get("action") == "remove":
+            n = collection_remove(
+                tenant=tenant, collection=collection, document_ids=ids
+            )
+            message = f"Took {n} document{pluralize(n)} out of “{collection.name}”."
+        else:
+            n = collection_add(tenant=tenant, collection=collection, document_ids=ids)
+            message = f"Added {n} document{pluralize(n)} to “{collection.name}”."
+    except CollectionError as error:
+        return _back(request, error=str(error))
+    return _back(request, message)
 
 
 @require_POST
@@ -93,11 +293,7 @@ def document_upload_view(request: HttpRequest) -> HttpResponse:
         for note in notes:
             messages.info(request, note)
         return redirect("ingest:document-list")
-    return render(
-        request,
-        "ingest/document_list.html#document-rows",
-        {**_rows_context(request), "upload_notes": notes},
-    )
+    return _rows(request, upload_notes=notes)
 
 
 def _viewer_url(document, state: ViewerState, **changes: object) -> str:

@@ -140,6 +140,10 @@ MATRIX: dict[tuple[str, str], Row] = {
         _post(lambda i: f"/api/documents/{i.document}/delete"),
         _expect(a_user=204, a_key=204, b_user=404, b_key=404),
     ),
+    ("api:document-restore", "POST"): Row(
+        _post(lambda i: f"/api/documents/{i.document}/restore"),
+        _expect(a_user=200, a_key=200, b_user=404, b_key=404),
+    ),
     ("api:search", "GET"): Row(
         _get(
             lambda i: "/api/search",
