@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PG_URL ?= postgres://postgres@127.0.0.1:5432/docuiq
 REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: run test test-pg venv chromium migrate serve worker lint fmt bench bench-quick clean
+.PHONY: run test test-pg venv chromium axe migrate serve worker lint fmt bench bench-quick clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,10 +37,25 @@ serve: migrate
 	$(PY) manage.py collectstatic --noinput -v0
 	$(VENV)/bin/gunicorn docuiq.wsgi:application -c docuiq/gunicorn_conf.py
 
-test: venv chromium
+# axe-core for the browser tests' accessibility checks, from npm into e2e/axe
+# (pinned by its package-lock.json); Debian's npm is installed first when run as
+# root, as chromium is. Without npm, or offline, those checks skip: never a failure here.
+AXE_JS := e2e/axe/node_modules/axe-core/axe.min.js
+$(AXE_JS): e2e/axe/package.json e2e/axe/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v chromium >/dev/null 2>&1; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null || true; fi; }
+	@if command -v npm >/dev/null 2>&1; then \
+	  (cd e2e/axe && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/axe-core/axe.min.js) \
+	  || echo "npm ci failed (offline?): the browser tests' axe-core checks will be skipped"; \
+	else echo "npm is not installed: the browser tests' axe-core checks will be skipped"; fi
+
+axe: $(AXE_JS)
+
+test: venv chromium axe
 	$(PY) -m pytest -q
 
-test-pg: venv chromium
+test-pg: venv chromium axe
 	DATABASE_URL=$(PG_URL) CELERY_TEST_BROKER_URL=$(REDIS_URL) $(PY) -m pytest -q
 
 # The worker with beat inside it (-B): beat runs the sweeps that queue again
