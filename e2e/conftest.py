@@ -78,6 +78,7 @@ def login(page, live_server):
 
 
 PHONE = {"width": 390, "height": 844}
+TABLET = {"width": 820, "height": 1180}
 DESKTOP = {"width": 1440, "height": 900}
 
 

@@ -125,3 +125,26 @@ def test_chat_by_keyboard_with_panel_and_menu(page_at, live_server, alice, lease
         expect(review).to_be_visible()
         expect(logout).to_be_visible()
     assert page.console_errors == []
+
+
+def test_without_javascript_the_follow_up_form_asks_and_the_menu_shows(
+    page_at, live_server, alice, lease
+):
+    """The follow-up form posts with its CSRF token (it once lost it to a
+    missing '>') and the answer comes back on the page; a phone's menu is a
+    plain list."""
+    page = page_at(**PHONE, java_script_enabled=False)
+    sign_in(page, live_server, "alice", "pw-alice")
+    page.goto(f"{live_server.url}/chat/?new=1")
+    page.fill("[data-testid=question]", "How much is the monthly rent?")
+    page.click("[data-testid=ask]")
+    page.locator("[data-testid=assistant-message]").first.wait_for()
+    page.fill("form.ask textarea", "When may the lease end?")
+    page.click("form.ask [data-testid=ask]")
+    expect(page.locator("[data-testid=assistant-message]")).to_have_count(2)
+    expect(page.locator("[data-testid=assistant-message]").nth(1)).to_contain_text(
+        "ninety (90) days"
+    )
+    expect(page.get_by_role("link", name="Review", exact=True)).to_be_visible()
+    expect(page.get_by_test_id("menu-toggle")).to_be_hidden()
+    shoot(page, "layout-nojs-390")

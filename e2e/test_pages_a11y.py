@@ -1,5 +1,5 @@
 """Every page a lawyer works in, at a phone's width (390 px) and a desktop's
-(1440 px): axe-core reports no serious or critical violation, nothing scrolls
+(1440 px), and a tablet's (820 px): axe-core reports no serious or critical violation, nothing scrolls
 sideways, and a screenshot of each is kept in test-results/a11y-<page>-<width>.png.
 
 Pages: log in; documents (with an upload in progress); the viewer; chat with
@@ -16,7 +16,7 @@ from chat.services import message_ask, session_create
 from citations.tests.review_helpers import CONTRACT, make_citation
 from docuiq.testing.factories import make_document
 from e2e.a11y import axe_violations, describe
-from e2e.conftest import DESKTOP, PHONE, no_horizontal_scroll, shoot, sign_in
+from e2e.conftest import DESKTOP, PHONE, TABLET, no_horizontal_scroll, shoot, sign_in
 from tabular.executor import review_run
 from tabular.models import Review
 from tabular.services import ColumnSpec, review_create
@@ -70,7 +70,7 @@ def _check(page, name: str, width: int, found: dict) -> None:
         )
 
 
-@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["390", "1440"])
+@pytest.mark.parametrize("size", [PHONE, TABLET, DESKTOP], ids=["390", "820", "1440"])
 def test_pages_have_no_serious_accessibility_violation(
     page_at, live_server, workspace, size
 ):
