@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import subprocess
 import sys
@@ -342,6 +343,8 @@ def bench_search(label: str, n_chunks: int, repeats: int = 200) -> dict:
         "chunks": n_chunks,
         "fill_seconds": round(fill_s, 1),
         "embed_seconds": round(embed_s, 1),
+        # Timings on a shared machine move with its load: keep it beside them.
+        "load_average_before": round(os.getloadavg()[0], 2),
     }
     with tenant_scope(tenant):
         # The first tenant-wide dense search loads the tenant's vectors.
@@ -377,6 +380,7 @@ def bench_search(label: str, n_chunks: int, repeats: int = 200) -> dict:
             row["p95_ms"] = row["hybrid"]["p95_ms"]
             row["median_ms"] = row["hybrid"]["median_ms"]
             results[scope_name] = row
+            row["load_average_after"] = round(os.getloadavg()[0], 2)
             print(
                 f"  {label:<10} top-4 {scope_name:<14} p50/p95 ms  "
                 + "  ".join(
