@@ -249,6 +249,11 @@ MATRIX: dict[tuple[str, str], Row] = {
         _post(lambda i: f"/api/tabular/reviews/{i.review}/cells/{i.cell}/rerun"),
         _expect(a_user=202, a_key=202, b_user=404, b_key=404),
     ),
+    ("api:tabular-cell-action", "POST"): Row(
+        # The world's cell has not run: its own tenant gets the clear error.
+        _post(lambda i: f"/api/tabular/reviews/{i.review}/cells/{i.cell}/flag"),
+        _expect(a_user=400, a_key=400, b_user=404, b_key=404),
+    ),
     ("api:tabular-review-export-csv", "GET"): Row(
         _get(lambda i: f"/api/tabular/reviews/{i.review}/export.csv"), A_ONLY
     ),
