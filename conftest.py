@@ -41,8 +41,12 @@ def _test_settings(settings, tmp_path):
     from docuiq.celery import app
     from ingest.search import clear_vector_cache
 
-    # Throttle counts (failed API keys) live in the cache: none carry over.
+    # Throttle counts (failed API keys) live in the cache, keys found valid in
+    # the process: none carry over.
     cache.clear()
+    from accounts.selectors import api_key_cache_clear
+
+    api_key_cache_clear()
 
     # The vector cache's version is the highest row id, which SQLite reuses
     # after a test's rollback: start every test from the database.

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from accounts.admin_mixins import TenantScopedAdmin, request_tenant
 from accounts.models import ApiKey, Collection, Membership, Tenant, hash_api_key
+from accounts.selectors import api_key_cache_clear
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
@@ -165,6 +166,7 @@ class ApiKeyAdmin(TenantScopedAdmin):
     @admin.action(description="Revoke selected API keys", permissions=["change"])
     def revoke_selected(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
         n = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        api_key_cache_clear()  # at once here; other processes within API_KEY_CACHE_S
         self.message_user(request, f"Revoked {n} key(s).", messages.SUCCESS)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:

@@ -160,6 +160,9 @@ AXES_VERBOSE = False
 # Failed API keys per address and window, before 429 (accounts/throttling.py).
 API_KEY_FAILURE_LIMIT = env_int("API_KEY_FAILURE_LIMIT", default=20)
 API_KEY_FAILURE_WINDOW_S = env_int("API_KEY_FAILURE_WINDOW_S", default=60)
+# A key found valid is remembered this long per process (no query per
+# request); a revoked key stops working within it. 0: look up every time.
+API_KEY_CACHE_S = env_float("API_KEY_CACHE_S", default=10.0)
 # Reverse proxies in front of the app that append to X-Forwarded-For (0: the
 # app is reached directly and REMOTE_ADDR is the client).
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", default=0)

@@ -112,8 +112,9 @@ def test_the_address_behind_trusted_proxies_is_the_one_they_saw(tenant_a, settin
 
 
 def test_last_used_at_is_written_at_most_once_a_minute(
-    tenant_a, django_assert_num_queries
+    tenant_a, settings, django_assert_num_queries
 ):
+    settings.API_KEY_CACHE_S = 0  # every lookup reads the row
     with tenant_scope(tenant_a):
         key, raw = api_key_create(tenant=tenant_a)
     with django_assert_num_queries(2):  # the lookup, then the first write
@@ -175,3 +176,23 @@ def test_each_api_key_has_its_own_request_rate(tenant_a, tenant_b, monkeypatch):
     assert [me(first) for _ in range(4)] == [200, 200, 200, 429]
     # Another key, of the same tenant or another, has its own count.
     assert me(second) == 200 and me(other) == 200
+
+
+def test_a_key_found_valid_is_not_looked_up_again_for_a_while(
+    tenant_a, settings, django_assert_num_queries
+):
+    settings.API_KEY_CACHE_S = 10
+    with tenant_scope(tenant_a):
+        key, raw = api_key_create(tenant=tenant_a)
+    assert api_key_lookup(raw).pk == key.pk
+    with django_assert_num_queries(0):
+        assert api_key_lookup(raw).pk == key.pk
+    # Revoked through the admin action: refused at once in this process.
+    from accounts.selectors import api_key_cache_clear
+
+    with unscoped():
+        ApiKey.objects.filter(pk=key.pk).update(revoked_at=timezone.now())
+    api_key_cache_clear()
+    assert api_key_lookup(raw) is None
+    # A wrong secret under a known prefix is never served from the cache.
+    assert api_key_lookup(raw[:-1] + ("A" if raw[-1] != "A" else "B")) is None
