@@ -156,7 +156,7 @@ class Client:
         poll = json.loads(body)["poll_url"]
         asked = time.perf_counter() - ms / 1000
         while time.perf_counter() < deadline + 30:
-            time.sleep(0.2)
+            time.sleep(0.5)  # a client polling twice a second
             _, status, body = self.call("GET", poll)
             if status == 200 and json.loads(body)["status"] != "pending":
                 with tally.lock:
@@ -299,12 +299,14 @@ def main() -> None:
     _django.setup(args.pg)
     from django.db import connections
 
-    from docuiq.testing.llm_server import ScriptedLLMServer
     from docuiq.testing.processes import (
         CeleryWorker,
         GunicornServer,
         RedisServer,
+        _port_open,
         _stop,
+        _wait,
+        free_port,
     )
 
     world, keys = _seed(args.rows, documents, max(args.clients))
@@ -326,12 +328,33 @@ def main() -> None:
         "runserver_baseline": {},
     }
     redis = RedisServer(work / "redis")
-    with ScriptedLLMServer(latency_s=0.5) as llm:
+    # The model in a process of its own: in this one its threads would wait
+    # for the GIL behind the clients' and add to every answer.
+    llm_port = free_port()
+    llm = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "docuiq.testing.llm_server",
+            "--port",
+            str(llm_port),
+            "--latency",
+            "0.5",
+            "--mode",
+            "extractive",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        _wait(lambda: _port_open(llm_port), 30, "the scripted model")
         env = _server_env(
             args.pg,
             f"redis://127.0.0.1:{redis.port}/0",
             f"redis://127.0.0.1:{redis.port}/1",
-            llm.base_url,
+            f"http://127.0.0.1:{llm_port}/v1",
             work / "var",
         )
         worker = CeleryWorker(
@@ -377,6 +400,8 @@ def main() -> None:
                 _print("runserver", clients, name, figures)
         finally:
             _stop(proc)
+    finally:
+        _stop(llm)
     redis.stop()
     _summarise(result, min(args.clients))
     _write(result)
