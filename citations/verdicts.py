@@ -125,10 +125,13 @@ def quote_check(
         quorum=settings.LLM_ENSEMBLE_QUORUM,
         high_stakes=high_stakes,
     )
+    # The models that could have voted: the ensemble's for a high-stakes
+    # check, else the single judge (each vote is in the verdict's stages).
+    voters = list(ensemble) if high_stakes and ensemble else ([judge] if judge else [])
     return Checked(
         verdict=verdict,
         duration_ms=(time.perf_counter() - started) * 1000,
-        models=(getattr(judge, "name", ""),) if judge else (),
+        models=tuple(getattr(j, "name", "") for j in voters),
     )
 
 

@@ -87,9 +87,11 @@ def _stage(
     started: float,
     detail: str = "",
     rule: str | None = None,
+    votes: Sequence[Any] = (),
 ) -> dict[str, Any]:
     """One stage's record for the audit trail; `rule`: the id of the rule
-    that refused, when one did (rules.py)."""
+    that refused, when one did (rules.py); `votes`: each judge's vote of an
+    ensemble, so every verdict can be audited judge by judge."""
     record: dict[str, Any] = {
         "stage": name,
         "outcome": outcome,
@@ -99,6 +101,18 @@ def _stage(
         record["detail"] = detail[:500]
     if rule:
         record["rule"] = rule
+    if votes:
+        record["votes"] = [
+            {
+                "judge": v.judge,
+                "supported": v.supported,
+                "confidence": round(v.confidence, 3),
+                "start": v.start,
+                "end": v.end,
+                "reason": v.reason[:300],
+            }
+            for v in votes
+        ]
     return record
 
 
@@ -405,7 +419,9 @@ def verify_quote(
         )
         best = max(confident, key=lambda v: v.confidence, default=None)
         if agreeing >= ballot.quorum and best is not None:
-            stages.append(_stage(ENSEMBLE, "verified", started, summary))
+            stages.append(
+                _stage(ENSEMBLE, "verified", started, summary, votes=ballot.votes)
+            )
             return verified(
                 text,
                 best.start,  # type: ignore[arg-type]
@@ -420,7 +436,16 @@ def verify_quote(
             )
         dissent = next((v.reason for v in ballot.votes if not v.supported), "")
         detail = f"ensemble: {summary}" + (f"; {dissent}" if dissent else "")
-        stages.append(_stage(ENSEMBLE, "rejected", started, detail, "judge.ensemble"))
+        stages.append(
+            _stage(
+                ENSEMBLE,
+                "rejected",
+                started,
+                detail,
+                "judge.ensemble",
+                votes=ballot.votes,
+            )
+        )
         return _failed_from(
             text,
             match,

@@ -135,6 +135,29 @@ def test_ensemble_verifies_on_quorum_with_overlapping_spans():
     assert set(verdict.judged_by) == {"a", "b"}
 
 
+def test_each_ensemble_vote_is_kept_in_the_stage_record():
+    judges = [
+        _supporting("a"),
+        _supporting("b", confidence=0.8),
+        ScriptedJudge("c", JudgeResult(False, None, 0.9, "no")),
+    ]
+    for quorum, outcome in ((2, "verified"), (3, "rejected")):
+        verdict = verify_quote(
+            TEXT,
+            PARAPHRASE,
+            within=CHUNK,
+            ensemble=judges,
+            quorum=quorum,
+            high_stakes=True,
+        )
+        stage = next(s for s in verdict.stages if s["stage"] == "ensemble")
+        assert stage["outcome"] == outcome
+        votes = {v["judge"]: v for v in stage["votes"]}
+        assert set(votes) == {"a", "b", "c"}
+        assert votes["a"]["supported"] and votes["b"]["confidence"] == 0.8
+        assert not votes["c"]["supported"] and "no" in votes["c"]["reason"]
+
+
 def test_ensemble_without_quorum_fails():
     judges = [_supporting("a"), ScriptedJudge("b", JudgeResult(False, None, 0.9, "no"))]
     verdict = verify_quote(

@@ -218,11 +218,16 @@ def test_cells_are_high_stakes_so_a_configured_ensemble_decides(
         record = CitationVerification.objects.get(citation=citation)
     ensemble = [s for s in record.stages if s["stage"] == "ensemble"]
     assert ensemble and "2 of 2 judges agree" in ensemble[0]["detail"]
+    # Each judge's vote is kept, and the record names both models.
+    assert sorted(v["judge"] for v in ensemble[0]["votes"]) == ["judge-a", "judge-b"]
+    assert all(v["supported"] for v in ensemble[0]["votes"])
+    assert sorted(record.models_used) == ["judge-a", "judge-b"]
     assert citation.verification_confidence == 1  # the quorum's share
     panel = alice_client.get(
         f"/tabular/{review.pk}/cells/{cell.pk}/", HTTP_HX_REQUEST="true"
     ).content.decode()
     assert 'data-testid="cell-panel-stages"' in panel and "2 of 2 judges agree" in panel
+    assert 'data-testid="ensemble-votes"' in panel and "judge-b: supported" in panel
 
 
 def test_a_judged_cell_citation_stores_the_judges_confidence(
