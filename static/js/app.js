@@ -376,14 +376,16 @@ document.addEventListener("htmx:pushedIntoHistory", (event) => {
       xhr.upload.onload = () => {
         item.bar.removeAttribute("value");  // indeterminate until the reading reports pages
         setState(item, "stored", "Uploaded · reading the file");
-        polling = setInterval(async () => {
+        const poll = async () => {
           try {
             const doc = await ask(form, file.name);
-            if (!doc) return;
+            if (!doc || xhr.readyState === 4) return;
             if (doc.total) { item.bar.max = doc.total; item.bar.value = doc.done; }
             setState(item, doc.stage, doc.label);
           } catch (_) { /* the next tick asks again */ }
-        }, 700);
+        };
+        poll();
+        polling = setInterval(poll, 600);
       };
       xhr.onload = async () => {
         clearInterval(polling);
