@@ -3,7 +3,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from chat.coverage import UNSUPPORTED
 from chat.models import ChatSession, Message
@@ -218,10 +218,11 @@ PICKER_LIMIT = 200
 
 
 def document_titles(*, tenant: Tenant, query: str = "", limit: int = PICKER_LIMIT):
-    """Ready documents whose title holds every word of `query`, newest first."""
+    """Ready documents whose title or file name holds every word of `query`,
+    newest first."""
     qs = document_list(tenant=tenant).filter(status=Document.Status.READY)
     for word in query.split()[:8]:
-        qs = qs.filter(title__icontains=word)
+        qs = qs.filter(Q(title__icontains=word) | Q(file__filename__icontains=word))
     return list(qs.select_related(None).only("id", "title", "created_at")[:limit])
 
 

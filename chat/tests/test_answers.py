@@ -320,3 +320,16 @@ def test_a_judge_that_answers_garbage_keeps_the_offline_rating(
     with tenant_scope(message.tenant):
         citation = MessageCitation.objects.get(message=message)
     assert citation.relevance == "answers" and citation.relevance_method == "offline"
+
+
+def test_the_picker_finds_documents_by_title_or_file_name(library, tenant_a):
+    from chat.selectors import document_titles
+
+    make_document(tenant_a, "Rent is due monthly.", title="Office lease")
+    with tenant_scope(tenant_a):
+        by_title = document_titles(tenant=tenant_a, query="lease")
+        by_file = document_titles(tenant=tenant_a, query="lease.txt")
+    assert [d.title for d in by_title] == ["Office lease"]
+    assert [d.title for d in by_file] == [
+        "Office lease"
+    ]  # make_document's file: <title>.txt
