@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "chat",
     "citations",
     "tabular",
+    "playbook",
 ]
 
 MIDDLEWARE = [
