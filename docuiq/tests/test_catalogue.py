@@ -559,4 +559,6 @@ def test_fuz03_the_citation_marker_parser_never_raises(answer):
 
     extraction = extract_citations(answer, known_refs=["S1", "S2"])
     for candidate in extraction.candidates:
+        if candidate.quote is None:
+            continue  # a reference without a quote ("[S1]") is one by design
         assert candidate.quote in answer or candidate.quote.strip()
