@@ -39,6 +39,8 @@ def _manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
             "DEBUG",
             "DATABASE_URL",
             "CELERY_BROKER_URL",
+            # Set by the browser tests in this process; never in a deployment.
+            "DJANGO_ALLOW_ASYNC_UNSAFE",
         }
     }
     return subprocess.run(
