@@ -50,6 +50,7 @@ from ingest.api import (
     DocumentRestoreApi,
     DocumentUploadApi,
 )
+from playbook.api import PlaybookListApi
 
 
 def _inline_style_hashes(template_name: str) -> list[str]:
@@ -159,4 +160,7 @@ urlpatterns = [
         name="citation-verify",
     ),
     path("tabular/", include("tabular.api_urls")),
+    # playbooks: the list here, every other route in playbook/api_urls.py
+    path("playbooks", PlaybookListApi.as_view(), name="playbook-list"),
+    path("playbooks/", include("playbook.api_urls")),
 ]

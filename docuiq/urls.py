@@ -13,5 +13,6 @@ urlpatterns = [
     path("chat/", include("chat.urls")),
     path("review/", include("citations.urls")),
     path("tabular/", include("tabular.urls")),
+    path("playbook/", include("playbook.urls")),
     path("", include("ingest.urls")),
 ]

@@ -299,7 +299,13 @@ class Finding(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(
-                    kind__in=["meets", "fallback", "deviates", "missing", "needs_review"]
+                    kind__in=[
+                        "meets",
+                        "fallback",
+                        "deviates",
+                        "missing",
+                        "needs_review",
+                    ]
                 ),
                 name="chk_finding_kind_values",
             ),

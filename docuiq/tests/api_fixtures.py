@@ -164,6 +164,14 @@ def tenant_row_counts(tenant) -> dict[str, int]:
         UnsourcedCitation,
     )
     from ingest.models import File
+    from playbook.models import (
+        Finding,
+        FindingEvent,
+        Playbook,
+        PlaybookRun,
+        Position,
+        RunPosition,
+    )
     from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
 
     models = [
@@ -181,6 +189,12 @@ def tenant_row_counts(tenant) -> dict[str, int]:
         ReviewDocument,
         ReviewColumn,
         Cell,
+        Playbook,
+        Position,
+        PlaybookRun,
+        RunPosition,
+        Finding,
+        FindingEvent,
     ]
     with unscoped():
         counts = {m.__name__: m.objects.filter(tenant=tenant).count() for m in models}
@@ -204,6 +218,9 @@ class World:
     citation_a: object
     review_a: object
     cell_a: object
+    playbook_a: object
+    run_a: object
+    finding_a: object
     document_b: Document
     session_b: object
     collection_b: object
@@ -239,6 +256,7 @@ def world(tenant_a, tenant_b, alice, charlie) -> World:
             user=alice,
         )
         cell_a = review_a.cells.first()
+        playbook_a, run_a, finding_a = _playbook_world(tenant_a, document_a, alice)
     with tenant_scope(tenant_b):
         document_b.collections.add(collection_b)
         session_b = session_create(tenant=tenant_b, user=charlie, title="Ledger")
@@ -254,6 +272,9 @@ def world(tenant_a, tenant_b, alice, charlie) -> World:
         citation_a=citation_a,
         review_a=review_a,
         cell_a=cell_a,
+        playbook_a=playbook_a,
+        run_a=run_a,
+        finding_a=finding_a,
         document_b=document_b,
         session_b=session_b,
         collection_b=collection_b,
@@ -262,3 +283,42 @@ def world(tenant_a, tenant_b, alice, charlie) -> World:
 
 def random_id() -> str:
     return str(uuid.uuid4())
+
+
+def _playbook_world(tenant, document, user):
+    """A one-position playbook run on the contract, its one finding computed
+    (the run is executed here, offline, so the finding exists)."""
+    from playbook.models import Finding
+    from playbook.runs import findings_sync, run_create
+    from playbook.schema import spec_from_data
+    from playbook.services import playbook_create
+    from tabular.executor import review_run
+
+    playbook = playbook_create(
+        tenant=tenant,
+        spec=spec_from_data(
+            {
+                "name": "Delivery terms",
+                "positions": [
+                    {
+                        "title": "Delivery",
+                        "question": "When must the Supplier deliver the goods?",
+                        "type": "duration",
+                        "standard": "Within 30 days",
+                        "rule": "at most 30 days",
+                    }
+                ],
+            }
+        ),
+        user=user,
+    )
+    run = run_create(
+        tenant=tenant,
+        playbook=playbook,
+        document_ids=[document.pk],
+        user=user,
+        start=False,
+    )
+    review_run(review_id=run.review_id, concurrency=1)
+    findings_sync(run)
+    return playbook, run, Finding.objects.get(run=run)

@@ -41,6 +41,9 @@ class Ids:
     review: str
     cell: int
     question: str
+    playbook: str
+    run: str
+    finding: int
 
     @classmethod
     def of(cls, w: World) -> Ids:
@@ -55,6 +58,9 @@ class Ids:
             review=str(w.review_a.pk),
             cell=w.cell_a.pk,
             question=str(w.answer_a.reply_to_id),
+            playbook=str(w.playbook_a.pk),
+            run=str(w.run_a.pk),
+            finding=w.finding_a.pk,
         )
 
     @classmethod
@@ -70,6 +76,9 @@ class Ids:
             review=random_id(),
             cell=2_000_000_000,
             question=random_id(),
+            playbook=random_id(),
+            run=random_id(),
+            finding=2_000_000_000,
         )
 
 
@@ -118,6 +127,11 @@ def _upload(c: APIClient, i: Ids):
         format="multipart",
     )
 
+
+MATRIX_PLAYBOOK = {
+    "name": "Matrix playbook",
+    "positions": [{"title": "Law", "question": "Which law?", "standard": "English"}],
+}
 
 MATRIX: dict[tuple[str, str], Row] = {
     ("api:schema", "GET"): Row(
@@ -260,6 +274,71 @@ MATRIX: dict[tuple[str, str], Row] = {
     ("api:tabular-review-export-xlsx", "GET"): Row(
         _get(lambda i: f"/api/tabular/reviews/{i.review}/export.xlsx"), A_ONLY
     ),
+    # playbooks (playbook/api_urls.py, included under /api/playbooks/)
+    ("api:playbook-list", "GET"): Row(_get(lambda i: "/api/playbooks"), READ_OWN),
+    ("api:playbook-schema", "GET"): Row(
+        _get(lambda i: "/api/playbooks/schema"), PUBLIC, writes_nothing=IDENTITIES
+    ),
+    ("api:playbook-create", "POST"): Row(
+        _post(
+            lambda i: "/api/playbooks/create", lambda i: {"playbook": MATRIX_PLAYBOOK}
+        ),
+        _expect(a_user=201, a_key=201, b_user=201, b_key=201),
+        writes_nothing=("anon",),
+    ),
+    ("api:playbook-detail", "GET"): Row(
+        _get(lambda i: f"/api/playbooks/{i.playbook}"), A_ONLY
+    ),
+    ("api:playbook-update", "POST"): Row(
+        _post(
+            lambda i: f"/api/playbooks/{i.playbook}/update",
+            lambda i: {"playbook": MATRIX_PLAYBOOK},
+        ),
+        A_ONLY,
+    ),
+    ("api:playbook-delete", "POST"): Row(
+        _post(lambda i: f"/api/playbooks/{i.playbook}/delete"),
+        _expect(a_user=204, a_key=204, b_user=404, b_key=404),
+    ),
+    ("api:playbook-export", "GET"): Row(
+        _get(lambda i: f"/api/playbooks/{i.playbook}/export"), A_ONLY
+    ),
+    ("api:playbook-run", "POST"): Row(
+        _post(
+            lambda i: f"/api/playbooks/{i.playbook}/run",
+            lambda i: {"document_ids": [i.document]},
+        ),
+        _expect(a_user=202, a_key=202, b_user=404, b_key=404),
+    ),
+    ("api:playbook-run-list", "GET"): Row(
+        _get(lambda i: "/api/playbooks/runs"), READ_OWN
+    ),
+    ("api:playbook-run-detail", "GET"): Row(
+        _get(lambda i: f"/api/playbooks/runs/{i.run}"), A_ONLY
+    ),
+    ("api:playbook-run-resume", "POST"): Row(
+        _post(lambda i: f"/api/playbooks/runs/{i.run}/resume"),
+        _expect(a_user=202, a_key=202, b_user=404, b_key=404),
+    ),
+    ("api:playbook-run-cancel", "POST"): Row(
+        _post(lambda i: f"/api/playbooks/runs/{i.run}/cancel"), A_ONLY
+    ),
+    ("api:playbook-run-report", "GET"): Row(
+        _get(lambda i: f"/api/playbooks/runs/{i.run}/report"), A_ONLY
+    ),
+    ("api:playbook-finding-action", "POST"): Row(
+        _post(
+            lambda i: f"/api/playbooks/runs/{i.run}/findings/{i.finding}/accept",
+            lambda i: {"note": "ok"},
+        ),
+        A_ONLY,
+    ),
+    ("api:playbook-run-export-docx", "GET"): Row(
+        _get(lambda i: f"/api/playbooks/runs/{i.run}/export.docx"), A_ONLY
+    ),
+    ("api:playbook-run-export-xlsx", "GET"): Row(
+        _get(lambda i: f"/api/playbooks/runs/{i.run}/export.xlsx"), A_ONLY
+    ),
 }
 
 
@@ -344,11 +423,15 @@ def test_matrix(route, identity, world, clients):
         "api:chat-session-list",
         "api:search",
         "api:tabular-review-list",
+        "api:playbook-list",
+        "api:playbook-run-list",
     } and identity.startswith("b_"):
         leaked = {
             str(world.document_a.pk),
             str(world.session_a.pk),
             str(world.review_a.pk),
+            str(world.playbook_a.pk),
+            str(world.run_a.pk),
         }
         assert not leaked & {
             item.get("id") or item.get("document_id")
