@@ -72,19 +72,21 @@ def model_configured() -> bool:
     return getattr(provider(), "name", "") != "extractive"
 
 
-def _verdict_question(position: Position) -> str:
-    parts = [
-        position.question.strip(),
-        f"Our standard position: {position.standard.strip()}",
-    ]
+def _verdict_meaning(position: Position) -> str:
+    """What the model is told beside the question, for a position it judges:
+    the standard, fallbacks and deviation. Kept out of the question itself,
+    which the offline relevance judge rates passages against."""
+    parts = [f"Our standard position: {position.standard.strip()}"]
     if position.fallbacks:
         parts.append("Acceptable fallbacks: " + "; ".join(position.fallbacks))
     if position.deviation.strip():
         parts.append(f"A deviation: {position.deviation.strip()}")
     parts.append(
-        'Which describes the contract\'s clause? Quote the clause; answer "" if the '
-        "contract has no such clause."
+        "Answer which option describes the contract's clause, and quote the clause; "
+        'answer "" if the contract has no such clause.'
     )
+    if position.search.strip():
+        parts.append(f"The contract may say: {position.search.strip()}")
     return "\n".join(parts)
 
 
@@ -100,9 +102,9 @@ def _column_for(position: Position, judged: bool) -> ColumnSpec:
     if judged:
         return ColumnSpec(
             name=position.title,
-            question=_verdict_question(position),
+            question=position.question,
             type="options",
-            description=position.search,
+            description=_verdict_meaning(position),
             options=findings.VERDICTS,
         )
     return ColumnSpec(

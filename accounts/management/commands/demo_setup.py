@@ -38,6 +38,8 @@ class Command(BaseCommand):
             call_command("ingest", str(demo_dir), tenant="demo", collection="Demo")
         except SystemExit:
             self.stderr.write("some demo documents failed to ingest (see above)")
+        # The sample playbook (by command name: accounts imports no upper app).
+        call_command("playbook", "sample", tenant="demo", stdout=self.stdout)
         self.stdout.write("")
         self.stdout.write("Demo workspace ready: log in at http://127.0.0.1:8000/")
         if password:
