@@ -41,6 +41,7 @@ pytestmark = [
 SWEEP_S = 5
 VISIBILITY_S = 10
 STALE_S = 4
+CELLS = 18  # the slow review's: 6 documents x 3 columns
 
 
 def _reset_celery_client() -> None:
@@ -220,8 +221,8 @@ def test_cel04_a_killed_worker_leaves_no_document_processing(
 
 @pytest.fixture
 def slow_review(settings, tenant_a, monkeypatch):
-    """A review of 3 documents x 3 columns whose model answers in 0.6 s, two
-    cells at a time: long enough to be interrupted. Started before the
+    """A review of 6 documents x 3 columns whose model answers in 0.6 s, two
+    cells at a time (about 6 s): long enough to be interrupted. Started before the
     worker, which reads LLM_BASE_URL when it starts."""
     from docuiq.testing import llm_server as llm_server_module
     from docuiq.testing.factories import make_document
@@ -237,7 +238,8 @@ def slow_review(settings, tenant_a, monkeypatch):
     with ScriptedLLMServer(latency_s=0.6) as server:
         settings.LLM_BASE_URL = server.base_url
         documents = [
-            make_document(tenant_a, text, title=f"Supply {i}") for i in range(3)
+            make_document(tenant_a, text, title=f"Supply {i}")
+            for i in range(CELLS // 3)
         ]
         yield review_create(
             tenant=tenant_a,
@@ -276,10 +278,10 @@ def test_a_review_stranded_by_a_killed_worker_resumes_without_a_person(
         review_start(review=slow_review)
         _until(lambda: _cells_done(slow_review) >= 2, 60, "the first cells", worker)
         worker.kill()
-        assert _cells_done(slow_review) < 9, "finished before the kill: make it slower"
+        assert _cells_done(slow_review) < CELLS, "finished before the kill: slower"
         worker.start()
         _until(lambda: _review_completed(slow_review), 90, "the review", worker)
-        assert _cells_done(slow_review) == 9
+        assert _cells_done(slow_review) == CELLS
 
 
 def test_cel11_sigterm_during_a_task_puts_its_message_back_at_once(
@@ -291,13 +293,19 @@ def test_cel11_sigterm_during_a_task_puts_its_message_back_at_once(
     finishes the review."""
     from tabular.services import review_start
 
-    with _worker_on(broker, settings, tmp_path, TABULAR_CONCURRENCY="2") as worker:
+    with _worker_on(
+        broker,
+        settings,
+        tmp_path,
+        TABULAR_CONCURRENCY="2",
+        CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT="1",
+    ) as worker:
         review_start(review=slow_review)
         _until(lambda: _cells_done(slow_review) >= 2, 60, "the first cells", worker)
         worker.terminate()
-        assert _cells_done(slow_review) < 9, "finished before SIGTERM: make it slower"
+        assert _cells_done(slow_review) < CELLS, "finished before SIGTERM: slower"
         client = redis.Redis.from_url(broker.url)
         assert client.llen(f"recovery-{os.getpid()}") == 1, worker.log_tail()
         worker.start()
         _until(lambda: _review_completed(slow_review), 90, "the review", worker)
-        assert _cells_done(slow_review) == 9
+        assert _cells_done(slow_review) == CELLS
