@@ -32,6 +32,7 @@ Contracts:
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -203,8 +204,21 @@ def _version(cell: Cell, row: ReviewDocument) -> str:
     )[:200]
 
 
+def _words_of(stems: list[str], text: str) -> tuple[str, ...]:
+    """The search's stems ("terminat", "convenienc") as the question's own
+    words ("termination", "convenience"), for a reader; a stem without one
+    stays as it is."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z][\w'-]*", text)]
+    out: list[str] = []
+    for stem in stems:
+        word = next((w for w in words if w.startswith(stem.lower())), stem)
+        if word not in out:
+            out.append(word)
+    return tuple(out)
+
+
 def cell_facts(
-    cell: Cell, row: ReviewDocument, document_error: str = ""
+    cell: Cell, row: ReviewDocument, document_error: str = "", question: str = ""
 ) -> findings.CellFacts:
     citation = cell.citation
     searched = cell.searched or {}
@@ -233,7 +247,7 @@ def cell_facts(
         support=cell.shown_support,
         relevance=(citation.relevance or "") if citation is not None else "",
         offline=cell.model_name in ("", "extractive"),
-        searched_terms=tuple(searched.get("terms") or ()),
+        searched_terms=_words_of(list(searched.get("terms") or ()), question),
         searched_pages=tuple(
             p.get("page") for p in searched.get("passages") or () if p.get("page")
         ),
@@ -285,7 +299,12 @@ def findings_sync(run: PlaybookRun) -> int:
         if existing is not None and existing.cell_version == version:
             continue
         decided = findings.decide(
-            cell_facts(cell, cell.row, errors.get(cell.row.document_uid, "") or ""),
+            cell_facts(
+                cell,
+                cell.row,
+                errors.get(cell.row.document_uid, "") or "",
+                f"{position.title} {position.question}",
+            ),
             position_facts(position),
         )
         fields = {

@@ -496,6 +496,9 @@ def finding_action_view(
         "severities": Severity.choices,
         "error": error,
         "note_value": request.POST.get("note", "") if error else "",
+        # Re-rendered with what was chosen, so a refused override loses nothing.
+        "kind_value": request.POST.get("kind", "") if error else "",
+        "severity_value": request.POST.get("severity", "") if error else "",
     }
     return render(request, "playbook/report.html#finding", context)
 
