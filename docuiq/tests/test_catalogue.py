@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -490,6 +490,10 @@ def test_dat03_a_cross_tenant_pair_is_refused_by_the_database(tenant_a, tenant_b
     with unscoped():
         file_a = File.objects.get(pk=document.file_id)
         with pytest.raises(IntegrityError), transaction.atomic():
+            if connection.vendor == "postgresql":
+                # The composite key is DEFERRABLE INITIALLY DEFERRED: check now.
+                with connection.cursor() as cursor:
+                    cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             Document.objects.create(tenant=tenant_b, file=file_a, title="stolen")
 
 
