@@ -30,6 +30,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from citations.cascade import SourceText, Verdict, verify_cited_quote
@@ -39,7 +40,7 @@ from citations.models import (
     MessageCitation,
     Status,
 )
-from ingest.models import DocumentRevision
+from ingest.models import Document, DocumentRevision
 
 
 @dataclass(frozen=True)
@@ -222,8 +223,10 @@ def verdict_write(
     """Store a verdict on a citation row and its audit row, in one transaction.
 
     An initial verification writes only while the row is still pending
-    (compare-and-set), so a redelivered task is a no-op; returns whether the
-    verdict was written. `citation` is refreshed when it was.
+    (compare-and-set), so a redelivered task is a no-op; and no verdict is
+    written against a revision that is no longer its document's current one
+    (DAT-06). Returns whether the verdict was written; `citation` is
+    updated when it was.
     """
     verdict = checked.verdict
     fields = verdict_fields(
@@ -236,6 +239,16 @@ def verdict_write(
         rows = MessageCitation.objects.filter(pk=citation.pk)
         if trigger == "initial":
             rows = rows.filter(verification_status=Status.PENDING)
+        # DAT-06: a verdict on a revision the document has moved past is not
+        # written; the new revision's re-verification writes instead.
+        rows = rows.filter(
+            Q(document_id__isnull=True)
+            | Exists(
+                Document.objects.with_scope(tenant=citation.tenant_id).filter(
+                    pk=OuterRef("document_id"), current_revision_id=text.revision_id
+                )
+            )
+        )
         if not rows.update(**fields):
             return False
         CitationVerification.objects.create(
