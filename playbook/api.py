@@ -85,20 +85,14 @@ if TYPE_CHECKING:
 TAGS = ["playbooks"]
 
 
-class PlaybookFileErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-    code = serializers.CharField()
-    problems = serializers.ListField(
-        child=serializers.DictField(), help_text="{line, where, message} per problem"
-    )
-
-    class Meta:
-        ref_name = "PlaybookFileError"
-
-
 ERROR_FILE = OpenApiResponse(
-    PlaybookFileErrorSerializer,
-    description="A bad playbook: every problem with its line (when read from a file) and field; nothing stored.",
+    # An object: a bad playbook is {detail, code, problems: [{line, where,
+    # message}]} (playbook.schema.PlaybookFileError); a malformed body is DRF's map of
+    # fields to messages, like every other 400.
+    OpenApiTypes.OBJECT,
+    description="A bad playbook: {detail, code, problems: [{line, where, message}]}, every "
+    "problem with its line (when read from a file) and field, nothing stored; or a malformed "
+    "body: each bad field with its messages.",
 )
 
 
