@@ -91,6 +91,13 @@ class Document(models.Model):
         EMAIL = "email", "Email"
         DOCX = "docx", "Word"
         CSV = "csv", "CSV"
+        # Connectors (issue 29; seed 004's source types): one document per
+        # chat thread, per table row; a captured web page is WEB; GDRIVE names
+        # files whose metadata says they came from Google Drive.
+        SLACK = "slack", "Slack"
+        TEAMS = "teams", "Teams"
+        DB = "db", "Database row"
+        GDRIVE = "gdrive", "Google Drive"
         UNKNOWN = "unknown", "Unknown"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -315,3 +322,136 @@ class ChunkEmbedding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.chunk_id} {self.model}"
+
+
+class Source(models.Model):
+    """A connector that produces documents (issue 29): a Slack or Teams export,
+    a database table or query, or a web page captured by URL.
+
+    Documents it made are listed in `SourceItem` by the source's own key for
+    them (a thread, a row's key, the URL), so a later sync knows which changed
+    (a new revision) and which are gone (soft-deleted). Status transitions:
+    idle|ready|failed -> queued -> syncing -> ready | failed.
+    """
+
+    class Kind(models.TextChoices):
+        SLACK = "slack", "Slack export"
+        TEAMS = "teams", "Teams export"
+        DATABASE = "db", "Database"
+        WEB = "web", "Web page"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        SYNCING = "syncing", "Syncing"
+        READY = "ready", "Ready"
+        FAILED = "failed", "Failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    name = models.CharField(max_length=200)
+    # The bytes the documents point at: the export uploaded (Slack, Teams), a
+    # description of the source (database: never the credentials), the page
+    # fetched last (web).
+    file = models.ForeignKey(
+        File, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    collection = models.ForeignKey(
+        "accounts.Collection",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    # Web: the address asked for. Database: engine, table or query, columns
+    # (ingest.connectors.database.TableSpec as a dict).
+    url = models.URLField(max_length=2000, blank=True)
+    config = models.JSONField(default=dict, blank=True)
+    # Database: the connection URL with its password, Fernet-encrypted
+    # (ingest.secrets); shown again only as `connection_display`.
+    secret = models.TextField(blank=True)
+    connection_display = models.CharField(max_length=500, blank=True)
+    # Minutes between scheduled syncs (0: on demand only).
+    schedule_minutes = models.PositiveIntegerField(default=0)
+    next_sync_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.QUEUED
+    )
+    error = models.TextField(blank=True)
+    error_code = models.CharField(max_length=32, blank=True)
+    # Per-item problems of the last sync that did not stop it (a channel over
+    # the limit, a message whose user is unknown): [{"item", "message"}].
+    warnings = models.JSONField(default=list, blank=True)
+    stats = models.JSONField(default=dict, blank=True)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    last_synced_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ScopedManager(tenant="tenant")
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "id"], name="uniq_source_tenant_id"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["status", "updated_at"], name="idx_source_status"),
+            models.Index(fields=["next_sync_at"], name="idx_source_next_sync"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def progress_percent(self) -> int:
+        if self.status == self.Status.READY:
+            return 100
+        if not self.progress_total:
+            return 0
+        return min(100, round(100 * self.progress_done / self.progress_total))
+
+
+class SourceItem(models.Model):
+    """One document a source made, under the source's key for it: a thread
+    (`C024BE91L/1709474520.000100`), a row's key, the URL. `content_sha256`
+    is the hash of what the document was made from, so a sync rewrites only
+    what changed."""
+
+    id = models.BigAutoField(primary_key=True)
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="items")
+    key = models.CharField(max_length=500)
+    document = models.ForeignKey(
+        Document, on_delete=models.CASCADE, related_name="source_items"
+    )
+    content_sha256 = models.CharField(max_length=64)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ScopedManager(tenant="tenant")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "key"], name="uniq_source_item_key"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_id}:{self.key}"
