@@ -48,6 +48,7 @@ def test_a_playbook_from_the_sample_runs_on_two_contracts_and_is_reviewed(
     expect(page.get_by_test_id("playbook-name")).to_have_text("Buyer positions")
     expect(page.get_by_test_id("position-row")).to_have_count(10)
     shoot(page, "playbook-01-positions")
+    _no_serious_violations(page)
 
     # 2. Edit a position: payment within 45 days, 40 as the fallback.
     payment = page.get_by_test_id("position-row").filter(has_text="Payment terms")
@@ -76,6 +77,7 @@ def test_a_playbook_from_the_sample_runs_on_two_contracts_and_is_reviewed(
     )
     expect(acme_line.get_by_test_id("contract-summary")).to_contain_text("1 deviate")
     shoot(page, "playbook-02-run")
+    _no_serious_violations(page)
 
     # 4. The report: grouped by severity, the deviation with its verified quote.
     acme_line.get_by_test_id("open-report").click()
@@ -92,6 +94,7 @@ def test_a_playbook_from_the_sample_runs_on_two_contracts_and_is_reviewed(
     )
     shoot(page, "playbook-03-report")
     report_url = page.url
+    _no_serious_violations(page)
 
     # 5. The deviation's clause, highlighted in the document viewer.
     deviation.get_by_test_id("finding-open-clause").click()
@@ -160,6 +163,18 @@ def test_a_playbook_from_the_sample_runs_on_two_contracts_and_is_reviewed(
     expect(phone.get_by_test_id("report-summary")).to_be_visible()
     assert no_horizontal_scroll(phone)
     shoot(phone, "playbook-06-report-phone")
+    _no_serious_violations(phone)
     page.set_viewport_size(DESKTOP)
     with tenant_scope(tenant_a):
         assert PlaybookRun.objects.count() == 1
+
+
+def _no_serious_violations(page) -> None:
+    """axe-core's serious and critical violations (skipped, not failed, when
+    axe-core is not installed, so the rest of this test still runs)."""
+    from e2e.a11y import AXE_JS, axe_violations, describe
+
+    if not AXE_JS.exists():
+        return
+    violations = axe_violations(page)
+    assert not violations, describe(violations)
