@@ -267,6 +267,30 @@ INGEST_STALE_AFTER_S = env_float(
     "INGEST_STALE_AFTER_S", default=max(3 * INGEST_HEARTBEAT_S, 60.0)
 )
 CHUNK_TARGET_CHARS = env_int("CHUNK_TARGET_CHARS", default=1200)
+
+# ---------------------------------------------------------------- connectors (issue 29)
+# Web capture and database sources may reach only public addresses unless
+# these allow more (SSRF: ingest/connectors/netpolicy.py). Tests allow
+# loopback for the servers they start.
+CONNECTORS_ALLOW_LOOPBACK = env_bool("CONNECTORS_ALLOW_LOOPBACK", default=False)
+CONNECTORS_ALLOW_PRIVATE_NETWORKS = env_bool(
+    "CONNECTORS_ALLOW_PRIVATE_NETWORKS", default=False
+)
+# SQLite files a database source may open: only under these folders (none:
+# SQLite sources are refused), never the app's own database.
+CONNECTORS_SQLITE_DIRS = env_list("CONNECTORS_SQLITE_DIRS")
+# Fernet keys for source credentials, newest first (older ones still
+# decrypt: rotation). Unset: one key derived from SECRET_KEY.
+CONNECTORS_SECRET_KEYS = env_list("CONNECTORS_SECRET_KEYS")
+CONNECTORS_FETCH_MAX_BYTES = env_int(
+    "CONNECTORS_FETCH_MAX_BYTES", default=10 * 1024 * 1024
+)
+CONNECTORS_FETCH_TIMEOUT_S = env_float("CONNECTORS_FETCH_TIMEOUT_S", default=15.0)
+CONNECTORS_QUERY_TIMEOUT_S = env_float("CONNECTORS_QUERY_TIMEOUT_S", default=120.0)
+CONNECTORS_MAX_CHANNEL_MESSAGES = env_int(
+    "CONNECTORS_MAX_CHANNEL_MESSAGES", default=100_000
+)
+CONNECTORS_STALE_AFTER_S = env_float("CONNECTORS_STALE_AFTER_S", default=60.0)
 CHUNK_OVERLAP_CHARS = env_int("CHUNK_OVERLAP_CHARS", default=150)
 
 # ---------------------------------------------------------------- celery
@@ -436,6 +460,11 @@ CELERY_BEAT_SCHEDULE = {
     # Re-send questions asked with ask/async whose message is gone.
     "sweep-questions": {
         "task": "chat.tasks.sweep_questions",
+        "schedule": CELERY_SWEEP_S,
+    },
+    # Sources due for their scheduled sync, and syncs whose worker vanished.
+    "sweep-sources": {
+        "task": "ingest.tasks.sweep_sources",
         "schedule": CELERY_SWEEP_S,
     },
 }

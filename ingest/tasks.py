@@ -21,3 +21,17 @@ def sweep_documents() -> int:
     from ingest.services import documents_sweep
 
     return documents_sweep()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def sync_source(source_id: str) -> None:
+    from ingest.sources import source_sync
+
+    source_sync(source_id=uuid.UUID(source_id))
+
+
+@shared_task(ignore_result=True)
+def sweep_sources() -> int:
+    from ingest.sources import sources_sweep
+
+    return sources_sweep()

@@ -28,6 +28,7 @@ from ingest.normalize import normalize_page
 
 __all__ = [
     "SOURCE_TYPES",
+    "WEB_CAPTURE_TYPE",
     "Attachment",
     "Extracted",
     "detect_source_type",
@@ -49,7 +50,11 @@ _LABELS = {
     "email": "email",
     "docx": "Word",
     "csv": "CSV",
+    "web": "web page",
 }
+# A page captured by URL (ingest.sources): stored with this type so that
+# ingestion reads its article, not every visible word (ingest.connectors.web).
+WEB_CAPTURE_TYPE = "application/vnd.docuiq.web-capture+html"
 _EXTENSIONS = {
     ".pdf": "pdf",
     ".txt": "text",
@@ -129,6 +134,7 @@ _EXTRACTORS = {
     "email": ("ingest.extractors.email", "extract_email"),
     "docx": ("ingest.extractors.docx", "extract_docx"),
     "csv": ("ingest.extractors.csv", "extract_csv"),
+    "web": ("ingest.connectors.web", "extract_web"),
 }
 
 
@@ -166,6 +172,10 @@ def detect_source_type(head: bytes, filename: str, content_type: str | None) -> 
         (content_type or "").split(";")[0].strip().lower()
     )
 
+    if (content_type or "").split(";")[0].strip().lower() == WEB_CAPTURE_TYPE:
+        if _looks_binary(head):
+            raise UnsupportedType("This captured page is not a web page (HTML).")
+        return "web"
     if b"%PDF-" in head[:1024]:
         return "pdf"
     if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ingest.errors import ErrorCode, ExtractionError
 from ingest.limits import Limits
 
-__all__ = ["ZipBudget", "check_zip", "is_ooxml", "read_zip"]
+__all__ = ["ZipBudget", "check_zip", "is_ooxml", "read_member", "read_zip"]
 
 _BLOCK = 64 * 1024
 _LOCAL_HEADER = 30
@@ -144,6 +144,18 @@ def read_zip(
                 continue
             files.append((name, content))
     return files, errors
+
+
+def read_member(
+    zf: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    limits: Limits,
+    budget: ZipBudget,
+    label: str,
+) -> bytes:
+    """One member's bytes, counted against the budget as they are produced
+    (for readers that go through an archive member by member: chat exports)."""
+    return _read_member(zf, info, limits, budget, label)
 
 
 def _read_member(

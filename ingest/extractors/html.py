@@ -20,7 +20,13 @@ from ingest.extractors import Extracted
 from ingest.extractors._common import Progress, read_limited, title_from_filename
 from ingest.limits import Limits
 
-__all__ = ["HtmlDocument", "extract_html", "html_to_text", "parse_html"]
+__all__ = [
+    "HtmlDocument",
+    "extract_html",
+    "html_to_text",
+    "parse_html",
+    "visible_markup",
+]
 
 _DROP = frozenset(
     {
@@ -133,6 +139,14 @@ def extract_html(
 def html_to_text(markup: str | bytes) -> str:
     """The visible text of an HTML fragment or page (used for HTML-only emails)."""
     return parse_html(markup, prefer_article=False).text
+
+
+def visible_markup(markup: str | bytes) -> str:
+    """The page's markup without what a reader cannot see (scripts, hidden
+    elements), for an article extractor to read (ingest.connectors.web)."""
+    soup = BeautifulSoup(markup, "lxml")
+    _remove_invisible(soup.body or soup)
+    return str(soup)
 
 
 def parse_html(markup: str | bytes, *, prefer_article: bool = True) -> HtmlDocument:
