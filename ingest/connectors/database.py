@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import sqlparse
 
@@ -108,7 +108,9 @@ def parse_url(url: str) -> Connection:
             password=unquote(parts.password or ""),
         )
     if scheme == "sqlite":
-        path = unquote(parts.path)
+        # sqlite:////abs/path.db (SQLAlchemy's form) and sqlite:///abs/path.db
+        path = unquote(parts.netloc + parts.path)
+        path = "/" + path.lstrip("/") if path.startswith("/") else path
         if not path.startswith("/"):
             raise DatabaseError_(
                 "bad_connection",
@@ -124,7 +126,7 @@ def parse_url(url: str) -> Connection:
 def redact_url(connection: Connection) -> str:
     """The address without its password, as the page shows it again."""
     if connection.engine == "sqlite":
-        return f"sqlite://{connection.path}"
+        return f"sqlite:///{connection.path}"
     user = f"{connection.user}@" if connection.user else ""
     return f"postgres://{user}{connection.host}:{connection.port}/{connection.database}"
 
@@ -264,7 +266,7 @@ def _sqlite_rows(
     connection: Connection, spec: TableSpec, statement: str, timeout_s: float
 ) -> Iterator[Row]:
     try:
-        db = sqlite3.connect(f"file:{connection.path}?mode=ro", uri=True, timeout=5.0)
+        db = sqlite3.connect(f"file:{quote(connection.path)}?mode=ro", uri=True, timeout=5.0)
     except sqlite3.Error as exc:
         raise DatabaseError_(
             "unreachable", f"The SQLite file could not be opened: {exc}."
