@@ -237,9 +237,16 @@ def test_another_tenant_sees_nothing(charlie_client, sample, contracts, tenant_a
     assert str(sample.pk).encode() not in charlie_client.get("/playbook/").content
 
 
-def test_the_run_page_polls_while_active_and_stops_when_done(alice_client, sample, contracts, tenant_a):
+def test_the_run_page_polls_while_active_and_stops_when_done(
+    alice_client, sample, contracts, tenant_a
+):
     with tenant_scope(tenant_a):
-        run = run_create(tenant=tenant_a, playbook=sample, document_ids=[d.pk for d in contracts], start=False)
+        run = run_create(
+            tenant=tenant_a,
+            playbook=sample,
+            document_ids=[d.pk for d in contracts],
+            start=False,
+        )
     page = alice_client.get(f"/playbook/runs/{run.pk}/progress/").content.decode()
     assert 'hx-trigger="every 2s"' in page and "0 / 20 checks" in page
     with tenant_scope(tenant_a):
