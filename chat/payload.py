@@ -20,6 +20,7 @@ from chat.coverage import (
 )
 from citations.models import Relevance, Status
 from ingest.links import document_span_url
+from ingest.selectors import Span, chunk_location, span_locations
 
 if TYPE_CHECKING:
     from chat.models import Message, MessageSource
@@ -29,12 +30,53 @@ if TYPE_CHECKING:
 SNIPPET_CHARS = 280
 
 
+# Source types whose location is per passage (a message, a column): a
+# citation's own offsets choose it (ingest.locations).
+SEGMENTED_TYPES = frozenset({"slack", "teams", "db"})
+
+
+def _location(
+    source: MessageSource, start: int | None = None, end: int | None = None
+) -> dict | None:
+    """The location of content[start:end] (or of the chunk) in its source's
+    own words, from the chunk and document loaded with the source."""
+    chunk = source.chunk if source.chunk_id else None
+    if chunk is None or "document" not in chunk._state.fields_cache:
+        return None
+    return chunk_location(chunk, start, end).as_dict()
+
+
+def _location_fields(location: dict | None, metadata: dict) -> dict:
+    """Seed 004's location fields, from the location (email and others keep
+    reading the document's metadata)."""
+    location = location or {}
+
+    def pick(key: str, *fallbacks: str):
+        if key in location:
+            return location[key]
+        return next(
+            (metadata.get(k) for k in (key, *fallbacks) if metadata.get(k)), None
+        )
+
+    return {
+        "message_id": pick("message_id"),
+        "thread_id": pick("thread_id"),
+        "ts": metadata.get("date") or location.get("ts") or metadata.get("ts"),
+        "table": pick("table"),
+        "row_id": pick("row_id"),
+        "column": pick("column"),
+        "location": location.get("label") or None,
+        "original_url": location.get("original_url") or None,
+    }
+
+
 def _source_entry(source: MessageSource, chunk_text: str, metadata: dict) -> dict:
     url = ""
     if source.document_id:
         url = document_span_url(
             source.document_id, source.start_offset, source.end_offset
         )
+    location = _location(source)
     return {
         "id": source.ref_label,
         "citation_id": source.ref_label,
@@ -45,19 +87,31 @@ def _source_entry(source: MessageSource, chunk_text: str, metadata: dict) -> dic
         "score": round(source.score, 4),
         "page": source.page_start if source.source_type in {"pdf", "docx"} else None,
         "url": url,
-        "message_id": metadata.get("message_id"),
-        "thread_id": metadata.get("thread_id"),
-        "ts": metadata.get("date") or metadata.get("ts"),
-        "table": metadata.get("table"),
-        "row_id": metadata.get("row_id"),
-        "column": metadata.get("column"),
+        **_location_fields(location, metadata),
         "chunk_id": str(source.chunk_uid),
         "chunk_index": source.chunk_index,
         "revision_id": str(source.revision_id),
         "extra": {
-            k: v for k, v in metadata.items() if k in {"sender", "to", "subject"}
+            **{k: v for k, v in metadata.items() if k in {"sender", "to", "subject"}},
+            **((location or {}).get("extra") or {}),
         },
     }
+
+
+def _cited_location(source: MessageSource, chunk_text: str, quote: str) -> dict:
+    """Where the quote is, before verification has placed it: its first
+    occurrence in the cited chunk (verification's own offsets replace it:
+    `payload_with_verdicts`)."""
+    if source.source_type not in SEGMENTED_TYPES or not quote:
+        return {}
+    at = chunk_text.find(quote.strip()[:200])
+    if at < 0:
+        return {}
+    start = source.start_offset + at
+    location = _location(source, start, start + len(quote))
+    if location is None:
+        return {}
+    return _location_fields(location, {}) | {"extra": location.get("extra") or {}}
 
 
 def citation_fields(citation: MessageCitation) -> dict:
@@ -160,8 +214,17 @@ def build_payload(
         )
         for s in sources
     }
+    by_ref = {s.ref_label: s for s in sources}
     cited = [
-        {**entries[c.ref_label], **citation_fields(c)}
+        {
+            **entries[c.ref_label],
+            **citation_fields(c),
+            **_cited_location(
+                by_ref[c.ref_label],
+                chunk_texts.get(c.ref_label, ""),
+                c.quoted_text or "",
+            ),
+        }
         for c in citations
         if c.ref_label in entries
     ]
@@ -190,12 +253,46 @@ def payload_with_verdicts(message: Message) -> dict:
     """The stored payload with each citation's current verification."""
     payload = dict(message.payload or {})
     live = {str(c.pk): c for c in message.citations.all()}
+    located = _live_locations(message, payload, live)
     merged = []
     for entry in payload.get("citations", []):
         row = live.get(entry.get("citation_uuid", ""))
         merged.append(
-            {**entry, **citation_fields(row)} if row is not None else dict(entry)
+            {
+                **entry,
+                **citation_fields(row),
+                **located.get(entry.get("citation_uuid", ""), {}),
+            }
+            if row is not None
+            else dict(entry)
         )
     payload["citations"] = merged
     payload["coverage"] = sentence_marks(payload, live.values())
     return payload
+
+
+def _live_locations(message: Message, payload: dict, live: dict) -> dict[str, dict]:
+    """The location of each placed citation of a message or a database row
+    (the message or column its verified offsets fall in), in one query."""
+    wanted = {
+        e.get("citation_uuid"): live[e["citation_uuid"]]
+        for e in payload.get("citations", [])
+        if e.get("source_type") in SEGMENTED_TYPES and e.get("citation_uuid") in live
+    }
+    spans = {}
+    for key, row in wanted.items():
+        start = row.source_offset_start if row.verified else row.candidate_start
+        end = row.source_offset_end if row.verified else row.candidate_end
+        if row.chunk_id and start is not None:
+            spans[key] = Span(row.chunk_id, start, end)
+    if not spans:
+        return {}
+    found = span_locations(tenant_id=message.tenant_id, spans=list(spans.values()))
+    out = {}
+    for key, span in spans.items():
+        if span in found:
+            location = found[span].as_dict()
+            out[key] = _location_fields(location, {}) | {
+                "extra": location.get("extra") or {}
+            }
+    return out

@@ -23,7 +23,7 @@ from citations.presentation import (
     footnote_text,
 )
 from ingest.models import Document
-from ingest.selectors import document_list
+from ingest.selectors import Span, document_list, span_locations
 from llm.extractive import MODEL_NAME as EXTRACTIVE_MODEL
 
 if TYPE_CHECKING:
@@ -64,6 +64,9 @@ class CitationView:
     found_in: str = ""
     badge_override: Any = None
     mark: Mark | None = None
+    # Where the passage is in its source's own words: a chat message, a
+    # table row and column, a captured page (ingest.locations).
+    location: str = ""
 
     @property
     def badge(self):
@@ -108,9 +111,31 @@ class MessageView:
         return [d["title"] for d in self.searched.get("documents", [])]
 
 
+def _locations(citations) -> dict[str, str]:
+    """Each citation's location label, in one query (PDF pages are shown by
+    the page number already)."""
+    spans = {}
+    for c in citations:
+        start = c.source_offset_start if c.verified else c.candidate_start
+        end = c.source_offset_end if c.verified else c.candidate_end
+        if c.chunk_id:
+            spans[str(c.pk)] = Span(c.chunk_id, start, end)
+    if not spans:
+        return {}
+    tenant_id = next(iter(citations)).tenant_id
+    found = span_locations(tenant_id=tenant_id, spans=list(spans.values()))
+    return {
+        key: found[span].label
+        for key, span in spans.items()
+        if span in found and found[span].kind not in {"page", "document"}
+    }
+
+
 def _citation_views(message: Message) -> list[tuple[CitedItem, CitationView]]:
     rows = []
-    for c in message.citations.all():
+    citations = list(message.citations.all())
+    locations = _locations(citations)
+    for c in citations:
         view = CitationView(
             pk=str(c.pk),
             ref=c.ref_label,
@@ -125,6 +150,7 @@ def _citation_views(message: Message) -> list[tuple[CitedItem, CitationView]]:
             found_in=c.mis_attributed_to,
             badge_override=citation_badge(c),
             mark=citation_mark(c),
+            location=locations.get(str(c.pk), ""),
         )
         rows.append((CitedItem(c.ref_label, c.answer_start, c.answer_end, view), view))
     for u in message.unsourced_citations.all():

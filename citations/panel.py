@@ -17,6 +17,7 @@ from citations.models import MessageCitation, Status, UnsourcedCitation
 from citations.presentation import badge_state, citation_badge, match_summary
 from ingest.links import document_span_url
 from ingest.models import DocumentRevision
+from ingest.selectors import Span, span_locations
 
 VERIFICATIONS_SHOWN = 10
 
@@ -80,6 +81,24 @@ def _other_spans(citation: MessageCitation) -> list[tuple[int, int]]:
     )
 
 
+def _location(citation: MessageCitation) -> dict[str, Any] | None:
+    """Where the passage is in its source's own words ("#deals · Ana Ruiz ·
+    3 Mar 2026 14:02 UTC", "contracts · row 1182 · notice_period", a
+    page's title and address); None for a page of a PDF, which the
+    Document line already gives."""
+    if not citation.chunk_id:
+        return None
+    start = (
+        citation.source_offset_start if citation.verified else citation.candidate_start
+    )
+    end = citation.source_offset_end if citation.verified else citation.candidate_end
+    span = Span(citation.chunk_id, start, end)
+    found = span_locations(tenant_id=citation.tenant_id, spans=[span]).get(span)
+    if found is None or found.kind in {"page", "document"} or not found.label:
+        return None
+    return found.as_dict()
+
+
 def citation_panel_context(citation: MessageCitation) -> dict[str, Any]:
     """What the panel shows of a stored citation."""
     revision = DocumentRevision.objects.filter(pk=citation.revision_id).first()
@@ -106,6 +125,7 @@ def citation_panel_context(citation: MessageCitation) -> dict[str, Any]:
         )
     return {
         "c": citation,
+        "location": _location(citation),
         "badge": citation_badge(citation),
         "mark": citation_mark(citation),
         "match": match_summary(citation),

@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["Location", "chunk_segments", "location_for", "segment_at"]
+__all__ = ["Location", "chunk_segments", "location_for", "safe_url", "segment_at"]
 
 CHAT_TYPES = frozenset({"slack", "teams"})
 PAGED_TYPES = frozenset({"pdf", "docx"})
@@ -43,10 +43,15 @@ class Location:
         return {
             "kind": self.kind,
             "label": self.label,
-            "original_url": self.original_url,
+            "original_url": safe_url(self.original_url),
             **self.fields,
             "extra": self.extra,
         }
+
+
+def safe_url(url: str) -> str:
+    """A link a page may carry: http(s) only (never javascript: or data:)."""
+    return url if urlsplit(url or "").scheme in {"http", "https"} else ""
 
 
 def chunk_segments(
