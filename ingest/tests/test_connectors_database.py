@@ -22,7 +22,12 @@ from ingest.sources import SourceError, source_create_database, source_request_s
 pytestmark = pytest.mark.django_db
 
 ROWS = [
-    (1182, "Acme supply agreement", "Acme Ltd", "Either party may end it on 90 days' written notice."),
+    (
+        1182,
+        "Acme supply agreement",
+        "Acme Ltd",
+        "Either party may end it on 90 days' written notice.",
+    ),
     (1183, "Beta licence", "Beta GmbH", "Termination requires 30 days' notice."),
 ]
 SPEC = TableSpec(
@@ -46,7 +51,9 @@ _capture = None
 
 def register(tenant, url: str, spec: TableSpec = SPEC, name: str = "CRM") -> Source:
     with _capture(execute=True), tenant_scope(tenant):
-        source = source_create_database(tenant=tenant, name=name, connection_url=url, spec=spec)
+        source = source_create_database(
+            tenant=tenant, name=name, connection_url=url, spec=spec
+        )
     with tenant_scope(tenant):
         return Source.objects.get(pk=source.pk)
 
@@ -75,20 +82,34 @@ def test_each_row_is_a_document_and_each_column_is_located(tenant_a, tmp_path):
         span = Span(chunk.uid, at, at + 7)
         location = span_locations(tenant_id=tenant_a.pk, spans=[span])[span]
     assert location.label == "contracts · row 1182 · notice_period"
-    assert location.fields == {"table": "contracts", "row_id": "1182", "column": "notice_period"}
+    assert location.fields == {
+        "table": "contracts",
+        "row_id": "1182",
+        "column": "notice_period",
+    }
 
 
 def test_changed_rows_are_revised_and_deleted_rows_soft_deleted(tenant_a, tmp_path):
     path = sqlite_contracts(tmp_path / "crm.db", ROWS)
     source = register(tenant_a, f"sqlite:///{path}")
     db = sqlite3.connect(path)
-    db.execute("UPDATE contracts SET notice_period = 'Sixty (60) days.' WHERE id = 1182")
+    db.execute(
+        "UPDATE contracts SET notice_period = 'Sixty (60) days.' WHERE id = 1182"
+    )
     db.execute("DELETE FROM contracts WHERE id = 1183")
-    db.execute("INSERT INTO contracts VALUES (1190, 'Gamma NDA', 'Gamma SA', 'No termination right.')")
+    db.execute(
+        "INSERT INTO contracts VALUES (1190, 'Gamma NDA', 'Gamma SA', 'No termination right.')"
+    )
     db.commit()
     db.close()
     source = resync(tenant_a, source)
-    assert source.stats == {"created": 1, "updated": 1, "unchanged": 0, "deleted": 1, "items": 2}
+    assert source.stats == {
+        "created": 1,
+        "updated": 1,
+        "unchanged": 0,
+        "deleted": 1,
+        "items": 2,
+    }
     with tenant_scope(tenant_a):
         acme = Document.objects.get(title="Acme supply agreement")
         assert acme.current_revision.number == 2
@@ -124,7 +145,10 @@ def test_a_statement_that_is_not_one_select_is_refused(query):
 
 
 def test_a_select_with_a_cte_is_accepted():
-    assert check_select("WITH x AS (SELECT 1 AS id) SELECT * FROM x;") == "WITH x AS (SELECT 1 AS id) SELECT * FROM x"
+    assert (
+        check_select("WITH x AS (SELECT 1 AS id) SELECT * FROM x;")
+        == "WITH x AS (SELECT 1 AS id) SELECT * FROM x"
+    )
 
 
 def test_a_query_source_reads_its_own_columns(tenant_a, tmp_path):
@@ -145,16 +169,28 @@ def test_a_query_source_reads_its_own_columns(tenant_a, tmp_path):
     ("make_url", "spec", "code"),
     [
         (lambda p: f"sqlite:///{p.parent}/missing.db", SPEC, "unreachable"),
-        (lambda p: f"sqlite:///{p}", TableSpec(table="nope", key_column="id", text_columns=["x"]), "bad_spec"),
-        (lambda p: f"sqlite:///{p}", TableSpec(table="contracts", key_column="id", text_columns=["nope"]), "bad_spec"),
         (
             lambda p: f"sqlite:///{p}",
-            TableSpec(table="contracts", key_column="counterparty", text_columns=["title"]),
+            TableSpec(table="nope", key_column="id", text_columns=["x"]),
+            "bad_spec",
+        ),
+        (
+            lambda p: f"sqlite:///{p}",
+            TableSpec(table="contracts", key_column="id", text_columns=["nope"]),
+            "bad_spec",
+        ),
+        (
+            lambda p: f"sqlite:///{p}",
+            TableSpec(
+                table="contracts", key_column="counterparty", text_columns=["title"]
+            ),
             None,
         ),
     ],
 )
-def test_a_source_that_cannot_be_read_fails_with_a_clear_error(tenant_a, tmp_path, make_url, spec, code):
+def test_a_source_that_cannot_be_read_fails_with_a_clear_error(
+    tenant_a, tmp_path, make_url, spec, code
+):
     path = sqlite_contracts(tmp_path / "crm.db", ROWS)
     source = register(tenant_a, make_url(path), spec)
     if code is None:
@@ -166,8 +202,12 @@ def test_a_source_that_cannot_be_read_fails_with_a_clear_error(tenant_a, tmp_pat
 
 
 def test_duplicate_keys_fail_the_sync(tenant_a, tmp_path):
-    path = sqlite_contracts(tmp_path / "crm.db", [*ROWS, (1184, "Acme supply agreement", "Acme Ltd", "x")])
-    spec = TableSpec(table="contracts", key_column="counterparty", text_columns=["notice_period"])
+    path = sqlite_contracts(
+        tmp_path / "crm.db", [*ROWS, (1184, "Acme supply agreement", "Acme Ltd", "x")]
+    )
+    spec = TableSpec(
+        table="contracts", key_column="counterparty", text_columns=["notice_period"]
+    )
     source = register(tenant_a, f"sqlite:///{path}", spec)
     assert (source.status, source.error_code) == ("failed", "duplicate_key")
 
@@ -187,11 +227,15 @@ def test_a_query_that_runs_too_long_is_stopped(tenant_a, tmp_path, settings):
     assert (source.status, source.error_code) == ("failed", "timeout")
 
 
-def test_sqlite_outside_the_allowed_folders_or_docuiqs_own_is_refused(tenant_a, tmp_path, settings):
+def test_sqlite_outside_the_allowed_folders_or_docuiqs_own_is_refused(
+    tenant_a, tmp_path, settings
+):
     path = sqlite_contracts(tmp_path / "crm.db", ROWS)
     settings.CONNECTORS_SQLITE_DIRS = []
     with pytest.raises(SourceError) as refused, tenant_scope(tenant_a):
-        source_create_database(tenant=tenant_a, name="CRM", connection_url=f"sqlite:///{path}", spec=SPEC)
+        source_create_database(
+            tenant=tenant_a, name="CRM", connection_url=f"sqlite:///{path}", spec=SPEC
+        )
     assert refused.value.code == "blocked_path"
 
 
@@ -199,7 +243,10 @@ def test_a_private_database_host_is_refused_unless_allowed(tenant_a, settings):
     settings.CONNECTORS_ALLOW_LOOPBACK = False
     with pytest.raises(SourceError) as refused, tenant_scope(tenant_a):
         source_create_database(
-            tenant=tenant_a, name="CRM", connection_url="postgres://u:p@127.0.0.1:5432/crm", spec=SPEC
+            tenant=tenant_a,
+            name="CRM",
+            connection_url="postgres://u:p@127.0.0.1:5432/crm",
+            spec=SPEC,
         )
     assert refused.value.code == "blocked_address"
     assert "loopback" in refused.value.message
@@ -211,7 +258,11 @@ def test_a_private_database_host_is_refused_unless_allowed(tenant_a, settings):
 def _pg_admin():
     psycopg = pytest.importorskip("psycopg")
     try:
-        return psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True, connect_timeout=2)
+        return psycopg.connect(
+            "postgresql://postgres@127.0.0.1:5432/postgres",
+            autocommit=True,
+            connect_timeout=2,
+        )
     except psycopg.OperationalError:
         pytest.skip("no PostgreSQL server on 127.0.0.1:5432")
 
@@ -226,13 +277,21 @@ def pg_crm():
     admin.execute(f"CREATE ROLE {user} LOGIN PASSWORD 's3cret-pw'")
     import psycopg
 
-    with psycopg.connect(f"postgresql://postgres@127.0.0.1:5432/{name}", autocommit=True) as db:
-        db.execute("CREATE TABLE contracts (id int PRIMARY KEY, title text, counterparty text, notice_period text)")
+    with psycopg.connect(
+        f"postgresql://postgres@127.0.0.1:5432/{name}", autocommit=True
+    ) as db:
+        db.execute(
+            "CREATE TABLE contracts (id int PRIMARY KEY, title text, counterparty text, notice_period text)"
+        )
         for row in ROWS:
             db.execute("INSERT INTO contracts VALUES (%s, %s, %s, %s)", row)
         db.execute(f"GRANT SELECT ON contracts TO {user}")
         db.execute("CREATE SEQUENCE s")
-    yield {"name": name, "user": user, "url": f"postgres://{user}:s3cret-pw@127.0.0.1:5432/{name}"}
+    yield {
+        "name": name,
+        "user": user,
+        "url": f"postgres://{user}:s3cret-pw@127.0.0.1:5432/{name}",
+    }
     admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     admin.execute(f"DROP ROLE IF EXISTS {user}")
     admin.close()
@@ -241,15 +300,23 @@ def pg_crm():
 def test_a_postgresql_table_is_read_into_documents(tenant_a, pg_crm):
     source = register(tenant_a, pg_crm["url"])
     assert source.status == "ready", source.error
-    assert source.connection_display == f"postgres://{pg_crm['user']}@127.0.0.1:5432/{pg_crm['name']}"
-    assert "s3cret-pw" not in source.secret and "s3cret-pw" not in source.connection_display
+    assert (
+        source.connection_display
+        == f"postgres://{pg_crm['user']}@127.0.0.1:5432/{pg_crm['name']}"
+    )
+    assert (
+        "s3cret-pw" not in source.secret
+        and "s3cret-pw" not in source.connection_display
+    )
     with tenant_scope(tenant_a):
         assert Document.objects.filter(source_type="db").count() == 2
 
 
 def test_a_refused_login_is_a_clear_error(tenant_a, pg_crm):
     # An unknown user is refused whatever the server's authentication method.
-    source = register(tenant_a, pg_crm["url"].replace(pg_crm["user"], "nobody_" + pg_crm["user"]))
+    source = register(
+        tenant_a, pg_crm["url"].replace(pg_crm["user"], "nobody_" + pg_crm["user"])
+    )
     assert (source.status, source.error_code) == ("failed", "login_refused")
     assert "refused the login" in source.error
 
@@ -259,9 +326,15 @@ def test_a_write_through_a_query_is_refused_by_the_read_only_session(pg_crm):
     the session itself is read only."""
     from ingest.connectors.database import _postgres_rows, parse_url
 
-    connection = parse_url(pg_crm["url"].replace(pg_crm["user"] + ":s3cret-pw", "postgres"))
-    spec = TableSpec(query="SELECT 1 AS id, 'x' AS body", key_column="id", text_columns=["body"])
-    rows = _postgres_rows(connection, spec, "SELECT nextval('s') AS id, 'x' AS body", 5, 5)
+    connection = parse_url(
+        pg_crm["url"].replace(pg_crm["user"] + ":s3cret-pw", "postgres")
+    )
+    spec = TableSpec(
+        query="SELECT 1 AS id, 'x' AS body", key_column="id", text_columns=["body"]
+    )
+    rows = _postgres_rows(
+        connection, spec, "SELECT nextval('s') AS id, 'x' AS body", 5, 5
+    )
     with pytest.raises(DatabaseError_) as refused:
         list(rows)
     assert refused.value.code == "read_only"
@@ -273,5 +346,7 @@ def test_docuiqs_own_postgresql_database_is_refused(tenant_a, settings):
         pytest.skip("DocuIQ runs on SQLite here")
     url = f"postgres://{own['USER']}@{own.get('HOST') or '127.0.0.1'}:{own.get('PORT') or 5432}/{own['NAME']}"
     with pytest.raises(SourceError, match="own database"), tenant_scope(tenant_a):
-        source_create_database(tenant=tenant_a, name="me", connection_url=url, spec=SPEC)
+        source_create_database(
+            tenant=tenant_a, name="me", connection_url=url, spec=SPEC
+        )
     assert os.environ.get("DATABASE_URL")

@@ -11,7 +11,9 @@ import zipfile
 from datetime import timedelta
 
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from accounts.scoping import tenant_scope
 from docuiq.testing.exports import BASE, SlackMessage, slack_export
