@@ -50,6 +50,14 @@ from ingest.api import (
     DocumentRestoreApi,
     DocumentUploadApi,
 )
+from ingest.source_api import (
+    SourceDatabaseCreateApi,
+    SourceDetailApi,
+    SourceExportCreateApi,
+    SourceListApi,
+    SourceSyncApi,
+    SourceWebCreateApi,
+)
 from playbook.api import PlaybookListApi
 
 
@@ -108,6 +116,17 @@ urlpatterns = [
         name="document-restore",
     ),
     path("search", ChunkSearchApi.as_view(), name="search"),
+    # connector sources (issue 29)
+    path("sources", SourceListApi.as_view(), name="source-list"),
+    path("sources/exports", SourceExportCreateApi.as_view(), name="source-export-create"),
+    path("sources/web", SourceWebCreateApi.as_view(), name="source-web-create"),
+    path(
+        "sources/databases",
+        SourceDatabaseCreateApi.as_view(),
+        name="source-database-create",
+    ),
+    path("sources/<str:source_id>", SourceDetailApi.as_view(), name="source-detail"),
+    path("sources/<str:source_id>/sync", SourceSyncApi.as_view(), name="source-sync"),
     # chat
     path("chat/sessions", ChatSessionListApi.as_view(), name="chat-session-list"),
     path(

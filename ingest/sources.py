@@ -35,6 +35,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from accounts.scoping import tenant_scope, unscoped
+from docuiq.exceptions import DocuIQError
 from docuiq.heartbeat import heartbeat
 from ingest.connectors import database as db_connector
 from ingest.connectors.items import Item, Warning_
@@ -65,14 +66,12 @@ BATCH = 200
 _COPY_BLOCK = 1024 * 1024
 
 
-class SourceError(Exception):
+class SourceError(DocuIQError):
     """A source that cannot be registered or read: `code` and a message for
-    the person who set it up."""
+    the person who set it up (the API answers 400 with both)."""
 
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(message, code=code)
 
 
 def address_policy() -> AddressPolicy:

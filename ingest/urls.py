@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.urls import path
 from django.views.generic import RedirectView
 
-from ingest import views
+from ingest import source_views, views
 
 app_name = "ingest"
 urlpatterns = [
@@ -37,6 +37,14 @@ urlpatterns = [
         views.collection_documents_view,
         name="collection-documents",
     ),
+    path("sources/", source_views.source_list_view, name="source-list"),
+    path("sources/rows/", source_views.source_rows_view, name="source-rows"),
+    path("sources/export/", source_views.source_export_view, name="source-export"),
+    path("sources/web/", source_views.source_web_view, name="source-web"),
+    path(
+        "sources/database/", source_views.source_database_view, name="source-database"
+    ),
+    path("sources/<uuid:pk>/sync/", source_views.source_sync_view, name="source-sync"),
     path("documents/<uuid:pk>/", views.document_detail, name="document-detail"),
     path(
         "documents/<uuid:pk>/pages/<int:page>.png",

@@ -163,7 +163,7 @@ def tenant_row_counts(tenant) -> dict[str, int]:
         MessageCitation,
         UnsourcedCitation,
     )
-    from ingest.models import File
+    from ingest.models import File, Source, SourceItem
     from playbook.models import (
         Finding,
         FindingEvent,
@@ -195,6 +195,8 @@ def tenant_row_counts(tenant) -> dict[str, int]:
         RunPosition,
         Finding,
         FindingEvent,
+        Source,
+        SourceItem,
     ]
     with unscoped():
         counts = {m.__name__: m.objects.filter(tenant=tenant).count() for m in models}
@@ -224,6 +226,7 @@ class World:
     document_b: Document
     session_b: object
     collection_b: object
+    source_a: object = None  # a database source (issue 29)
 
 
 @pytest.fixture
@@ -257,6 +260,7 @@ def world(tenant_a, tenant_b, alice, charlie) -> World:
         )
         cell_a = review_a.cells.first()
         playbook_a, run_a, finding_a = _playbook_world(tenant_a, document_a, alice)
+        source_a = _source_world(tenant_a, alice)
     with tenant_scope(tenant_b):
         document_b.collections.add(collection_b)
         session_b = session_create(tenant=tenant_b, user=charlie, title="Ledger")
@@ -278,6 +282,25 @@ def world(tenant_a, tenant_b, alice, charlie) -> World:
         document_b=document_b,
         session_b=session_b,
         collection_b=collection_b,
+        source_a=source_a,
+    )
+
+
+def _source_world(tenant, user):
+    """A database source whose file is outside the allowed folders: a sync
+    fails at once (blocked_path) without touching any network."""
+    from ingest.models import Source
+    from ingest.secrets import secret_encrypt
+
+    return Source.objects.create(
+        tenant=tenant,
+        kind=Source.Kind.DATABASE,
+        name="Matrix CRM",
+        config={"table": "contracts", "key_column": "id", "text_columns": ["body"]},
+        secret=secret_encrypt("sqlite:////nonexistent/crm.db"),
+        connection_display="sqlite:////nonexistent/crm.db",
+        status=Source.Status.READY,
+        created_by=user,
     )
 
 

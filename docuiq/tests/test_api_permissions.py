@@ -44,6 +44,7 @@ class Ids:
     playbook: str
     run: str
     finding: int
+    source: str
 
     @classmethod
     def of(cls, w: World) -> Ids:
@@ -61,6 +62,7 @@ class Ids:
             playbook=str(w.playbook_a.pk),
             run=str(w.run_a.pk),
             finding=w.finding_a.pk,
+            source=str(w.source_a.pk),
         )
 
     @classmethod
@@ -79,6 +81,7 @@ class Ids:
             playbook=random_id(),
             run=random_id(),
             finding=2_000_000_000,
+            source=random_id(),
         )
 
 
@@ -124,6 +127,20 @@ def _upload(c: APIClient, i: Ids):
     return c.post(
         "/api/documents/upload",
         {"files": [file], "collection_id": i.collection},
+        format="multipart",
+    )
+
+
+def _teams_export(c: APIClient, i: Ids):
+    from docuiq.testing.exports import BASE, teams_export
+
+    data = teams_export(
+        [{"id": "1", "from": "Ana", "at": BASE, "text": "<p>Matrix post.</p>"}]
+    )
+    file = SimpleUploadedFile("general.json", data, content_type="application/json")
+    return c.post(
+        "/api/sources/exports",
+        {"kind": "teams", "file": file, "collection_id": i.collection},
         format="multipart",
     )
 
@@ -338,6 +355,45 @@ MATRIX: dict[tuple[str, str], Row] = {
     ),
     ("api:playbook-run-export-xlsx", "GET"): Row(
         _get(lambda i: f"/api/playbooks/runs/{i.run}/export.xlsx"), A_ONLY
+    ),
+    # connector sources (issue 29)
+    ("api:source-list", "GET"): Row(_get(lambda i: "/api/sources"), READ_OWN),
+    ("api:source-detail", "GET"): Row(
+        _get(lambda i: f"/api/sources/{i.source}"), A_ONLY
+    ),
+    ("api:source-sync", "POST"): Row(
+        _post(lambda i: f"/api/sources/{i.source}/sync"),
+        _expect(a_user=202, a_key=202, b_user=404, b_key=404),
+    ),
+    # A's collection in the body: B's is refused (TEN-04).
+    ("api:source-export-create", "POST"): Row(
+        _teams_export, _expect(a_user=201, a_key=201, b_user=400, b_key=400)
+    ),
+    # Loopback is refused (SSRF) for everyone.
+    ("api:source-web-create", "POST"): Row(
+        _post(
+            lambda i: "/api/sources/web",
+            lambda i: {"url": "http://127.0.0.1:9/", "collection_id": i.collection},
+        ),
+        _expect(a_user=400, a_key=400, b_user=400, b_key=400),
+        writes_nothing=IDENTITIES,
+    ),
+    # Owners and keys only (B's user is a member); a SQLite file outside
+    # the allowed folders is refused.
+    ("api:source-database-create", "POST"): Row(
+        _post(
+            lambda i: "/api/sources/databases",
+            lambda i: {
+                "name": "CRM",
+                "connection_url": "sqlite:////nonexistent/crm.db",
+                "table": "contracts",
+                "key_column": "id",
+                "text_columns": ["body"],
+                "collection_id": i.collection,
+            },
+        ),
+        _expect(a_user=400, a_key=400, b_user=403, b_key=400),
+        writes_nothing=IDENTITIES,
     ),
 }
 
