@@ -118,7 +118,9 @@ urlpatterns = [
     path("search", ChunkSearchApi.as_view(), name="search"),
     # connector sources (issue 29)
     path("sources", SourceListApi.as_view(), name="source-list"),
-    path("sources/exports", SourceExportCreateApi.as_view(), name="source-export-create"),
+    path(
+        "sources/exports", SourceExportCreateApi.as_view(), name="source-export-create"
+    ),
     path("sources/web", SourceWebCreateApi.as_view(), name="source-web-create"),
     path(
         "sources/databases",

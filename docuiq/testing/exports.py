@@ -95,11 +95,34 @@ def slack_export(
     return out.getvalue()
 
 
-_WORDS = (
-    "notice period termination renewal indemnity liability cap invoice payment "
-    "delivery schedule warranty audit clause draft counterparty signature escrow "
-    "governing law arbitration confidentiality breach remedy consent assignment"
-).split()
+_WORDS = [
+    "notice",
+    "period",
+    "termination",
+    "renewal",
+    "indemnity",
+    "liability",
+    "cap",
+    "invoice",
+    "payment",
+    "delivery",
+    "schedule",
+    "warranty",
+    "audit",
+    "clause",
+    "draft",
+    "counterparty",
+    "signature",
+    "escrow",
+    "governing",
+    "law",
+    "arbitration",
+    "confidentiality",
+    "breach",
+    "remedy",
+    "consent",
+    "assignment",
+]
 
 
 def slack_export_generated(

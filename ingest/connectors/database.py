@@ -266,7 +266,9 @@ def _sqlite_rows(
     connection: Connection, spec: TableSpec, statement: str, timeout_s: float
 ) -> Iterator[Row]:
     try:
-        db = sqlite3.connect(f"file:{quote(connection.path)}?mode=ro", uri=True, timeout=5.0)
+        db = sqlite3.connect(
+            f"file:{quote(connection.path)}?mode=ro", uri=True, timeout=5.0
+        )
     except sqlite3.Error as exc:
         raise DatabaseError_(
             "unreachable", f"The SQLite file could not be opened: {exc}."
