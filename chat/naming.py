@@ -428,19 +428,22 @@ class DocumentNames:
 
     @property
     def title_tokens(self) -> tuple[str, ...]:
-        """Distinctive tokens of a title: "LIMEENERGYCO" of an EDGAR filename,
-        "PhotronicsInc" split at its capitals ("photronicsinc" kept whole too)."""
-        stem = re.sub(r"\.[A-Za-z0-9]{2,4}$", "", self.title)
+        """Distinctive tokens of the title and of the file name: "LIMEENERGYCO"
+        of an EDGAR filename (kept when the title became the PDF's own
+        heading), "PhotronicsInc" ("photronicsinc" kept whole)."""
         tokens: list[str] = []
-        for raw in re.split(r"[\s_,()\[\]-]+", stem):
-            token = re.sub(r"[^a-z0-9]", "", fold(raw))
-            if (
-                len(token) >= MIN_TOKEN
-                and not token.isdigit()
-                and not re.fullmatch(r"(?:ex|\d)[\d.]*", token)
-                and token not in GENERIC_WORDS
-            ):
-                tokens.append(token)
+        for name in (self.title, self.filename):
+            stem = re.sub(r"\.[A-Za-z0-9]{2,4}$", "", name or "")
+            for raw in re.split(r"[\s_,()\[\]-]+", stem):
+                token = re.sub(r"[^a-z0-9]", "", fold(raw))
+                if (
+                    len(token) >= MIN_TOKEN
+                    and not token.isdigit()
+                    and not re.fullmatch(r"(?:ex|\d)[\d.]*", token)
+                    and token not in GENERIC_WORDS
+                    and token not in tokens
+                ):
+                    tokens.append(token)
         return tuple(tokens)
 
     @property

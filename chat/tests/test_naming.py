@@ -172,3 +172,21 @@ def test_search_text_keeps_the_questions_other_words_in_order(question):
     it = iter(words)
     # Every kept word is a question word (or a fragment of one), in order.
     assert all(any(k in w for w in it) for k in kept)
+
+
+def test_a_file_name_keeps_naming_its_document_when_the_title_is_a_heading():
+    index = NameIndex(
+        [
+            DocumentNames(
+                "lime",
+                "DISTRIBUTOR AGREEMENT",  # the PDF's own heading became the title
+                "LIMEENERGYCO_09_09_1999-EX-10-DISTRIBUTOR AGREEMENT.PDF",
+                (),
+            ),
+            DocumentNames("other", "SUPPLY AGREEMENT", "supply.pdf", ()),
+        ]
+    )
+    result = named_documents(
+        "Is the Lime Energy distributor agreement exclusive?", index
+    )
+    assert result.document_ids == ["lime"]
