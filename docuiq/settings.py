@@ -428,6 +428,10 @@ SPECTACULAR_SETTINGS = {
         "ReviewStatusEnum": "tabular.models.Review.Status",
         "CellStatusEnum": "tabular.models.Cell.Status",
         "QuestionStatusEnum": "chat.asking.QUESTION_STATES",
+        "SourceKindEnum": "ingest.models.Source.Kind",
+        "SourceStatusEnum": "ingest.models.Source.Status",
+        "SourceExportKindEnum": [("slack", "Slack export"), ("teams", "Teams export")],
+        "FindingKindEnum": "playbook.findings.KINDS",
     },
 }
 

@@ -235,7 +235,9 @@ def read_rows(
         )
 
 
-def _rows_from(cursor: Any, spec: TableSpec, names: list[str]) -> Iterator[Row]:
+def _rows_from(
+    cursor: Any, spec: TableSpec, names: list[str], before_fetch: Any = None
+) -> Iterator[Row]:
     missing = [
         c
         for c in {spec.key_column, *spec.text_columns, spec.title_column} - {""}
@@ -248,7 +250,12 @@ def _rows_from(cursor: Any, spec: TableSpec, names: list[str]) -> Iterator[Row]:
         )
     index = {name: i for i, name in enumerate(names)}
     seen: set[str] = set()
-    while batch := cursor.fetchmany(FETCH):
+    while True:
+        if before_fetch is not None:
+            before_fetch()
+        batch = cursor.fetchmany(FETCH)
+        if not batch:
+            break
         for raw in batch:
             key = _text(raw[index[spec.key_column]])
             if not key:
@@ -273,13 +280,20 @@ def _sqlite_rows(
         raise DatabaseError_(
             "unreachable", f"The SQLite file could not be opened: {exc}."
         ) from exc
-    deadline = time.monotonic() + timeout_s
+    # The limit is on the database's work for each fetch (as PostgreSQL's
+    # statement_timeout is on each FETCH of the cursor), not on the time we
+    # spend with the rows in between.
+    deadline = [time.monotonic() + timeout_s]
+
+    def restart() -> None:
+        deadline[0] = time.monotonic() + timeout_s
+
     try:
         db.execute("PRAGMA query_only = ON")
-        db.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+        db.set_progress_handler(lambda: int(time.monotonic() > deadline[0]), 10_000)
         cursor = db.execute(statement)
         names = [d[0] for d in cursor.description or []]
-        yield from _rows_from(cursor, spec, names)
+        yield from _rows_from(cursor, spec, names, restart)
     except sqlite3.OperationalError as exc:
         text = str(exc)
         if "interrupted" in text:
