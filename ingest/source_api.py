@@ -186,7 +186,18 @@ class SourceExportCreateApi(TenantApiView):
         collection = tenant_collection(self.tenant, data.get("collection_id"))
         existing = None
         if data.get("source_id"):
-            existing = _source_get(self.tenant, str(data["source_id"]))
+            # An id in the body is a field of the request, reported as
+            # tenant_collection reports an unknown collection: 400, and
+            # another tenant's source exactly like an unknown one.
+            existing = (
+                Source.objects.with_scope(tenant=self.tenant.pk)
+                .filter(pk=data["source_id"])
+                .first()
+            )
+            if existing is None:
+                raise serializers.ValidationError(
+                    {"source_id": ["Unknown source."]}
+                )
             if existing.kind != data["kind"]:
                 raise serializers.ValidationError(
                     {"source_id": ["That source is not an export of this kind."]}

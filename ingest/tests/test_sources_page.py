@@ -96,3 +96,34 @@ def test_another_tenants_source_cannot_be_synced(charlie_client, tenant_a):
         charlie_client.post(reverse("ingest:source-sync", args=[source.pk])).status_code
         == 404
     )
+
+
+def test_a_later_export_of_an_unknown_or_foreign_source_is_a_400(
+    alice_client, charlie_client, tenant_a
+):
+    """A source id in the body is a field: unknown and another tenant's are
+    the same 400 on that field, and nothing is written."""
+    import uuid
+
+    with tenant_scope(tenant_a):
+        source = Source.objects.create(
+            tenant=tenant_a, kind="teams", name="a", status="ready"
+        )
+    data = teams_export([{"id": "1", "from": "Ana", "at": BASE, "text": "<p>x</p>"}])
+    for client, source_id in (
+        (alice_client, uuid.uuid4()),
+        (charlie_client, source.pk),
+    ):
+        response = client.post(
+            "/api/sources/exports",
+            {
+                "kind": "teams",
+                "file": SimpleUploadedFile("general.json", data),
+                "source_id": str(source_id),
+            },
+        )
+        assert response.status_code == 400, response.content
+        assert response.json()["source_id"] == ["Unknown source."]
+    with tenant_scope(tenant_a):
+        assert Source.objects.count() == 1
+        assert not Document.objects.exists()
