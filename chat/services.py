@@ -26,7 +26,7 @@ from citations.extraction import extract_citations
 from citations.relevance import Relevance, RelevanceJudge
 from citations.services import citations_rate, citations_record
 from ingest.search import query_terms
-from ingest.search.within import term_weights
+from ingest.search.within import term_weights, written_in
 from llm.configured import provider
 from llm.errors import LLMError
 from llm.prompting import NO_ANSWER
@@ -99,8 +99,12 @@ class Turn:
         documents = {
             r.hit.chunk.document_id: r.hit.chunk.document for r in self.retrieved
         }
-        weights = term_weights(list(documents.values()), self.scope.search_text)
-        return RelevanceJudge(self.scope.search_text, weights=weights)
+        searched = list(documents.values())
+        return RelevanceJudge(
+            self.scope.search_text,
+            weights=term_weights(searched, self.scope.search_text),
+            written=written_in(searched),
+        )
 
     def rate(self, passage: str) -> Relevance:
         return self.judge.rate(passage)

@@ -49,6 +49,12 @@ ANSWERS_AT = 0.6
 ANSWERS_WEIGHT_AT = 0.5
 RELATED_AT = 0.3
 RARE_AT = 0.2
+# The documents are silent when the question's words they never write carry
+# more than this share of its weight. Stems shorter than SILENT_MIN_CHARS never
+# count: fragments and abbreviations ("post-", "auto-", "IP") are written in
+# other forms.
+SILENT_AT = 0.5
+SILENT_MIN_CHARS = 5
 
 # Words of a question that say nothing about what to find in a contract.
 QUESTION_NOISE = frozenset(
@@ -64,6 +70,9 @@ QUESTION_NOISE = frozenset(
         our we us their them they it its one ones kind type sort apply applies
         allowed permitted happen happens non period time long much many
         summarise summarize summary overview outline key main need needed
+        compare comparison contrast difference differences differ list
+        explain describe show tell give find identify quote cite detail
+        details specify specific exact exactly please whether mean means
         """
     )
 )
@@ -142,6 +151,7 @@ class Relevance:
     missing: tuple[str, ...] = ()
     value: values.Value | None = None
     weighted: float = 0.0  # share of the concepts' weight the passage holds
+    unwritten: tuple[str, ...] = ()  # concepts the searched documents never write
 
     @property
     def stated(self) -> str | None:
@@ -164,6 +174,8 @@ class _Reading:
     value: values.Value | None
     matched: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
+    unwritten: tuple[str, ...] = ()  # concepts no searched document writes
+    unwritten_weight: float = 0.0  # their share of the concepts' weight
 
 
 @dataclass(frozen=True)
@@ -189,6 +201,15 @@ RELEVANCE_RULES: tuple[RelevanceRule, ...] = (
         lambda r: RELATED,
         'the question names nothing to look for ("summarise this"): any '
         "passage of the searched documents relates, none is known to answer",
+    ),
+    RelevanceRule(
+        "documents_silent",
+        lambda r: r.unwritten_weight > SILENT_AT,
+        lambda r: OFF_TOPIC,
+        "the words that carry most of the question's weight appear nowhere in "
+        "the searched documents, in any of their forms ('the capital of "
+        "France' in contracts that never write 'France', though one mentions "
+        "capital equipment): no passage of them can answer",
     ),
     RelevanceRule(
         "rare_concepts_missing",
@@ -220,10 +241,16 @@ class RelevanceJudge:
     """Rates passages against one question (its concepts are read once)."""
 
     def __init__(
-        self, question: str, weights: Mapping[str, float] | None = None
+        self,
+        question: str,
+        weights: Mapping[str, float] | None = None,
+        written: Callable[[str], bool] | None = None,
     ) -> None:
         """`weights`: how rare each question word (stem) is in the documents
-        searched (an IDF); without them every concept weighs alike."""
+        searched (an IDF); without them every concept weighs alike.
+        `written`: whether the searched documents write a stem at all
+        (`ingest.search.within.written_in`); without it every word counts
+        as written."""
         self.question = question
         kind = values.value_kind(question)
         # A yes/no is read from what a passage is about, not from its words.
@@ -233,6 +260,17 @@ class RelevanceJudge:
             c.word: max(0.0, float((weights or {}).get(c.word, 1.0)))
             for c in self.concepts
         }
+        self.unwritten = tuple(
+            c.word
+            for c in self.concepts
+            if written is not None
+            and len(c.word) >= SILENT_MIN_CHARS
+            and not any(all(written(s) for s in form) for form in c.forms)
+        )
+        total = sum(self.weights.values())
+        self.unwritten_weight = (
+            sum(self.weights[w] for w in self.unwritten) / total if total else 0.0
+        )
 
     def __call__(self, passage: str, *, dense: float | None = None) -> Relevance:
         return self.rate(passage, dense=dense)
@@ -272,6 +310,8 @@ class RelevanceJudge:
             value=value,
             matched=tuple(matched),
             missing=tuple(missing),
+            unwritten=self.unwritten,
+            unwritten_weight=self.unwritten_weight,
         )
         rule = next(r for r in RELEVANCE_RULES if r.applies(reading))
         return Relevance(
@@ -282,6 +322,7 @@ class RelevanceJudge:
             missing=reading.missing,
             value=value,
             weighted=round(weighted, 4),
+            unwritten=self.unwritten,
         )
 
 

@@ -188,6 +188,10 @@ def relevance_reason(rated: Relevance) -> str:
         parts.append("does not cover: " + ", ".join(rated.missing))
     if rated.rule == "value_missing":
         parts.append("holds no value of the kind the question asks for")
+    if rated.rule == "documents_silent":
+        parts.append(
+            "the searched documents never mention: " + ", ".join(rated.unwritten)
+        )
     return "; ".join(parts)[:2000]
 
 

@@ -91,9 +91,9 @@ def test_connect_sources_then_open_a_slack_cited_and_a_row_cited_answer(
     answer = _ask(page, "What escrow release window did Acme accept?", 0)
     footer = answer.locator("[data-testid=sources]")
     # The offline responder quotes both messages; each is named by its own.
-    expect(footer.locator("[data-testid=source-location]", has_text="Ben Okafor")).to_have_text(
-        " · #deals · Ben Okafor · 3 Mar 2026 14:05 UTC"
-    )
+    expect(
+        footer.locator("[data-testid=source-location]", has_text="Ben Okafor")
+    ).to_have_text(" · #deals · Ben Okafor · 3 Mar 2026 14:05 UTC")
     footer.locator("li", has_text="Ben Okafor").locator("a").first.click()
     panel = page.locator("#citation-panel [data-testid=panel-location]")
     expect(panel).to_have_text("#deals · Ben Okafor · 3 Mar 2026 14:05 UTC")

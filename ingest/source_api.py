@@ -195,9 +195,7 @@ class SourceExportCreateApi(TenantApiView):
                 .first()
             )
             if existing is None:
-                raise serializers.ValidationError(
-                    {"source_id": ["Unknown source."]}
-                )
+                raise serializers.ValidationError({"source_id": ["Unknown source."]})
             if existing.kind != data["kind"]:
                 raise serializers.ValidationError(
                     {"source_id": ["That source is not an export of this kind."]}

@@ -130,6 +130,20 @@ def test_a_question_the_documents_cannot_answer_says_not_found_and_what_was_sear
     assert not _cited_titles(message)
 
 
+def test_a_question_about_what_no_document_mentions_is_not_found_though_a_word_matches(
+    library, ask
+):
+    """'office' is in the handbook; 'Singapore' is in no document, and it is
+    what the question is about: no closest passages, not found."""
+    message = ask("Where is the Singapore office?")
+    assert message.payload["not_found"] is True, message.content
+    assert not _cited_titles(message)
+    # The same word with what the documents do say still answers.
+    answered = ask("When does the office close?")
+    assert answered.payload.get("not_found") is not True
+    assert _cited_titles(answered) == {library["handbook"].title}
+
+
 def test_citations_are_rated_and_off_topic_ones_are_listed_apart(library, ask):
     message = ask("What does the handbook say about working from home and termination?")
     with tenant_scope(message.tenant):

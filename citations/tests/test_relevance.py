@@ -79,6 +79,34 @@ def test_rare_words_decide_and_common_ones_do_not():
     assert RelevanceJudge(question).rate(common_only).label != ANSWERS
 
 
+def test_documents_silent_on_what_carries_the_question_make_every_passage_off_topic():
+    """'France' is written nowhere in the searched documents; 'capital' is
+    (capital equipment). The question is about France: nothing answers."""
+    question = "What is the capital of France?"
+    equipment = "Capital Equipment purchased during the term for use on both Stations."
+    vocabulary = {"capital", "equip", "purchas", "station"}
+    weights = {"capital": 3.5, "franc": 4.6}  # an unwritten word is rarest of all
+    judge = RelevanceJudge(question, weights=weights, written=vocabulary.__contains__)
+    rated = judge.rate(equipment)
+    assert (rated.label, rated.rule) == (OFF_TOPIC, "documents_silent")
+    assert rated.unwritten == ("franc",)
+    # Without knowing what the documents write, the same passage relates.
+    assert RelevanceJudge(question, weights=weights).rate(equipment).label == RELATED
+
+
+def test_a_light_unwritten_word_does_not_silence_the_documents():
+    """One unwritten word among weightier written ones: the passage is still
+    rated on what it covers."""
+    question = "Can either party terminate for convenience under French law?"
+    vocabulary = {"terminat", "without", "caus", "notic", "law", "govern"}
+    weights = {"terminat": 2.0, "convenienc": 2.0, "french": 3.0, "law": 2.0}
+    judge = RelevanceJudge(question, weights=weights, written=vocabulary.__contains__)
+    # "convenience" is written as its synonym "without cause": written.
+    assert judge.unwritten == ("french",)
+    rated = judge.rate(TERMINATION)
+    assert rated.rule != "documents_silent" and rated.label != OFF_TOPIC
+
+
 def test_every_rule_is_named_and_documented_and_the_last_always_applies():
     names = [r.name for r in RELEVANCE_RULES]
     assert len(names) == len(set(names))

@@ -13,8 +13,9 @@ cached by revision id (a revision's text never changes).
 from __future__ import annotations
 
 import threading
+from bisect import bisect_left
 from collections import Counter, OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -42,6 +43,7 @@ __all__ = [
     "first_chunks",
     "retrieve",
     "term_weights",
+    "written_in",
 ]
 
 
@@ -65,6 +67,7 @@ class DocumentIndex:
     stems: dict[int, list[str]]
     stats: DocumentStats
     chars: int
+    vocabulary: tuple[str, ...] = ()  # every stem it writes, sorted (prefix lookups)
 
 
 _CHUNK_FIELDS = (
@@ -122,6 +125,7 @@ class _IndexCache:
                 avg_len=(total / len(chunks)) if chunks else 1.0,
             ),
             chars=sum(len(c.content) for c in chunks),
+            vocabulary=tuple(sorted(df)),
         )
         with self._lock:
             self._items[revision_id] = index
@@ -230,3 +234,38 @@ def term_weights(documents: Sequence[Document], text: str) -> dict[str, float]:
         stem: sum(i.stats.idf(stem) for i in indexes) / len(indexes)
         for stem in set(_stems(text))
     }
+
+
+# A stem and a written word that share this many first letters are one word
+# in two forms ("assignabl" / "assign", "commit" / "commitment"): the light
+# stemmer leaves such suffixes.
+SAME_WORD_PREFIX = 5
+
+
+def written_in(documents: Sequence[Document]) -> Callable[[str], bool]:
+    """Whether any of `documents` writes a stem, in any chunk and in any
+    form the stemmer left apart (a shared start of SAME_WORD_PREFIX letters
+    or more: one is the other's prefix). What a question asks about that the
+    documents never write, they are silent on. Without documents every stem
+    counts as written (nothing to go on)."""
+    indexes = [document_index(d) for d in documents if d.current_revision_id]
+    if not indexes:
+        return lambda stem: True
+
+    def written(stem: str) -> bool:
+        for index in indexes:
+            if stem in index.stats.df:
+                return True
+            if len(stem) < SAME_WORD_PREFIX:
+                continue
+            words = index.vocabulary
+            at = bisect_left(words, stem)
+            if at < len(words) and words[at].startswith(stem):
+                return True  # "commit" / "commitment"
+            if any(
+                stem[:n] in index.stats.df for n in range(SAME_WORD_PREFIX, len(stem))
+            ):
+                return True  # "assignabl" / "assign"
+        return False
+
+    return written

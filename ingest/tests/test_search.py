@@ -121,3 +121,26 @@ def test_k_limits_the_hits(tenant_a):
             tenant_a, f"Invoice number {i} is payable in thirty days.", title=f"D{i}"
         )
     assert len(search_chunks(tenant_a, "invoice payable", k=4)) == 4
+
+
+def test_written_in_knows_a_words_other_forms_and_nothing_else(tenant_a):
+    """What the documents write, in the forms the light stemmer leaves apart
+    ("assignable" / "assign", "commitment" / "commit"); a word written in no
+    document is not; without documents everything counts as written."""
+    from ingest.search.within import written_in
+    from llm.extractive import terms
+
+    document = make_document(
+        tenant_a,
+        "Neither party may assign this Agreement. The minimum commitment is "
+        "five hundred units.",
+        title="Supply",
+    )
+    with tenant_scope(tenant_a):
+        written = written_in([document])
+        (assignable,) = terms("assignable")
+        (commit,) = terms("commit")
+        (france,) = terms("France")
+        assert written(assignable) and written(commit)
+        assert not written(france)
+        assert written_in([])(france)
