@@ -21,6 +21,7 @@ table of named rules; `Relevance.rule` says which decided. Pure: no Django.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
@@ -123,6 +124,19 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
 
 def _stems(text: str) -> tuple[str, ...]:
     return tuple(terms(text))
+
+
+# Drafting boilerplate whose words are no concept: "including, but not limited
+# to" limits nothing, so it must not read as a cap or a limitation.
+BOILERPLATE_RE = re.compile(
+    r"\b(?:including,?\s+(?:but\s+|and\s+)?(?:not|without)\s+(?:being\s+)?"
+    r"limit(?:ed|ation)(?:\s+to)?|without\s+limit(?:ation|ing)(?:\s+of)?)\b",
+    re.IGNORECASE,
+)
+
+
+def _passage_stems(text: str) -> tuple[str, ...]:
+    return _stems(BOILERPLATE_RE.sub(" ", text))
 
 
 _SYNONYM_STEMS: dict[str, set[tuple[str, ...]]] = {}
@@ -276,7 +290,7 @@ class RelevanceJudge:
         return self.rate(passage, dense=dense)
 
     def rate(self, passage: str, *, dense: float | None = None) -> Relevance:
-        stems = _stems(passage)
+        stems = _passage_stems(passage)
         have = set(stems)
         text = " " + " ".join(stems) + " "
         matched, missing = [], []

@@ -107,6 +107,19 @@ def test_a_light_unwritten_word_does_not_silence_the_documents():
     assert rated.rule != "documents_silent" and rated.label != OFF_TOPIC
 
 
+def test_including_but_not_limited_to_is_no_cap():
+    """Boilerplate limits nothing: a force majeure clause that says 'not
+    limited to' does not answer a question about a cap on liability."""
+    judge = RelevanceJudge("Is there a cap on liability?")
+    force_majeure = (
+        "Distributor shall not be liable for any failure due to causes beyond its "
+        "control, including, but not limited to, Acts of God, fires and floods."
+    )
+    cap = "In no event shall either party's aggregate liability exceed the fees paid."
+    assert judge.rate(force_majeure).label != ANSWERS
+    assert judge.rate(cap).label == ANSWERS
+
+
 def test_every_rule_is_named_and_documented_and_the_last_always_applies():
     names = [r.name for r in RELEVANCE_RULES]
     assert len(names) == len(set(names))

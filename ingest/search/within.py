@@ -236,36 +236,78 @@ def term_weights(documents: Sequence[Document], text: str) -> dict[str, float]:
     }
 
 
-# A stem and a written word that share this many first letters are one word
-# in two forms ("assignabl" / "assign", "commit" / "commitment"): the light
-# stemmer leaves such suffixes.
-SAME_WORD_PREFIX = 5
+# Endings the light stemmer leaves on a word: a stem and a written word that
+# differ only by one of them are one word in two forms ("assignabl" /
+# "assign", "commit" / "commitment", "restrictiv" / "restrict"), while
+# "franc" (France) and "franchis" are not.
+SUFFIXES = frozenset(
+    [
+        "abl",
+        "ibl",
+        "able",
+        "ible",
+        "ment",
+        "ments",
+        "m",
+        "ion",
+        "ions",
+        "iv",
+        "ive",
+        "ing",
+        "ed",
+        "er",
+        "or",
+        "ity",
+        "iti",
+        "al",
+        "ly",
+        "anc",
+        "ance",
+        "enc",
+        "ence",
+        "s",
+        "e",
+        "es",
+        "ship",
+        "ness",
+        "it",
+        "itiv",
+        "itor",
+        "ition",
+    ]
+)
+MIN_SHARED = 4
+
+
+def _same_word(stem: str, vocabulary: tuple[str, ...], df: dict) -> bool:
+    at = bisect_left(vocabulary, stem)
+    while at < len(vocabulary) and vocabulary[at].startswith(stem):
+        if vocabulary[at][len(stem) :] in SUFFIXES:
+            return True  # "commit" / "commitment"
+        at += 1
+    return any(
+        stem[n:] in SUFFIXES and stem[:n] in df for n in range(MIN_SHARED, len(stem))
+    )  # "assignabl" / "assign"
 
 
 def written_in(documents: Sequence[Document]) -> Callable[[str], bool]:
     """Whether any of `documents` writes a stem, in any chunk and in any
-    form the stemmer left apart (a shared start of SAME_WORD_PREFIX letters
-    or more: one is the other's prefix). What a question asks about that the
-    documents never write, they are silent on. Without documents every stem
-    counts as written (nothing to go on)."""
+    form the stemmer left apart (one differs from the other by an ending in
+    SUFFIXES). What a question asks about that the documents never write,
+    they are silent on. Without documents every stem counts as written
+    (nothing to go on)."""
     indexes = [document_index(d) for d in documents if d.current_revision_id]
     if not indexes:
         return lambda stem: True
 
     def written(stem: str) -> bool:
-        for index in indexes:
-            if stem in index.stats.df:
-                return True
-            if len(stem) < SAME_WORD_PREFIX:
-                continue
-            words = index.vocabulary
-            at = bisect_left(words, stem)
-            if at < len(words) and words[at].startswith(stem):
-                return True  # "commit" / "commitment"
-            if any(
-                stem[:n] in index.stats.df for n in range(SAME_WORD_PREFIX, len(stem))
-            ):
-                return True  # "assignabl" / "assign"
-        return False
+        return any(
+            stem in index.stats.df
+            or (
+                len(stem) >= MIN_SHARED
+                and _same_word(stem, index.vocabulary, index.stats.df)
+            )
+            for index in indexes
+        )
 
     return written

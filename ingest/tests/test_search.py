@@ -126,14 +126,15 @@ def test_k_limits_the_hits(tenant_a):
 def test_written_in_knows_a_words_other_forms_and_nothing_else(tenant_a):
     """What the documents write, in the forms the light stemmer leaves apart
     ("assignable" / "assign", "commitment" / "commit"); a word written in no
-    document is not; without documents everything counts as written."""
+    document is not, though its letters start another ("France" and
+    "franchise"); without documents everything counts as written."""
     from ingest.search.within import written_in
     from llm.extractive import terms
 
     document = make_document(
         tenant_a,
         "Neither party may assign this Agreement. The minimum commitment is "
-        "five hundred units.",
+        "five hundred units. The franchise fee is due monthly.",
         title="Supply",
     )
     with tenant_scope(tenant_a):
