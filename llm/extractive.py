@@ -130,12 +130,27 @@ def _is_abbreviation(text: str, boundary: int) -> bool:
 
 
 def _split_long(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    # Over-long "sentences" (tables, lists): break at line ends or semicolons,
-    # then at word boundaries.
-    pieces = [
-        (start + m.start(), start + m.end())
-        for m in re.finditer(r"[^\n;]+;?", text[start:end])
-    ]
+    # Over-long "sentences" (tables, lists, a long clause): break at line ends
+    # or semicolons, then at word boundaries. A PDF breaks a long clause at
+    # every line, so a line that goes on in lower case is joined to the one
+    # before while they fit WINDOW_CHARS: a quote is a clause's worth of
+    # words, not one printed line of it ("the Distributor nor the Company
+    # shall have a liability for"). Table rows (a capital or a digit next)
+    # stay apart.
+    pieces: list[tuple[int, int]] = []
+    for m in re.finditer(r"[^\n;]+;?", text[start:end]):
+        s, e = start + m.start(), start + m.end()
+        if pieces:
+            ps, pe = pieces[-1]
+            joins = (
+                text[pe - 1] != ";"
+                and text[s:e].lstrip()[:1].islower()
+                and e - ps <= WINDOW_CHARS
+            )
+            if joins:
+                pieces[-1] = (ps, e)
+                continue
+        pieces.append((s, e))
     for s, e in pieces:
         while e - s > MAX_SENTENCE_CHARS:
             cut = text.rfind(" ", s, s + WINDOW_CHARS)

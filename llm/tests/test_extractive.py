@@ -165,6 +165,29 @@ def test_long_runs_without_full_stops_are_cut_into_quotable_pieces() -> None:
     assert all(e - s <= 400 for s, e in spans)
 
 
+def test_a_long_clause_broken_at_every_pdf_line_is_quoted_by_the_clause() -> None:
+    """Lines that go on in lower case are one piece while they fit the
+    window; a line starting a table row (a capital) stays apart."""
+    text = (
+        "Distributor shall make\n reasonable efforts to notify the Company of the"
+        " proposed\n delivery schedule before accepting a customer order and shall\n"
+        " give the Company written notice of any customer purchase\n orders which"
+        " imposes liability for late shipment and neither\n the Distributor nor the"
+        " Company shall have a liability for\n consequential or liquidated damages"
+        " pertaining to late\n delivery unless Company specifically acknowledges and"
+        " agrees\n in writing to the same and to the costs of it\n"
+        " Item 1 costs 10\n Item 2 costs 20"
+    )
+    pieces = [text[s:e] for s, e in split_sentences(text)]
+    assert all(len(p) <= 400 for p in pieces)
+    assert pieces[0].startswith("Distributor shall make\n reasonable efforts")
+    assert not any(
+        p == "the Distributor nor the Company shall have a liability for"
+        for p in pieces
+    )
+    assert pieces[-2:] == ["Item 1 costs 10", "Item 2 costs 20"]
+
+
 def test_terms_drop_stopwords_and_stem_lightly() -> None:
     assert terms("What does the termination clause say?") == ["terminat", "claus"]
     assert terms("terminated") == terms("terminate") == terms("terminates")
