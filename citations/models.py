@@ -329,3 +329,35 @@ class CitationReview(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_decision_display()} by {self.reviewer_id}"
+
+
+class PreparedForm(models.Model):
+    """A revision's text prepared for quote search (folded, indexed), stored
+    so that every process reads it instead of building it: at 5 MB building
+    takes about 2 s, reading about 0.1 s. Built after ingestion for texts of
+    citations.prepared_store.STORE_MIN_CHARS or more; `format` is the code's
+    version (citations.cascade.prepared.FORMAT): a form of another format is
+    never read, and is replaced."""
+
+    id = models.BigAutoField(primary_key=True)
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
+    revision = models.OneToOneField(
+        "ingest.DocumentRevision",
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_constraint=True,
+    )
+    format = models.CharField(max_length=32)
+    data = models.BinaryField()
+    chars = models.IntegerField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = ScopedManager(tenant="tenant")
+
+    class Meta:
+        db_table = "citations_prepared_form"
+
+    def __str__(self) -> str:
+        return f"prepared {self.revision_id} ({self.format})"

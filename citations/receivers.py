@@ -13,3 +13,16 @@ def reverify_on_new_revision(
 
     doc_id = str(document.pk)
     transaction.on_commit(lambda: reverify_document_citations.delay(doc_id))
+
+
+def prepare_on_new_revision(sender, *, document, revision, **kwargs) -> None:
+    """A large new revision: its prepared form is built and stored once, by a
+    worker, for every process's first quote on it."""
+    from citations.prepared_store import STORE_MIN_CHARS
+
+    if len(revision.normalized_content or "") < STORE_MIN_CHARS:
+        return
+    from citations.tasks import prepare_revision
+
+    revision_id = str(revision.pk)
+    transaction.on_commit(lambda: prepare_revision.delay(revision_id))

@@ -41,3 +41,10 @@ def reverify_document_citations(document_id: str) -> None:
     from citations.services import document_citations_reverify
 
     document_citations_reverify(document_id=uuid.UUID(document_id))
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def prepare_revision(revision_id: str) -> None:
+    from citations.prepared_store import revision_prepare
+
+    revision_prepare(revision_id=uuid.UUID(revision_id))

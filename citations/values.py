@@ -539,17 +539,21 @@ def find_durations(text: str) -> list[Duration]:
 # --- Money ---------------------------------------------------------------------------
 
 # Before an amount: "$", "US$", "U.S. $", "C$", "€" (lowercased, as matched).
+# A lettered sign starts a word: the "s" of "fees $5,000" is no Singapore
+# dollar.
 _SIGN_PREFIXES = {
-    r"u\.?\s?s\.?\s?\$": "USD",
-    r"(?:c|ca|cad|cdn)\s?\$": "CAD",
-    r"(?:a|au|aud)\s?\$": "AUD",
-    r"nz\s?\$": "NZD",
-    r"hk\s?\$": "HKD",
-    r"(?:s|sg)\s?\$": "SGD",
-    r"r\$": "BRL",
-    r"mex\s?\$": "MXN",
-    **{re.escape(sign): code for sign, code in CURRENCY_SIGNS.items()},
-}
+    rf"(?<![a-z]){sign}": code
+    for sign, code in {
+        r"u\.?\s?s\.?\s?\$": "USD",
+        r"(?:c|ca|cad|cdn)\s?\$": "CAD",
+        r"(?:a|au|aud)\s?\$": "AUD",
+        r"nz\s?\$": "NZD",
+        r"hk\s?\$": "HKD",
+        r"(?:s|sg)\s?\$": "SGD",
+        r"r\$": "BRL",
+        r"mex\s?\$": "MXN",
+    }.items()
+} | {re.escape(sign): code for sign, code in CURRENCY_SIGNS.items()}
 # ISO codes, written in capitals ("EUR 5,000", "5,000 USD"); the guard's
 # currency words among them ("usd") count in any case.
 _ISO_CODES = (

@@ -40,6 +40,7 @@ from citations.models import (
     MessageCitation,
     Status,
 )
+from citations.prepared_store import prepared_warm
 from ingest.models import Document, DocumentRevision
 
 
@@ -54,6 +55,10 @@ class RevisionText:
 
     @classmethod
     def of(cls, revision: DocumentRevision) -> RevisionText:
+        """The revision's text; a large one's stored prepared form goes into
+        this process's cache first, so the first quote on it does not fold
+        and index it (citations.prepared_store)."""
+        prepared_warm(revision.pk, revision.normalized_content)
         return cls(
             revision_id=revision.pk,
             file_id=revision.file_id,

@@ -995,3 +995,21 @@ def test_every_written_form_of_a_number_reads_back_with_its_offsets(n, form, a, 
     found = [v for v in values.find_numbers(text) if v.value == n]
     assert found, text
     assert text[found[0].start : found[0].end] == written
+
+
+@pytest.mark.parametrize(
+    ("text", "currency"),
+    [
+        ("the fees $12,500 are due", "USD"),
+        ("goods $5", "USD"),
+        ("bonus $3", "USD"),
+        ("S$ 500", "SGD"),
+        ("paid in SG$1,000", "SGD"),
+        ("a fee of C$ 9", "CAD"),
+        ("HK$ 20", "HKD"),
+    ],
+)
+def test_a_lettered_dollar_sign_starts_a_word(text, currency):
+    """The 's' that ends 'fees' or 'goods' is no Singapore dollar."""
+    (found,) = find_values(text, MONEY)
+    assert found.currency == currency
