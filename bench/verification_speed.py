@@ -332,6 +332,44 @@ def headline(rng: random.Random, quotes: int, size: int = 1_000_000) -> dict:
     }
 
 
+def first_quote(rng: random.Random, size: int, runs: int = 3) -> dict:
+    """The first quote on a document a process has not seen (issue 27 item 5):
+    folding and indexing it there, against reading its stored form
+    (citations.cascade.prepared.dumps/loads, what citations.prepared_store
+    keeps per revision), against a warm quote. Medians of `runs`."""
+    from citations.cascade import prepared
+
+    text = prose(rng, size)
+    damaged, chosen = with_damaged_quotes(text, rng, 1 + runs, lengths=(200,))
+    clear_cache()
+    blob = prepared.dumps(prepared.prepare(damaged))
+    built, stored, warm = [], [], []
+    for _, quote in chosen[:runs]:
+        clear_cache()
+        built.append(timed(lambda: verify_quote(damaged, quote))[0])  # noqa: B023
+        clear_cache()
+        stored.append(
+            timed(
+                lambda: (
+                    prepared.seed(prepared.loads(damaged, blob)),
+                    verify_quote(damaged, quote),  # noqa: B023
+                )
+            )[0]
+        )
+        warm.append(timed(lambda: verify_quote(damaged, chosen[-1][1]))[0])
+    clear_cache()
+    return {
+        "size": size,
+        "stored_mb": round(len(blob) / 2**20, 2),
+        "built_ms": round(statistics.median(built), 1),
+        "stored_ms": round(statistics.median(stored), 1),
+        "warm_ms": round(statistics.median(warm), 2),
+        "built_over_stored": round(
+            statistics.median(built) / statistics.median(stored), 1
+        ),
+    }
+
+
 def boundaries(rng: random.Random, quotes: int, size: int = 1_000_000) -> dict:
     """Clean quotes against 1 MB of prose with 5% OCR damage in the document."""
     clean = prose(rng, size)
@@ -425,6 +463,13 @@ def main() -> None:
         f"baseline median {head['baseline_partial_ratio_alignment']['median_ms']:.3f} ms "
         f"({head['speedup_vs_baseline']:.1f}x)"
     )
+    first = first_quote(rng, max(sizes.values()))
+    print(
+        f"\nfirst quote on {first['size'] / 1e6:g} MB a process has not seen: "
+        f"built {first['built_ms']:.0f} ms, from the stored form "
+        f"({first['stored_mb']} MB) {first['stored_ms']:.0f} ms "
+        f"({first['built_over_stored']}x), warm {first['warm_ms']} ms"
+    )
     edge = boundaries(rng, edge_quotes, headline_size)
     print("\nboundaries, 200-char clean quotes in 1 MB prose with 5% OCR damage:")
     for name, row in edge.items():
@@ -473,6 +518,7 @@ def main() -> None:
             "rows": rows,
             "headline_200c_1mb_prose": head,
             "boundaries_1mb_5pct_ocr": edge,
+            "first_quote_built_vs_stored": first,
             "process_warm_up_ms": round(process_ms, 1),
             "targets": targets,
             "seconds": round(elapsed, 1),
