@@ -66,6 +66,7 @@ def prepared_warm(revision_id: uuid.UUID, text: str) -> bool:
         .first()
     )
     if data is None:
+        _queue_once(revision_id)  # none yet, or one made by other code
         return False
     loaded = prepared.loads(text, bytes(data))
     if loaded is None:
@@ -73,6 +74,22 @@ def prepared_warm(revision_id: uuid.UUID, text: str) -> bool:
         return False
     prepared.seed(loaded)
     return True
+
+
+# Revisions this process has asked a worker to prepare: one request each,
+# however many quotes are verified against them meanwhile.
+_queued: set[uuid.UUID] = set()
+
+
+def _queue_once(revision_id: uuid.UUID) -> None:
+    """A large revision without a current form (ingested before forms were
+    stored, or by a deploy whose code prepares differently) gets one."""
+    if revision_id in _queued:
+        return
+    _queued.add(revision_id)
+    from citations.tasks import prepare_revision
+
+    transaction.on_commit(lambda: prepare_revision.delay(str(revision_id)))
 
 
 def revision_prepare(*, revision_id: uuid.UUID) -> bool:
