@@ -38,7 +38,7 @@ from accounts.scoping import tenant_scope, unscoped
 from docuiq.exceptions import DocuIQError
 from docuiq.heartbeat import heartbeat
 from ingest.connectors import database as db_connector
-from ingest.connectors.items import Item, Warning_
+from ingest.connectors.items import Item, LazyItem, Warning_
 from ingest.connectors.netpolicy import AddressPolicy, BlockedAddress, resolve_allowed
 from ingest.connectors.slack import ExportError, ExportLimits, read_slack_export
 from ingest.connectors.teams import read_teams_export
@@ -384,7 +384,7 @@ class Plan:
     """What a connector read: its items (an iterator), and which keys a
     missing item may be deleted for."""
 
-    items: Iterator[Item]
+    items: Iterator[Item | LazyItem]
     covers: Any  # (key) -> bool
     warnings: list[Warning_]
     total: int = 0
@@ -499,7 +499,7 @@ def _run(source: Source) -> tuple[dict[str, int], list[Warning_]]:
             )
             counts.updated += 1
         else:
-            batch.append(item)
+            batch.append(item.item())
             if len(batch) >= BATCH:
                 flush()
         if done % every == 0:
@@ -565,10 +565,10 @@ def _plan(source: Source) -> Plan:
             connection, spec, timeout_s=settings.CONNECTORS_QUERY_TIMEOUT_S
         )
 
-        def items() -> Iterator[Item]:
+        def items() -> Iterator[LazyItem]:
             try:
                 for row in rows:
-                    yield db_connector.row_item(spec, row, source_name=source.name)
+                    yield db_connector.row_lazy_item(spec, row, source_name=source.name)
             except db_connector.DatabaseError_ as exc:
                 raise SourceError(exc.code, exc.message) from exc
 

@@ -12,6 +12,8 @@ with sqlparse, Django's own SQL parser); the session itself is read-only
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import sqlite3
 import time
@@ -24,7 +26,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 import sqlparse
 
-from ingest.connectors.items import Item, TextBuilder
+from ingest.connectors.items import Item, LazyItem, TextBuilder
 
 __all__ = [
     "DatabaseError_",
@@ -400,6 +402,45 @@ def _text(value: Any) -> str:
     if isinstance(value, Decimal):
         return format(value, "f")
     return str(value)[:MAX_CELL_CHARS]
+
+
+# Part of every row's fingerprint: a change to how a row becomes a document
+# (row_item) must change it, so every row is built again once.
+ROW_FORMAT = 1
+
+
+def row_fingerprint(spec: TableSpec, row: Row, *, source_name: str) -> str:
+    """What decides whether a row's document changed: the row's title and
+    text values and how they are read (the spec, the source's name)."""
+    columns = [spec.title_column, *spec.text_columns]
+    payload = json.dumps(
+        [
+            ROW_FORMAT,
+            source_name,
+            spec.label,
+            spec.table,
+            spec.key_column,
+            columns,
+            row.key,
+            [_text(row.values.get(c)) if c else "" for c in columns],
+        ],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def row_lazy_item(spec: TableSpec, row: Row, *, source_name: str) -> LazyItem:
+    """A row by its key and fingerprint; its document is built on demand."""
+    fingerprint = row_fingerprint(spec, row, source_name=source_name)
+    key = row.key[:500]
+
+    def build() -> Item:
+        item = row_item(spec, row, source_name=source_name)
+        item.fingerprint = fingerprint
+        return item
+
+    return LazyItem(key=key, content_sha256=fingerprint, build=build)
 
 
 def row_item(spec: TableSpec, row: Row, *, source_name: str) -> Item:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ingest.normalize import normalize_page
 
-__all__ = ["Item", "ItemAttachment", "TextBuilder", "Warning_"]
+__all__ = ["Item", "ItemAttachment", "LazyItem", "TextBuilder", "Warning_"]
 
 BLOCK_SEPARATOR = "\n\n"
 
@@ -41,11 +42,21 @@ class Item:
     metadata: dict[str, Any]
     origin_url: str = ""
     attachments: list[ItemAttachment] = field(default_factory=list)
+    # What decides whether the document changed, when its source knows it
+    # more cheaply than the built text does (a database row's raw values).
+    fingerprint: str = ""
+
+    def item(self) -> Item:
+        """The item itself (a `LazyItem` builds one)."""
+        return self
 
     @property
     def content_sha256(self) -> str:
-        """What decides whether the document changed: its title, text,
-        locations and metadata (attachments are documents of their own)."""
+        """What decides whether the document changed: its fingerprint when
+        its source gave one, else its title, text, locations and metadata
+        (attachments are documents of their own)."""
+        if self.fingerprint:
+            return self.fingerprint
         payload = json.dumps(
             [
                 self.title,
@@ -60,6 +71,20 @@ class Item:
             separators=(",", ":"),
         )
         return hashlib.sha256(payload.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class LazyItem:
+    """An item known by its key and fingerprint, built only when it changed:
+    an unchanged row of a 100,000-row table costs a hash, not a document's
+    text."""
+
+    key: str
+    content_sha256: str
+    build: Callable[[], Item]
+
+    def item(self) -> Item:
+        return self.build()
 
 
 @dataclass(frozen=True)

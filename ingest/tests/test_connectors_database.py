@@ -119,6 +119,46 @@ def test_changed_rows_are_revised_and_deleted_rows_soft_deleted(tenant_a, tmp_pa
     assert source.stats["unchanged"] == 2 and source.stats["updated"] == 0
 
 
+def test_a_row_is_rebuilt_only_when_what_it_shows_changed(tenant_a, tmp_path):
+    """A row's fingerprint is its title and text values: a change to a
+    column the source does not read leaves its document alone, a change to
+    one it reads makes a new revision, and the spec is part of it."""
+    from ingest.connectors.database import Row, row_fingerprint, row_item
+
+    row = Row(
+        key="1",
+        values={"title": "T", "counterparty": "A", "notice_period": "x", "other": 1},
+    )
+    moved = Row(key="1", values={**row.values, "other": 2})
+    changed = Row(key="1", values={**row.values, "notice_period": "y"})
+    fp = row_fingerprint(SPEC, row, source_name="CRM")
+    assert fp == row_fingerprint(SPEC, moved, source_name="CRM")
+    assert fp != row_fingerprint(SPEC, changed, source_name="CRM")
+    narrower = TableSpec(
+        table="contracts", key_column="id", text_columns=["counterparty"]
+    )
+    assert fp != row_fingerprint(narrower, row, source_name="CRM")
+    assert row_item(SPEC, row, source_name="CRM").text  # built only on demand
+
+    path = sqlite_contracts(tmp_path / "crm.db", ROWS)
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE contracts ADD COLUMN updated_by TEXT")
+    db.commit()
+    source = register(tenant_a, f"sqlite:///{path}")
+    db.execute("UPDATE contracts SET updated_by = 'sync job'")
+    db.commit()
+    source = resync(tenant_a, source)
+    assert (source.stats["unchanged"], source.stats["updated"]) == (2, 0)
+    db.execute("UPDATE contracts SET counterparty = 'Acme Holdings' WHERE id = 1182")
+    db.commit()
+    db.close()
+    source = resync(tenant_a, source)
+    assert (source.stats["unchanged"], source.stats["updated"]) == (1, 1)
+    with tenant_scope(tenant_a):
+        acme = Document.objects.get(title="Acme supply agreement")
+        assert "Acme Holdings" in acme.current_revision.normalized_content
+
+
 def test_credentials_are_stored_encrypted_and_never_shown(tenant_a, tmp_path):
     path = sqlite_contracts(tmp_path / "crm.db", ROWS)
     source = register(tenant_a, f"sqlite:///{path}")
