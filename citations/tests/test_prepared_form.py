@@ -157,3 +157,15 @@ def _small(tenant) -> Document:
             upload=Upload(filename="small.txt", stream=io.BytesIO(CLAUSE.encode())),
         )
         return Document.objects.select_related("current_revision").get(pk=document.pk)
+
+
+@pytest.mark.django_db
+def test_a_stored_form_goes_with_its_document(
+    tenant_a, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        document = _big_upload(tenant_a)
+    with tenant_scope(tenant_a):
+        assert PreparedForm.objects.filter(revision__document=document).exists()
+        Document.objects.filter(pk=document.pk).delete()
+        assert not PreparedForm.objects.exists()
