@@ -52,25 +52,32 @@ def prepared_store(revision: DocumentRevision) -> bool:
     return True
 
 
-def prepared_warm(revision_id: uuid.UUID, text: str) -> bool:
-    """Load the revision's stored form into this process's cache, when the
+def prepared_warm(revision: DocumentRevision) -> bool:
+    """Load the revision's stored form into this process's cache, when its
     text is large, not cached yet and a current form is stored. True when
-    the cache holds it afterwards."""
+    the cache holds it afterwards. The lookup names the revision's tenant
+    itself, so a caller outside a tenant scope (a task) may call it too."""
+    text = revision.normalized_content
     if len(text) < STORE_MIN_CHARS:
         return False
     if prepared.cached(text) is not None:
         return True
-    data = (
-        PreparedForm.objects.filter(revision_id=revision_id, format=prepared.FORMAT)
-        .values_list("data", flat=True)
-        .first()
-    )
+    with unscoped():
+        data = (
+            PreparedForm.objects.filter(
+                tenant_id=revision.tenant_id,
+                revision_id=revision.pk,
+                format=prepared.FORMAT,
+            )
+            .values_list("data", flat=True)
+            .first()
+        )
     if data is None:
-        _queue_once(revision_id)  # none yet, or one made by other code
+        _queue_once(revision.pk)  # none yet, or one made by other code
         return False
     loaded = prepared.loads(text, bytes(data))
     if loaded is None:
-        logger.warning("stored prepared form of revision %s unreadable", revision_id)
+        logger.warning("stored prepared form of revision %s unreadable", revision.pk)
         return False
     prepared.seed(loaded)
     return True

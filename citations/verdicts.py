@@ -58,7 +58,7 @@ class RevisionText:
         """The revision's text; a large one's stored prepared form goes into
         this process's cache first, so the first quote on it does not fold
         and index it (citations.prepared_store)."""
-        prepared_warm(revision.pk, revision.normalized_content)
+        prepared_warm(revision)
         return cls(
             revision_id=revision.pk,
             file_id=revision.file_id,
