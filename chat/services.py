@@ -10,6 +10,7 @@ with a clear error: the question is kept and can be asked again.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -29,6 +30,7 @@ from ingest.search import query_terms
 from ingest.search.within import term_weights, written_in
 from llm.configured import provider
 from llm.errors import LLMError
+from llm.extractive import terms
 from llm.prompting import NO_ANSWER
 from llm.types import ChatMessage, Completion
 
@@ -176,6 +178,9 @@ def turn_finish(*, turn: Turn, completion: Completion) -> Message:
     searched = searched_for(turn)
     not_found = is_not_found(extraction)
     if not_found:
+        unmentioned = unmentioned_words(turn)
+        if unmentioned:
+            searched["unmentioned"] = unmentioned
         extraction = replace(
             extraction,
             answer=f"{extraction.answer.rstrip()}\n\n{searched_line(searched)}",
@@ -335,7 +340,29 @@ def searched_line(searched: dict) -> str:
     else:
         where = "all your documents"
     terms = ", ".join(searched.get("terms", [])[:12])
-    return f"Searched: {where}" + (f" for: {terms}." if terms else ".")
+    line = f"Searched: {where}" + (f" for: {terms}." if terms else ".")
+    unmentioned = searched.get("unmentioned") or []
+    if unmentioned:
+        line += f" They never mention: {', '.join(unmentioned[:8])}."
+    return line
+
+
+def unmentioned_words(turn: Turn) -> list[str]:
+    """The question's words, as the user wrote them, that the searched
+    documents never write in any form (what makes them silent: "Singapore"
+    in contracts that never name it). Tells "exists nowhere" apart from
+    "not said here"."""
+    unwritten = set(turn.judge.unwritten)
+    if not unwritten:
+        return []
+    found: list[str] = []
+    for word in _WORD_RE.findall(turn.scope.search_text):
+        if any(stem in unwritten for stem in terms(word)) and word not in found:
+            found.append(word)
+    return found
+
+
+_WORD_RE = re.compile(r"\w[\w'-]*")
 
 
 def is_not_found(extraction) -> bool:

@@ -138,6 +138,9 @@ def test_a_question_about_what_no_document_mentions_is_not_found_though_a_word_m
     message = ask("Where is the Singapore office?")
     assert message.payload["not_found"] is True, message.content
     assert not _cited_titles(message)
+    # "Exists nowhere", said in the user's own word.
+    assert "They never mention: Singapore." in message.content
+    assert message.payload["searched"]["unmentioned"] == ["Singapore"]
     # The same word with what the documents do say still answers.
     answered = ask("When does the office close?")
     assert answered.payload.get("not_found") is not True
