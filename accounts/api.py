@@ -136,6 +136,20 @@ class PageFilterSerializer(serializers.Serializer):
     )
 
 
+def paged_response(
+    request, rows: QuerySet | Sequence, serializer: type[serializers.Serializer]
+) -> Response:
+    """A list endpoint's answer: the request's skip/limit checked
+    (PageFilterSerializer), one page of `rows` (paginate), serialized."""
+    f = PageFilterSerializer(data=request.query_params)
+    f.is_valid(raise_exception=True)
+    skip, limit = f.validated_data["skip"], f.validated_data["limit"]
+    page, next_skip = paginate(rows, skip=skip, limit=limit)
+    return page_response(
+        serializer(page, many=True).data, skip=skip, limit=limit, next_skip=next_skip
+    )
+
+
 class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
 

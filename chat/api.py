@@ -29,9 +29,8 @@ from accounts.api import (
     PageFilterSerializer,
     TenantApiView,
     not_found,
-    page_response,
     page_serializer,
-    paginate,
+    paged_response,
     parse_uuid,
     tenant_collection,
     uuid_path,
@@ -142,19 +141,10 @@ class ChatSessionListApi(TenantApiView):
         tags=["chat"],
     )
     def get(self, request: Request) -> Response:
-        f = PageFilterSerializer(data=request.query_params)
-        f.is_valid(raise_exception=True)
-        skip, limit = f.validated_data["skip"], f.validated_data["limit"]
         rows = session_list(tenant=self.tenant, user=self.acting_user).prefetch_related(
             "documents"
         )
-        items, next_skip = paginate(rows, skip=skip, limit=limit)
-        return page_response(
-            ChatSessionOutputSerializer(items, many=True).data,
-            skip=skip,
-            limit=limit,
-            next_skip=next_skip,
-        )
+        return paged_response(request, rows, ChatSessionOutputSerializer)
 
 
 class ChatSessionCreateApi(TenantApiView):
@@ -247,22 +237,13 @@ class ChatMessageListApi(ChatSessionApiView):
     )
     def get(self, request: Request, session_id: str) -> Response:
         session = self.get_session(session_id)
-        f = PageFilterSerializer(data=request.query_params)
-        f.is_valid(raise_exception=True)
-        skip, limit = f.validated_data["skip"], f.validated_data["limit"]
         rows = (
             Message.objects.with_scope(tenant=self.tenant.pk)
             .filter(session=session)
             .prefetch_related("citations")
             .order_by("created_at", "id")
         )
-        items, next_skip = paginate(rows, skip=skip, limit=limit)
-        return page_response(
-            MessageOutputSerializer(items, many=True).data,
-            skip=skip,
-            limit=limit,
-            next_skip=next_skip,
-        )
+        return paged_response(request, rows, MessageOutputSerializer)
 
 
 MAX_SCOPE_DOCUMENTS = 200

@@ -31,9 +31,8 @@ from accounts.api import (
     PageFilterSerializer,
     TenantApiView,
     not_found,
-    page_response,
     page_serializer,
-    paginate,
+    paged_response,
     parse_uuid,
     uuid_path,
 )
@@ -458,17 +457,8 @@ class PlaybookListApi(PlaybookApiView):
         },
     )
     def get(self, request: Request) -> Response:
-        f = PageFilterSerializer(data=request.query_params)
-        f.is_valid(raise_exception=True)
-        skip, limit = f.validated_data["skip"], f.validated_data["limit"]
-        page, next_skip = paginate(
-            playbook_list(tenant=self.tenant), skip=skip, limit=limit
-        )
-        return page_response(
-            PlaybookSummarySerializer(page, many=True).data,
-            skip=skip,
-            limit=limit,
-            next_skip=next_skip,
+        return paged_response(
+            request, playbook_list(tenant=self.tenant), PlaybookSummarySerializer
         )
 
 
@@ -653,15 +643,8 @@ class RunListApi(PlaybookApiView):
         },
     )
     def get(self, request: Request) -> Response:
-        f = PageFilterSerializer(data=request.query_params)
-        f.is_valid(raise_exception=True)
-        skip, limit = f.validated_data["skip"], f.validated_data["limit"]
-        page, next_skip = paginate(run_list(tenant=self.tenant), skip=skip, limit=limit)
-        return page_response(
-            RunSummarySerializer(page, many=True).data,
-            skip=skip,
-            limit=limit,
-            next_skip=next_skip,
+        return paged_response(
+            request, run_list(tenant=self.tenant), RunSummarySerializer
         )
 
 

@@ -31,9 +31,8 @@ from accounts.api import (
     PageFilterSerializer,
     TenantApiView,
     not_found,
-    page_response,
     page_serializer,
-    paginate,
+    paged_response,
     parse_uuid,
     uuid_path,
 )
@@ -308,17 +307,8 @@ class ReviewListApi(TenantApiView):
         },
     )
     def get(self, request: Request) -> Response:
-        f = PageFilterSerializer(data=request.query_params)
-        f.is_valid(raise_exception=True)
-        skip, limit = f.validated_data["skip"], f.validated_data["limit"]
-        page, next_skip = paginate(
-            review_list(tenant=self.tenant), skip=skip, limit=limit
-        )
-        return page_response(
-            ReviewSummarySerializer(page, many=True).data,
-            skip=skip,
-            limit=limit,
-            next_skip=next_skip,
+        return paged_response(
+            request, review_list(tenant=self.tenant), ReviewSummarySerializer
         )
 
 
@@ -417,21 +407,12 @@ class ReviewCellListApi(ReviewApiView):
     )
     def get(self, request: Request, review_id: str) -> Response:
         review = self.get_review(review_id)
-        f = PageFilterSerializer(data=request.query_params)
-        f.is_valid(raise_exception=True)
-        skip, limit = f.validated_data["skip"], f.validated_data["limit"]
         cells = (
             Cell.objects.filter(review=review)
             .select_related("row", "column", "citation", "edited_by", "reviewed_by")
             .order_by("row__order", "column__order")
         )
-        page, next_skip = paginate(cells, skip=skip, limit=limit)
-        return page_response(
-            CellOutputSerializer(page, many=True).data,
-            skip=skip,
-            limit=limit,
-            next_skip=next_skip,
-        )
+        return paged_response(request, cells, CellOutputSerializer)
 
 
 class ReviewCellRerunApi(ReviewApiView):
