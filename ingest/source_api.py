@@ -25,9 +25,8 @@ from accounts.api import (
     PageFilterSerializer,
     TenantApiView,
     not_found,
-    page_response,
     page_serializer,
-    paginate,
+    paged_response,
     parse_uuid,
     tenant_collection,
     uuid_path,
@@ -79,13 +78,18 @@ class SourceOutputSerializer(serializers.Serializer):
         ref_name = "Source"
 
 
-def _source_get(tenant, source_id: str) -> Source:
+def _source_find(tenant, source_id: str) -> Source | None:
+    """The tenant's source by id; another tenant's is the same as none."""
     pk = parse_uuid(source_id)
-    source = (
+    return (
         Source.objects.with_scope(tenant=tenant.pk).filter(pk=pk).first()
         if pk
         else None
     )
+
+
+def _source_get(tenant, source_id: str) -> Source:
+    source = _source_find(tenant, source_id)
     if source is None:
         raise not_found()
     return source
@@ -104,17 +108,8 @@ class SourceListApi(TenantApiView):
         tags=["sources"],
     )
     def get(self, request: Request) -> Response:
-        f = PageFilterSerializer(data=request.query_params)
-        f.is_valid(raise_exception=True)
-        data = f.validated_data
         rows = Source.objects.with_scope(tenant=self.tenant.pk).order_by("-created_at")
-        items, next_skip = paginate(rows, skip=data["skip"], limit=data["limit"])
-        return page_response(
-            SourceOutputSerializer(items, many=True).data,
-            skip=data["skip"],
-            limit=data["limit"],
-            next_skip=next_skip,
-        )
+        return paged_response(request, rows, SourceOutputSerializer)
 
 
 class SourceDetailApi(TenantApiView):
@@ -189,11 +184,7 @@ class SourceExportCreateApi(TenantApiView):
             # An id in the body is a field of the request, reported as
             # tenant_collection reports an unknown collection: 400, and
             # another tenant's source exactly like an unknown one.
-            existing = (
-                Source.objects.with_scope(tenant=self.tenant.pk)
-                .filter(pk=data["source_id"])
-                .first()
-            )
+            existing = _source_find(self.tenant, str(data["source_id"]))
             if existing is None:
                 raise serializers.ValidationError({"source_id": ["Unknown source."]})
             if existing.kind != data["kind"]:
