@@ -88,12 +88,23 @@ def prepared_warm(revision: DocumentRevision) -> bool:
 _queued: set[uuid.UUID] = set()
 
 
+def prepared_request(revision: DocumentRevision) -> None:
+    """Ask a worker, after the commit, to store a large new revision's form
+    (ingest's revision_created calls this through citations.receivers)."""
+    if len(revision.normalized_content or "") >= STORE_MIN_CHARS:
+        _queue(revision.pk)
+
+
 def _queue_once(revision_id: uuid.UUID) -> None:
-    """A large revision without a current form (ingested before forms were
-    stored, or by a deploy whose code prepares differently) gets one."""
+    """A large revision read without a current form (ingested before forms
+    were stored, or by a deploy whose code prepares differently) gets one."""
     if revision_id in _queued:
         return
     _queued.add(revision_id)
+    _queue(revision_id)
+
+
+def _queue(revision_id: uuid.UUID) -> None:
     from citations.tasks import prepare_revision
 
     transaction.on_commit(lambda: prepare_revision.delay(str(revision_id)))

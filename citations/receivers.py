@@ -18,11 +18,6 @@ def reverify_on_new_revision(
 def prepare_on_new_revision(sender, *, document, revision, **kwargs) -> None:
     """A large new revision: its prepared form is built and stored once, by a
     worker, for every process's first quote on it."""
-    from citations.prepared_store import STORE_MIN_CHARS
+    from citations.prepared_store import prepared_request
 
-    if len(revision.normalized_content or "") < STORE_MIN_CHARS:
-        return
-    from citations.tasks import prepare_revision
-
-    revision_id = str(revision.pk)
-    transaction.on_commit(lambda: prepare_revision.delay(revision_id))
+    prepared_request(revision)

@@ -188,8 +188,9 @@ class _Reading:
     value: values.Value | None
     matched: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
-    unwritten: tuple[str, ...] = ()  # concepts no searched document writes
-    unwritten_weight: float = 0.0  # their share of the concepts' weight
+    unwritten_weight: float = (
+        0.0  # share of the concepts' weight no searched document writes
+    )
 
 
 @dataclass(frozen=True)
@@ -324,7 +325,6 @@ class RelevanceJudge:
             value=value,
             matched=tuple(matched),
             missing=tuple(missing),
-            unwritten=self.unwritten,
             unwritten_weight=self.unwritten_weight,
         )
         rule = next(r for r in RELEVANCE_RULES if r.applies(reading))
