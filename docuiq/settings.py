@@ -349,6 +349,9 @@ LLM_API_KEY = env_str("LLM_API_KEY")
 LLM_MODEL = env_str("LLM_MODEL", default="")
 LLM_TIMEOUT_S = env_float("LLM_TIMEOUT_S", default=60.0)
 LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", default=2)
+# The model's context window in tokens: a scoped question sends its documents
+# whole when they fit (ingest.sections), else their best sections.
+LLM_CONTEXT_TOKENS = env_int("LLM_CONTEXT_TOKENS", default=32768)
 LLM_JUDGE_MODEL = env_str("LLM_JUDGE_MODEL")
 LLM_ENSEMBLE_MODELS = env_list("LLM_ENSEMBLE_MODELS")
 LLM_ENSEMBLE_QUORUM = env_int("LLM_ENSEMBLE_QUORUM", default=2)

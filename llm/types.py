@@ -69,6 +69,8 @@ class LLMConfig:
     judge_model: str | None = None
     judge_models: tuple[str, ...] = ()
     ensemble_quorum: int = 2
+    # The model's context window (LLM_CONTEXT_TOKENS): what a prompt may fill.
+    context_tokens: int = 32768
 
     def __post_init__(self) -> None:
         # Configs are cache keys (get_provider), so they must stay hashable
@@ -106,6 +108,7 @@ class LLMConfig:
                 m for m in getattr(settings, "LLM_ENSEMBLE_MODELS", ()) or () if m
             ),
             ensemble_quorum=int(getattr(settings, "LLM_ENSEMBLE_QUORUM", 2)),
+            context_tokens=int(getattr(settings, "LLM_CONTEXT_TOKENS", 32768)),
         )
 
 
