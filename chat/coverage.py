@@ -6,7 +6,8 @@ such as "(Source: [S1])" or "[S1]" right after a sentence belongs to it);
 `coverage` marks each claim `supported` (a cited source is verified and bears
 on the question), `pending` (still being verified), or `unsupported`, so the
 page can show uncited sentences plainly. Lead-ins ("The documents say:") and
-the "Searched: ..." line of a "not found" are not claims.
+the "Searched: ..." line of a "not found" and the "Read ..." line of what a
+model read are not claims.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ SUPPORTED = "supported"
 PENDING = "pending"
 UNSUPPORTED = "unsupported"
 MIN_CLAIM_WORDS = 4
+# What the product says about its search and reading, not claims of the
+# documents: "Searched: …", "Read in full: …", "Read pages 1-3 of …".
+NOT_CLAIMS = re.compile(r"Searched:|Read (?:in full:|pages? |parts |nothing of )")
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,7 @@ def answer_sentences(answer: str) -> list[Sentence]:
         claim = (
             len(words) >= MIN_CLAIM_WORDS
             and not bare.rstrip().endswith(":")
-            and not bare.lstrip().startswith("Searched:")
+            and not NOT_CLAIMS.match(bare.lstrip())
         )
         sentences.append(Sentence(start, end, refs, claim))
     return sentences

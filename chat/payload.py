@@ -207,7 +207,10 @@ def build_payload(
     model: str,
     searched: dict | None = None,
     not_found: bool = False,
+    contradiction: bool = False,
 ) -> dict:
+    """The stored answer. `contradiction`: the model said "not found" yet
+    quoted the documents, so the answer is flagged for review."""
     entries = {
         s.ref_label: _source_entry(
             s, chunk_texts.get(s.ref_label, ""), metadata.get(s.ref_label, {})
@@ -245,6 +248,7 @@ def build_payload(
         "model": model,
         "searched": searched or {},
         "not_found": not_found,
+        "contradiction": contradiction,
         "sentences": [asdict(s) for s in answer_sentences(extraction.answer)],
     }
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+from chat.sources import SourceChunk
 from citations.values import value_kind
 from ingest.search import SearchHit, search_chunks
 from ingest.search.rerank import build_query
@@ -23,6 +24,23 @@ if TYPE_CHECKING:
 class Retrieved:
     ref: str
     hit: SearchHit
+
+    @property
+    def document(self):
+        return self.hit.chunk.document
+
+    @property
+    def text(self) -> str:
+        return self.hit.chunk.content
+
+    def source_chunk(self) -> SourceChunk:
+        chunk = self.hit.chunk
+        return SourceChunk(
+            chunk=chunk,
+            document=chunk.document,
+            file_id=chunk.document.file_id,  # the current revision's file
+            score=self.hit.score,
+        )
 
     def prompt_source(self) -> PromptSource:
         chunk = self.hit.chunk

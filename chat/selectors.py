@@ -97,6 +97,8 @@ class MessageView:
     not_answering: list = field(default_factory=list)  # retrieved, off-topic
     searched: dict = field(default_factory=dict)
     not_found: bool = False
+    # The model said "not found" yet quoted the documents: for review.
+    contradiction: bool = False
     stale: bool = False  # a citation failed re-verification on a new revision
     uncited: int = 0  # claims no verified, relevant citation supports
 
@@ -207,6 +209,7 @@ def message_view(message: Message) -> MessageView:
         pending=any(view.is_pending for _, view in rows),
         searched=payload.get("searched") or {},
         not_found=bool(payload.get("not_found")),
+        contradiction=bool(payload.get("contradiction")),
         stale=any(c.is_stale for c in citations),
         uncited=sum(1 for m in marks if m["status"] == UNSUPPORTED),
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -20,18 +20,34 @@ from django.db import transaction
 
 from chat.models import ChatSession, Message
 from chat.payload import build_payload
+from chat.reading import (
+    READ_KINDS,
+    ReadSection,
+    answer_tokens,
+    chunks_fit,
+    chunks_k,
+    prompt_budget,
+    reading_line,
+    scope_read,
+)
 from chat.retrieval import Retrieved, retrieve
 from chat.scope import Scope, choice_of, scope_for
-from chat.sources import SourceChunk, message_sources_create
+from chat.sources import message_sources_create
+from chat.structured import Rendered, StructuredAnswer, render
 from citations.extraction import extract_citations
 from citations.relevance import Relevance, RelevanceJudge
-from citations.services import citations_rate, citations_record
+from citations.services import (
+    Rating,
+    citations_rate,
+    citations_record,
+    citations_relevance_store,
+)
 from ingest.search import query_terms
 from ingest.search.within import term_weights, written_in
-from llm.configured import provider
+from llm.configured import llm_config, provider
 from llm.errors import LLMError
 from llm.extractive import terms
-from llm.prompting import NO_ANSWER
+from llm.prompting import ANSWER_SCHEMA, NO_ANSWER, build_answer_messages
 from llm.types import ChatMessage, Completion
 
 if TYPE_CHECKING:
@@ -39,6 +55,7 @@ if TYPE_CHECKING:
 
     from accounts.models import Collection, Tenant
     from ingest.models import Document
+    from ingest.sections import Reading
 
 HISTORY_MESSAGES = 4
 NO_SOURCES_ANSWER = (
@@ -81,26 +98,32 @@ def session_scope_set(
 
 @dataclass
 class Turn:
-    """A question in flight: its stored user message, what it searches and
-    what was retrieved."""
+    """A question in flight: its stored user message, what it searches, and
+    what the model is given: retrieved chunks, or sections of the scope's
+    documents read whole (`reading` then says what was read).
+
+    `structured`: a model is configured, and answers in one JSON object whose
+    citations carry its own relevance (chat.structured); otherwise the
+    offline responder answers and the word rater rates."""
 
     session: ChatSession
     question: Message
     scope: Scope
-    retrieved: list[Retrieved]
+    sources: list[Retrieved | ReadSection]
+    history: list[ChatMessage] = field(default_factory=list)
+    reading: Reading | None = None
+    structured: bool = False
 
     @property
     def prompt_sources(self):
-        return [r.prompt_source() for r in self.retrieved]
+        return [r.prompt_source() for r in self.sources]
 
     @cached_property
     def judge(self) -> RelevanceJudge:
         """Rates passages against the question less the words that named
         documents (they name, they do not say what to find), its words
         weighted by their rarity in the documents the passages come from."""
-        documents = {
-            r.hit.chunk.document_id: r.hit.chunk.document for r in self.retrieved
-        }
+        documents = {r.document.pk: r.document for r in self.sources}
         searched = list(documents.values())
         return RelevanceJudge(
             self.scope.search_text,
@@ -131,15 +154,44 @@ def question_store(
 
 
 def turn_for(*, question: Message) -> Turn:
+    """What a question searches and what the model is given (chat.reading):
+    with a model configured, a scoped question's documents whole within the
+    context budget (else their best sections, said so), other questions as
+    many retrieved chunks as the budget holds; offline, the top k chunks."""
     session = question.session
     scope = scope_for(
         session=session, question=question.content, choice=choice_of(question)
     )
+    history = _history(session=session, question=question)
+    config = llm_config()
+    if not config.configured:
+        return Turn(
+            session=session,
+            question=question,
+            scope=scope,
+            sources=retrieve(session=session, scope=scope),
+            history=history,
+        )
+    budget = prompt_budget(config, question=question.content, history=history)
+    if scope.kind in READ_KINDS and scope.documents:
+        reading, sections = scope_read(session=session, scope=scope, budget=budget)
+        return Turn(
+            session=session,
+            question=question,
+            scope=scope,
+            sources=list(sections),
+            history=history,
+            reading=reading,
+            structured=True,
+        )
+    found = retrieve(session=session, scope=scope, k=chunks_k(budget))
     return Turn(
         session=session,
         question=question,
         scope=scope,
-        retrieved=retrieve(session=session, scope=scope),
+        sources=list(chunks_fit(found, budget)),
+        history=history,
+        structured=True,
     )
 
 
@@ -151,10 +203,10 @@ def turn_start(
     )
 
 
-def _history(turn: Turn) -> list[ChatMessage]:
+def _history(*, session: ChatSession, question: Message) -> list[ChatMessage]:
     earlier = (
-        Message.objects.filter(session=turn.session, status=Message.Status.COMPLETE)
-        .exclude(pk=turn.question.pk)
+        Message.objects.filter(session=session, status=Message.Status.COMPLETE)
+        .exclude(pk=question.pk)
         .order_by("-created_at")[:HISTORY_MESSAGES]
     )
     return [
@@ -167,23 +219,43 @@ def _history(turn: Turn) -> list[ChatMessage]:
     ]
 
 
-def turn_finish(*, turn: Turn, completion: Completion) -> Message:
-    """Store the answer, its sources and its citations; queue verification."""
+def turn_finish(
+    *,
+    turn: Turn,
+    completion: Completion,
+    structured: StructuredAnswer | None = None,
+) -> Message:
+    """Store the answer, its sources and its citations; queue verification.
+
+    A structured answer (a model's) is rendered into the canonical citation
+    form and its citations keep the model's own relevance: the word rater
+    rates only the offline responder's. A "not found" says what was searched
+    (and read); a "not found" that quotes is flagged as a contradiction."""
     from citations.tasks import (
         verify_message_citations as verify_message_citations_task,
     )
 
-    known = [r.ref for r in turn.retrieved]
-    extraction = extract_citations(completion.text, known_refs=known)
+    known = [r.ref for r in turn.sources]
+    rendered: Rendered | None = None
+    if structured is not None:
+        rendered = render(structured, known_refs=known)
+        extraction = rendered.extraction
+        not_found = structured.silent
+    else:
+        extraction = extract_citations(completion.text, known_refs=known)
+        not_found = is_not_found(extraction)
     searched = searched_for(turn)
-    not_found = is_not_found(extraction)
+    said = [reading_line(turn.reading)]
     if not_found:
         unmentioned = unmentioned_words(turn)
         if unmentioned:
             searched["unmentioned"] = unmentioned
+        said.append(searched_line(searched))
+    said = [line for line in said if line]
+    if said:
         extraction = replace(
             extraction,
-            answer=f"{extraction.answer.rstrip()}\n\n{searched_line(searched)}",
+            answer=f"{extraction.answer.rstrip()}\n\n" + " ".join(said),
         )
     with transaction.atomic():
         message = Message.objects.create(
@@ -197,36 +269,36 @@ def turn_finish(*, turn: Turn, completion: Completion) -> Message:
             completion_tokens=completion.completion_tokens,
         )
         sources = message_sources_create(
-            message=message,
-            chunks=[
-                SourceChunk(
-                    chunk=r.hit.chunk,
-                    document=r.hit.chunk.document,
-                    file_id=r.hit.chunk.document.file_id,  # the current revision's file
-                    score=r.hit.score,
-                )
-                for r in turn.retrieved
-            ],
+            message=message, chunks=[r.source_chunk() for r in turn.sources]
         )
         recorded = citations_record(
             message=message, candidates=extraction.candidates, sources=sources
         )
-        citations_rate(
-            citations=recorded.citations,
-            rate=turn.rate,
-            asked_documents=_asked_documents(turn),
-        )
+        if rendered is not None:
+            citations_relevance_store(
+                citations=recorded.citations,
+                ratings=[_model_rating(rendered, c) for c in recorded.citations],
+                asked_documents=_asked_documents(turn),
+                method="model",
+            )
+        else:
+            citations_rate(
+                citations=recorded.citations,
+                rate=turn.rate,
+                asked_documents=_asked_documents(turn),
+            )
         message.payload = build_payload(
             question=turn.question.content,
             extraction=extraction,
             sources=sources,
-            chunk_texts={r.ref: r.hit.chunk.content for r in turn.retrieved},
-            metadata={r.ref: r.hit.chunk.document.metadata for r in turn.retrieved},
+            chunk_texts={r.ref: r.text for r in turn.sources},
+            metadata={r.ref: r.document.metadata for r in turn.sources},
             citations=recorded.citations,
             unsourced=recorded.unsourced,
             model=completion.model,
             searched=searched,
             not_found=not_found,
+            contradiction=structured is not None and structured.contradiction,
         )
         message.save(update_fields=["payload"])
         message_id = str(message.pk)
@@ -235,6 +307,19 @@ def turn_finish(*, turn: Turn, completion: Completion) -> Message:
                 lambda: verify_message_citations_task.delay(message_id)
             )
     return message
+
+
+MODEL_RATED = {
+    "answers": "The model that wrote the answer says this passage states it.",
+    "related": "The model that wrote the answer says this passage is related.",
+}
+
+
+def _model_rating(rendered: Rendered, citation) -> Rating:
+    """The model's own rating of a citation it made (none for a ref its
+    answer named without rating it)."""
+    label = rendered.relevance_of(citation.ref_label, citation.quoted_text)
+    return Rating(label=label, reason=MODEL_RATED.get(label or "", ""))
 
 
 def turn_fail(*, turn: Turn, error: str) -> Message:
@@ -272,13 +357,15 @@ def message_ask(
 def turn_answer(*, turn: Turn) -> Message:
     """Answer a stored question without streaming; a model failure is stored
     as a failed answer."""
-    if not turn.retrieved:
+    if not turn.sources:
         return turn_finish(turn=turn, completion=_no_sources_completion())
+    if turn.structured:
+        return _answer_structured(turn)
     try:
         completion = provider().answer(
             turn.question.content,
             turn.prompt_sources,
-            history=_history(turn),
+            history=turn.history,
             rate=turn.rate,
         )
     except LLMError as exc:
@@ -286,19 +373,52 @@ def turn_answer(*, turn: Turn) -> Message:
     return turn_finish(turn=turn, completion=completion)
 
 
+def _answer_structured(turn: Turn) -> Message:
+    """One structured call (llm.prompting.ANSWER_SCHEMA): a model that times
+    out or answers malformed JSON leaves a failed answer with its error."""
+    read = reading_line(turn.reading)
+    note = (
+        f"{read} You are given only these sections: say not_found only about them."
+        if read
+        else None
+    )
+    messages = build_answer_messages(
+        turn.question.content, turn.prompt_sources, turn.history, note=note
+    )
+    try:
+        data, completion = provider().complete_json(
+            messages,
+            schema=ANSWER_SCHEMA,
+            name="chat_answer",
+            max_tokens=answer_tokens(llm_config()),
+        )
+    except LLMError as exc:
+        return turn_fail(turn=turn, error=str(exc))
+    return turn_finish(
+        turn=turn, completion=completion, structured=StructuredAnswer.of(data)
+    )
+
+
 def message_stream(*, turn: Turn) -> Iterator[str | Message]:
     """Yield the answer's text deltas as the model writes them, then the stored
-    assistant Message (or a failed one)."""
-    if not turn.retrieved:
+    assistant Message (or a failed one). A structured answer is not streamed
+    token by token: its rendered text comes in one piece once complete."""
+    if not turn.sources:
         completion = _no_sources_completion()
         yield completion.text
         yield turn_finish(turn=turn, completion=completion)
+        return
+    if turn.structured:
+        message = _answer_structured(turn)
+        if message.status != Message.Status.FAILED:
+            yield message.content
+        yield message
         return
     try:
         stream = provider().stream_answer(
             turn.question.content,
             turn.prompt_sources,
-            history=_history(turn),
+            history=turn.history,
             rate=turn.rate,
         )
         with stream:
@@ -324,26 +444,36 @@ def _asked_documents(turn: Turn) -> set | None:
 
 
 def searched_for(turn: Turn) -> dict:
-    """What a turn searched: the scope and the search terms."""
-    return {**turn.scope.describe(), "terms": query_terms(turn.scope.search_text)}
+    """What a turn searched: the scope and the search terms, and what the
+    model read of the documents when it read them (`ingest.sections`)."""
+    searched = {**turn.scope.describe(), "terms": query_terms(turn.scope.search_text)}
+    if turn.reading is not None:
+        searched["reading"] = turn.reading.describe()
+    return searched
 
 
 def searched_line(searched: dict) -> str:
-    """ "Searched: <titles> for: <terms>." said with a "not found"."""
+    """ "Searched: <titles> for: <terms>." said with a "not found"; "Read in
+    full: <titles>." for the documents a model read whole (those read in part
+    are said by chat.reading.reading_line)."""
     titles = [d["title"] for d in searched.get("documents", [])]
-    if titles:
-        where = ", ".join(f'"{t}"' for t in titles[:8])
-        if len(titles) > 8:
-            where += f" and {len(titles) - 8} more"
-    elif searched.get("collection"):
-        where = f'the collection "{searched["collection"]["name"]}"'
+    if searched.get("reading") is not None:
+        whole = [f'"{r["title"]}"' for r in searched["reading"] if r["whole"]]
+        line = f"Read in full: {', '.join(whole)}." if whole else ""
     else:
-        where = "all your documents"
-    terms = ", ".join(searched.get("terms", [])[:12])
-    line = f"Searched: {where}" + (f" for: {terms}." if terms else ".")
+        if titles:
+            where = ", ".join(f'"{t}"' for t in titles[:8])
+            if len(titles) > 8:
+                where += f" and {len(titles) - 8} more"
+        elif searched.get("collection"):
+            where = f'the collection "{searched["collection"]["name"]}"'
+        else:
+            where = "all your documents"
+        terms = ", ".join(searched.get("terms", [])[:12])
+        line = f"Searched: {where}" + (f" for: {terms}." if terms else ".")
     unmentioned = searched.get("unmentioned") or []
     if unmentioned:
-        line += f" They never mention: {', '.join(unmentioned[:8])}."
+        line = f"{line} They never mention: {', '.join(unmentioned[:8])}.".strip()
     return line
 
 

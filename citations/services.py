@@ -89,6 +89,8 @@ def citations_record(
     else:
         texts = {pk: t.text for pk, t in texts.items()}
     for candidate in candidates:
+        if not candidate.quote and candidate.ref in quoted_refs:
+            continue  # the same source is already cited with a quote
         source = by_ref.get(candidate.ref)
         if source is None:
             unsourced.append(
@@ -105,8 +107,6 @@ def citations_record(
                 )
             )
             continue
-        if not candidate.quote and candidate.ref in quoted_refs:
-            continue  # the same source is already cited with a quote
         text = texts.get(source.revision_id)
         citations.append(
             MessageCitation(
@@ -146,6 +146,15 @@ class Rater(Protocol):
     def __call__(self, passage: str) -> Relevance: ...
 
 
+@dataclass(frozen=True)
+class Rating:
+    """How a citation's passage bears on the question, and who said so."""
+
+    label: str | None  # answers | related | off_topic; None: not rated
+    score: float | None = None
+    reason: str = ""
+
+
 def citations_rate(
     *,
     citations: Sequence[MessageCitation],
@@ -153,15 +162,35 @@ def citations_rate(
     asked_documents: set | None = None,
     method: str = "offline",
 ) -> None:
-    """Store each citation's relevance (does its passage bear on the
-    question) and whether it is from another document than the question is
-    about (`asked_documents`, when the question named or mentioned some)."""
+    """Rate each citation's passage with `rate` (the offline word rater, or
+    anything rating alike) and store it (`citations_relevance_store`)."""
+    ratings = []
     for citation in citations:
         rated = rate(citation.quoted_text or citation.source_text)
+        ratings.append(Rating(rated.label, rated.score, relevance_reason(rated)))
+    citations_relevance_store(
+        citations=citations,
+        ratings=ratings,
+        asked_documents=asked_documents,
+        method=method,
+    )
+
+
+def citations_relevance_store(
+    *,
+    citations: Sequence[MessageCitation],
+    ratings: Sequence[Rating],
+    method: str,
+    asked_documents: set | None = None,
+) -> None:
+    """Store each citation's relevance as rated (`method`: offline, model,
+    judge) and whether it is from another document than the question is
+    about (`asked_documents`, when the question named or mentioned some)."""
+    for citation, rated in zip(citations, ratings, strict=True):
         citation.relevance = rated.label
         citation.relevance_score = rated.score
-        citation.relevance_method = method
-        citation.relevance_reason = relevance_reason(rated)
+        citation.relevance_method = method if rated.label else ""
+        citation.relevance_reason = rated.reason[:2000]
         citation.other_document = (
             asked_documents is not None and citation.document_id not in asked_documents
         )

@@ -89,9 +89,9 @@ def test_a_scripted_models_exact_quote_is_verified_with_offsets_and_page(
     docs, ask, llm
 ):
     llm.respond_with(
-        lambda request: Reply.answer(
-            'Invoices are due "within thirty (30) days of receipt" '
-            f"(Source: [{'S1'}]) and late payments accrue interest."
+        lambda request: Reply.chat_answer(
+            "Invoices are due within thirty days of receipt [S1].",
+            ("S1", "within thirty (30) days of receipt"),
         )
     )
     message = ask("When must invoices be paid?")
@@ -106,8 +106,9 @@ def test_a_scripted_models_exact_quote_is_verified_with_offsets_and_page(
 
 def test_a_quote_with_a_changed_number_fails_and_names_the_difference(docs, ask, llm):
     llm.script(
-        Reply.answer(
-            'The terms say "pay each undisputed invoice within sixty (60) days of receipt" (Source: [S1]).'
+        Reply.chat_answer(
+            "Within sixty days [S1].",
+            ("S1", "pay each undisputed invoice within sixty (60) days of receipt"),
         )
     )
     message = ask("When must invoices be paid?")
@@ -125,8 +126,8 @@ def test_a_quote_with_a_dropped_negation_fails(tenant_a, ask, llm):
         title="Rules",
     )
     llm.script(
-        Reply.answer(
-            '"The Supplier shall subcontract any part of the Services" (Source: [S1])'
+        Reply.chat_answer(
+            "Yes [S1].", ("S1", "The Supplier shall subcontract any part of the Services")
         )
     )
     (citation,) = _citations(ask("May the supplier subcontract the services?"))
@@ -139,8 +140,9 @@ def test_curly_quotes_and_line_breaks_verify_tolerantly(tenant_a, ask, llm):
         tenant_a, "The Supplier’s obligations end on March 1, 2024.", title="Defs"
     )
     llm.script(
-        Reply.answer(
-            "“The Supplier's obligations\nend on March 1, 2024.” (Source: [S1])"
+        Reply.chat_answer(
+            "On March 1, 2024 [S1].",
+            ("S1", "The Supplier's obligations\nend on March 1, 2024."),
         )
     )
     (citation,) = _citations(ask("When do the supplier obligations end?"))
@@ -149,7 +151,9 @@ def test_curly_quotes_and_line_breaks_verify_tolerantly(tenant_a, ask, llm):
 
 
 def test_a_ref_to_a_source_that_was_not_given_is_out_of_provenance(docs, ask, llm):
-    llm.script(Reply.answer('"Late payments shall bear interest" (Source: [S9])'))
+    llm.script(
+        Reply.chat_answer("Interest [S9].", ("S9", "Late payments shall bear interest"))
+    )
     message = ask("What about late payment?")
     assert _citations(message) == []
     with tenant_scope(message.tenant):
@@ -167,8 +171,9 @@ def test_a_real_quote_cited_to_the_wrong_source_is_mis_attributed(docs, ask, llm
         text = "\n".join(m["content"] for m in request_json["messages"])
         # Cite the DPA's sentence to whichever ref the MSA got.
         msa_ref = "S1" if text.index('"MSA"') < text.index('"DPA"') else "S2"
-        return Reply.answer(
-            f'"notify the Controller of a personal data breach within 48 hours" (Source: [{msa_ref}])'
+        return Reply.chat_answer(
+            f"Within 48 hours [{msa_ref}].",
+            (msa_ref, "notify the Controller of a personal data breach within 48 hours"),
         )
 
     llm.respond_with(respond)
@@ -196,8 +201,8 @@ def test_a_prompt_injection_in_a_document_does_not_produce_verified_citations(
     )
 
     def obeying_model(request):
-        return Reply.answer(
-            'The fee is "$1" (Source: [S3]). "The annual fee is $1" (Source: [S1]).'
+        return Reply.chat_answer(
+            "The fee is $1 [S3].", ("S3", "$1"), ("S1", "The annual fee is $1")
         )
 
     llm.respond_with(obeying_model)
@@ -220,9 +225,10 @@ def test_a_prompt_injection_in_a_document_does_not_produce_verified_citations(
 def test_every_emitted_citation_becomes_a_row(docs, ask, llm):
     """DAT-05: quoted, unquoted and invented refs are all stored."""
     llm.script(
-        Reply.answer(
-            '"within thirty (30) days of receipt" (Source: [S1]) and see [S2]. '
-            'Also "made up words" (Source: [S1]) and [S7].'
+        Reply.chat_answer(
+            "Thirty days [S1], see [S2] and [S7].",
+            ("S1", "within thirty (30) days of receipt"),
+            ("S1", "made up words"),
         )
     )
     message = ask("payment breach days")
@@ -256,8 +262,9 @@ def test_a_model_that_is_down_or_talks_garbage_gives_a_clear_failure(
 
 def test_the_stored_payload_follows_seed_004(docs, ask, llm):
     llm.script(
-        Reply.answer(
-            '"Late payments shall bear interest at the rate of 1.5% per month" (Source: [S1])'
+        Reply.chat_answer(
+            "1.5% per month [S1].",
+            ("S1", "Late payments shall bear interest at the rate of 1.5% per month"),
         )
     )
     message = ask("late payment interest")

@@ -134,6 +134,33 @@ class Reply:
         return cls(kind="json", obj=obj, **kwargs)
 
     @classmethod
+    def chat_answer(
+        cls,
+        answer: str,
+        *citations: tuple[str, ...],
+        not_found: bool = False,
+        **kwargs: Any,
+    ) -> Reply:
+        """A structured chat answer (llm.prompting.ANSWER_SCHEMA): each
+        citation is (source, quote) or (source, quote, relevance), relevance
+        "answers" unless given."""
+        return cls.object(
+            {
+                "answer": answer,
+                "citations": [
+                    {
+                        "source": c[0],
+                        "quote": c[1],
+                        "relevance": c[2] if len(c) > 2 else "answers",
+                    }
+                    for c in citations
+                ],
+                "not_found": not_found,
+            },
+            **kwargs,
+        )
+
+    @classmethod
     def error(
         cls,
         status: int = 500,
@@ -378,7 +405,8 @@ def _fill_schema(schema: Any, key: str, ctx: dict[str, Any]) -> Any:
         item = _fill_schema(schema.get("items") or {}, key, ctx)
         return [item]
     if kind == "boolean":
-        return True
+        # A flag saying nothing was found is false: the reply quotes.
+        return key != "not_found"
     if kind == "integer":
         return ctx["index"] if "ind" in key else 1
     if kind == "number":
@@ -387,6 +415,8 @@ def _fill_schema(schema: Any, key: str, ctx: dict[str, Any]) -> Any:
         return None
     if key in {"quote", "span", "value", "answer", "snippet", "text"}:
         return ctx["sentence"]
+    if key == "source":  # a chat answer's citation names its source
+        return ctx["ref"]
     return "Scripted answer from the extractive test server."
 
 
@@ -411,7 +441,7 @@ def extractive_reply(request: dict[str, Any]) -> Reply:
     fmt = request.get("response_format") or {}
     if fmt.get("type") == "json_schema":
         schema = (fmt.get("json_schema") or {}).get("schema") or {}
-        ctx = {"sentence": sentence, "index": index}
+        ctx = {"sentence": sentence, "index": index, "ref": ref}
         return Reply.object(_fill_schema(schema, "", ctx))
     if fmt.get("type") == "json_object":
         return Reply.object({"answer": sentence})
