@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from citations.extraction import (
+    INLINE_REF,
     QUOTE_PAIR,
     CitationCandidate,
     Extraction,
@@ -27,6 +28,7 @@ from llm.prompting import NO_ANSWER
 ANSWERS, RELATED = "answers", "related"
 ANSWERS_LEAD = "The documents say:"
 RELATED_LEAD = "Related passages:"
+UNQUOTED_LEAD = "Cited without a quote:"
 # Quotation marks for a quote, the first pair it does not itself contain.
 QUOTE_MARKS = (('"', '"'), ("“", "”"), ("«", "»"))
 
@@ -102,16 +104,25 @@ def _marks(quote: str) -> tuple[str, str]:
     return QUOTE_MARKS[-1]
 
 
+def _refs_at(text: str, refs: list[str]) -> list[tuple[int, str]]:
+    """Where each of the last line's "[ref]" markers stands in `text`."""
+    out = []
+    at = text.rfind("\n") + 1
+    for ref in refs:
+        at = text.index(f"[{ref}]", at)
+        out.append((at, ref))
+        at += len(ref) + 2
+    return out
+
+
 def render(structured: StructuredAnswer, *, known_refs: list[str]) -> Rendered:
     """The answer, its refs, then the quotes: those that answer under "The
     documents say:", the related ones under "Related passages:"."""
     answer = structured.answer or (NO_ANSWER if structured.not_found else "")
-    cited = list(dict.fromkeys(c.ref for c in structured.citations))
+    # The answer's sentences cite what the model marked them with, nothing
+    # more: a sentence it left unmarked shows as uncited, never as backed by
+    # a quote given for another.
     head = extract_citations(answer, known_refs=known_refs)
-    if cited and not head.candidates:
-        # The model named no source in its answer: its sources are its quotes'.
-        answer = f"{answer.rstrip()} " + "".join(f"[{ref}]" for ref in cited)
-        head = extract_citations(answer, known_refs=known_refs)
     text = answer
     candidates = list(head.candidates)
     relevance: dict[tuple[str, str], str] = {}
@@ -134,6 +145,13 @@ def render(structured: StructuredAnswer, *, known_refs: list[str]) -> Rendered:
                 )
             )
             relevance.setdefault((c.ref, c.quote), label)
+    unquoted = list(dict.fromkeys(c.ref for c in structured.citations if not c.quote))
+    if unquoted:  # listed, so each is stored (unverified: nothing to check)
+        text += f"\n\n{UNQUOTED_LEAD} " + "".join(f"[{ref}]" for ref in unquoted)
+        for at, ref in _refs_at(text, unquoted):
+            candidates.append(
+                CitationCandidate(ref, None, at, at + len(ref) + 2, INLINE_REF)
+            )
     by_ref: dict[str, str] = {}
     for c in structured.citations:
         if not c.quote:  # cited without a quote: rated as the model said

@@ -133,7 +133,9 @@ class MessageCitation(models.Model):
         max_length=16, choices=Relevance.choices, null=True, blank=True
     )
     relevance_score = models.FloatField(null=True, blank=True)
-    relevance_method = models.CharField(max_length=16, blank=True)  # offline | model | judge
+    relevance_method = models.CharField(
+        max_length=16, blank=True
+    )  # offline | model | judge
     relevance_reason = models.TextField(blank=True)
     other_document = models.BooleanField(default=False)
     # Verified once, failed on re-verification against a new revision: every

@@ -286,11 +286,15 @@ def test_a_judge_model_rates_the_citations_in_one_call_and_uncited_sentences_sho
 
     settings.LLM_JUDGE_MODEL = "scripted-judge"
     llm.script(
-        Reply.answer(
+        Reply.chat_answer(
             "The agreement can be ended early. "
-            '"Either party may terminate this Agreement for convenience upon ninety (90) '
-            'days prior written notice to the other party." (Source: [S1]) '
-            "The other party must also be paid a break fee of ten percent."
+            "The other party must also be paid a break fee of ten percent.",
+            (
+                "S1",
+                "Either party may terminate this Agreement for convenience upon "
+                "ninety (90) days prior written notice to the other party.",
+                "related",
+            ),
         ),
         Reply.object(
             {
@@ -313,30 +317,36 @@ def test_a_judge_model_rates_the_citations_in_one_call_and_uncited_sentences_sho
         view = message_view(Message.objects.get(pk=message.pk))
         payload = payload_with_verdicts(Message.objects.get(pk=message.pk))
     statuses = [m["status"] for m in payload["coverage"]]
-    assert statuses == ["unsupported", "supported", "unsupported"]
+    # The model marked neither sentence with a source: both show uncited,
+    # whatever the quotes below them (never backed by a quote given for another).
+    assert statuses == ["unsupported", "unsupported", "supported"]
     assert view.uncited == 2
     assert any(
         getattr(s, "uncited", False) and "break fee" in s.text for s in view.segments
     )
 
 
-def test_a_judge_that_answers_garbage_keeps_the_offline_rating(
+def test_a_judge_that_answers_garbage_keeps_the_models_own_rating(
     library, ask, llm, settings
 ):
     from docuiq.testing.llm_server import Reply
 
     settings.LLM_JUDGE_MODEL = "scripted-judge"
     llm.script(
-        Reply.answer(
-            '"Either party may terminate this Agreement for convenience upon ninety (90) '
-            'days prior written notice to the other party." (Source: [S1])'
+        Reply.chat_answer(
+            "Yes [S1].",
+            (
+                "S1",
+                "Either party may terminate this Agreement for convenience upon "
+                "ninety (90) days prior written notice to the other party.",
+            ),
         ),
         Reply.garbage(),
     )
     message = ask("Can the Lime Energy agreement be terminated for convenience?")
     with tenant_scope(message.tenant):
         citation = MessageCitation.objects.get(message=message)
-    assert citation.relevance == "answers" and citation.relevance_method == "offline"
+    assert citation.relevance == "answers" and citation.relevance_method == "model"
 
 
 def test_the_picker_finds_documents_by_title_or_file_name(library, tenant_a):

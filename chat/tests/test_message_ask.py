@@ -127,7 +127,8 @@ def test_a_quote_with_a_dropped_negation_fails(tenant_a, ask, llm):
     )
     llm.script(
         Reply.chat_answer(
-            "Yes [S1].", ("S1", "The Supplier shall subcontract any part of the Services")
+            "Yes [S1].",
+            ("S1", "The Supplier shall subcontract any part of the Services"),
         )
     )
     (citation,) = _citations(ask("May the supplier subcontract the services?"))
@@ -173,7 +174,10 @@ def test_a_real_quote_cited_to_the_wrong_source_is_mis_attributed(docs, ask, llm
         msa_ref = "S1" if text.index('"MSA"') < text.index('"DPA"') else "S2"
         return Reply.chat_answer(
             f"Within 48 hours [{msa_ref}].",
-            (msa_ref, "notify the Controller of a personal data breach within 48 hours"),
+            (
+                msa_ref,
+                "notify the Controller of a personal data breach within 48 hours",
+            ),
         )
 
     llm.respond_with(respond)

@@ -71,8 +71,8 @@ def test_model_and_document_text_is_rendered_inert(
         tenant_a, f"Clause one. {payload} The fee is due.", title=f"<b>{XSS[1]}</b>"
     )
     llm.script(
-        Reply.answer(
-            f'See "{XSS[0]}" (Source: [S1]) and {XSS[1]} "{payload}" (Source: [S1]).'
+        Reply.chat_answer(
+            f"See {XSS[0]} and {XSS[1]} [S1].", ("S1", XSS[0]), ("S1", payload)
         )
     )
     session, message = _ask(
@@ -152,8 +152,8 @@ def test_a_failed_answer_offers_a_retry_that_answers_the_same_question(
     html = alice_client.get(reverse("chat:session", args=[session.pk])).content.decode()
     assert "could not be produced" in html and 'data-testid="retry"' in html
     llm.respond_with(
-        lambda request: Reply.answer(
-            '"The notice period is ninety days." (Source: [S1])'
+        lambda request: Reply.chat_answer(
+            "Ninety days [S1].", ("S1", "The notice period is ninety days.")
         )
     )
     with django_capture_on_commit_callbacks(execute=True):

@@ -124,7 +124,11 @@ def test_failed_citations_are_stored_never_dropped(
     from docuiq.testing.llm_server import Reply
 
     make_document(tenant_a, "The warranty lasts twelve months.", title="W")
-    llm.script(Reply.answer('"The warranty lasts twenty-four months." (Source: [S1])'))
+    llm.script(
+        Reply.chat_answer(
+            "Twenty-four months [S1].", ("S1", "The warranty lasts twenty-four months.")
+        )
+    )
     with django_capture_on_commit_callbacks(execute=True), tenant_scope(tenant_a):
         session = session_create(tenant=tenant_a, user=alice)
         message = message_ask(session=session, question="How long is the warranty?")
