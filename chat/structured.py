@@ -17,6 +17,9 @@ from typing import Any
 
 from citations.extraction import (
     INLINE_REF,
+    MAX_ANSWER_CHARS,
+    MAX_CANDIDATES,
+    MAX_QUOTE_CHARS,
     QUOTE_PAIR,
     CitationCandidate,
     Extraction,
@@ -48,9 +51,10 @@ class StructuredAnswer:
 
     @classmethod
     def of(cls, data: dict[str, Any]) -> StructuredAnswer:
-        """From JSON already validated against ANSWER_SCHEMA."""
+        """From JSON already validated against ANSWER_SCHEMA; bounded as any
+        model output is (citations.extraction's limits)."""
         citations = []
-        for row in data.get("citations") or []:
+        for row in (data.get("citations") or [])[:MAX_CANDIDATES]:
             ref = normalize_ref(row.get("source"))
             if ref is None:
                 continue  # no id at all: nothing to point the quote at
@@ -58,12 +62,14 @@ class StructuredAnswer:
             citations.append(
                 ModelCitation(
                     ref=ref.replace("]", ")"),
-                    quote=" ".join(str(row.get("quote") or "").split()),
+                    quote=" ".join(str(row.get("quote") or "").split())[
+                        :MAX_QUOTE_CHARS
+                    ],
                     relevance=relevance if relevance in (ANSWERS, RELATED) else RELATED,
                 )
             )
         return cls(
-            answer=str(data.get("answer") or "").strip(),
+            answer=str(data.get("answer") or "").strip()[:MAX_ANSWER_CHARS],
             citations=citations,
             not_found=bool(data.get("not_found")),
         )

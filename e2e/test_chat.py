@@ -97,9 +97,10 @@ def test_a_quote_that_is_not_in_the_source_shows_as_failed(
     login("alice", "pw-alice")
     _upload_and_wait(page, live_server, contract_pdf)
     llm.respond_with(
-        lambda request: Reply.answer(
-            'Delivery is due "within 60 days of the order" (Source: [S1]). '
-            'Unrelated: "<script>window.__xss = 1</script>" (Source: [S1]).'
+        lambda request: Reply.chat_answer(
+            "Delivery is due within 60 days of the order [S1].",
+            ("S1", "within 60 days of the order"),
+            ("S1", "<script>window.__xss = 1</script>", "related"),
         )
     )
     page.goto(f"{live_server.url}/chat/?new=1")
@@ -126,8 +127,8 @@ def test_a_quote_that_leaves_out_the_negation_before_it_shows_as_failed(
     login("alice", "pw-alice")
     _upload_and_wait(page, live_server, contract_pdf)
     llm.respond_with(
-        lambda request: Reply.answer(
-            'The Buyer may "assign this Agreement to a third party" (Source: [S1]).'
+        lambda request: Reply.chat_answer(
+            "Yes [S1].", ("S1", "assign this Agreement to a third party")
         )
     )
     page.goto(f"{live_server.url}/chat/?new=1")

@@ -155,7 +155,9 @@ def test_cel09_a_transient_model_error_is_retried_and_a_permanent_file_error_is_
     make_document(tenant_a, "Invoices are payable within thirty (30) days.", title="T")
     llm.script(
         Reply.error(503, "overloaded"),
-        Reply.answer('"payable within thirty (30) days" (Source: [S1])'),
+        Reply.chat_answer(
+            "Within thirty days [S1].", ("S1", "payable within thirty (30) days")
+        ),
     )
     with tenant_scope(tenant_a):
         session = session_create(tenant=tenant_a, user=alice)
@@ -394,7 +396,7 @@ def test_llm01_only_sources_of_this_turn_can_be_cited_verified(
     with unscoped():
         Document.objects.filter(pk=deleted.pk).update(is_deleted=True)
     foreign = make_document(tenant_b, "Invoices are payable within thirty (30) days.")
-    quote = '"payable within thirty (30) days"'
+    quote = "payable within thirty (30) days"
     refs = [
         "S1",
         "S9",
@@ -404,7 +406,7 @@ def test_llm01_only_sources_of_this_turn_can_be_cited_verified(
         str(deleted.pk),
         str(other.pk),
     ]
-    llm.script(Reply.answer(" ".join(f"{quote} (Source: [{r}])" for r in refs)))
+    llm.script(Reply.chat_answer("Thirty days.", *[(r, quote) for r in refs]))
     with tenant_scope(tenant_a):
         session = session_create(tenant=tenant_a, user=alice, documents=[])
         with django_capture_on_commit_callbacks(execute=True):
@@ -464,6 +466,10 @@ def test_llm06_malformed_and_flooding_model_output_is_bounded_and_never_a_500(
     ]
     flood = " ".join('"payable within thirty (30) days" [S1]' for _ in range(10_000))
     for reply in (
+        Reply.chat_answer(
+            "Thirty days [S1].",
+            *[("S1", "payable within thirty (30) days")] * 10_000,
+        ),
         Reply.answer(flood),
         Reply.answer('{"answer": "cut mid-stream", "citations": [{"quote": "pay'),
         Reply.answer("<citations><citation source='S1'>unterminated"),
