@@ -49,6 +49,46 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+def _model_reading() -> list[str]:
+    from chat import reading
+
+    kinds = ", ".join(f"`{k}`" for k in sorted(reading.READ_KINDS))
+    return [
+        "",
+        "## What a model reads (`chat/reading.py`, `chat/structured.py`)",
+        "",
+        "With a model configured (`LLM_BASE_URL`), the model decides meaning. "
+        f"A question scoped to documents ({kinds}) gives it the documents "
+        "whole when they fit the budget, one section (a page or a run of "
+        "pages, else about 6,000 characters of paragraphs) a source with its "
+        "Location; over budget, the sections holding what a retrieval within "
+        "the documents ranks best, whole, and the answer says which: "
+        '\'Read pages 1-3, 7 of "X" (the document is longer than the '
+        "model's budget).' Other questions get as many retrieved chunks as "
+        f"the budget holds (at least `RETRIEVAL_TOP_K`, at most {reading.MAX_CHUNKS}).",
+        "",
+        "The budget: `LLM_CONTEXT_TOKENS` less the answer's tokens "
+        f"(`LLM_MAX_TOKENS`, else {reading.ANSWER_MAX_TOKENS}), the instructions, "
+        "history and question, and a margin of "
+        f"{reading.MARGIN_FRACTION:.0%} (at least {reading.MIN_MARGIN_TOKENS} "
+        "tokens); tokens are estimated at 3.5 characters each, on the safe "
+        "side, source headers included.",
+        "",
+        "The model answers in one JSON object: `answer` (the value first), "
+        '`citations` (`source`, a verbatim `quote`, `relevance` "answers" or '
+        '"related"), `not_found`. The stored answer renders it in the usual '
+        'form (the answer, then "The documents say:" and "Related passages:" '
+        'with each quote as `"…" (Source: [S3])`). Each citation keeps the '
+        "model's own relevance (`relevance_method` `model`): the word rules "
+        "below rate only the offline responder's citations; a judge model "
+        "(`LLM_JUDGE_MODEL`) may re-rate them (`judge`). Every quote is still "
+        "verified, and one that fails stays failed whatever the model says. "
+        "`not_found` with quotes is stored as a contradiction for review "
+        '(`payload.contradiction`, a banner), never as a plain "not found"; '
+        "`payload.searched.reading` says what was read of each document.",
+    ]
+
+
 def answers_markdown() -> str:
     lines = [
         "# How DocuIQ answers",
@@ -65,6 +105,7 @@ def answers_markdown() -> str:
         "|---|---|",
     ]
     lines += [f"| `{kind}` | {_cell(text)} |" for kind, text in SCOPE_ORDER]
+    lines += _model_reading()
     lines += [
         "",
         "## How a question names documents (`chat/naming.py`)",

@@ -28,6 +28,7 @@ from ingest.sections import (
     Reading,
     Section,
     Span,
+    document_sections,
     estimate_tokens,
     read_documents,
 )
@@ -132,7 +133,8 @@ def scope_read(
     *, session: ChatSession, scope: Scope, budget: int
 ) -> tuple[Reading, list[ReadSection]]:
     """The scope's documents whole if their prompt fits `budget`, else the
-    sections holding the chunks a retrieval ranks best, whole."""
+    sections holding the chunks a retrieval ranks best, whole, then the
+    others in document order while the budget lasts."""
     ranked: list[tuple] | None = None
     allowed = budget
     for _ in range(FIT_PASSES):
@@ -143,6 +145,13 @@ def scope_read(
             found = retrieve(session=session, scope=scope, k=chunks_k(budget))
             ranked = [
                 (r.hit.chunk.document_id, r.hit.chunk.start_offset) for r in found
+            ]
+            # Then the rest in document order, as far as the budget goes: a
+            # model reads as much as it can of what it may say is absent.
+            ranked += [
+                (d.pk, section.start)
+                for d in scope.documents
+                for section in document_sections(d)
             ]
             reading = read_documents(
                 scope.documents, budget_tokens=allowed, ranked=ranked

@@ -394,9 +394,14 @@ def _answer_structured(turn: Turn) -> Message:
         )
     except LLMError as exc:
         return turn_fail(turn=turn, error=str(exc))
-    return turn_finish(
-        turn=turn, completion=completion, structured=StructuredAnswer.of(data)
-    )
+    structured = StructuredAnswer.of(data)
+    if structured.empty:
+        return turn_fail(
+            turn=turn,
+            error=f"The model {completion.model} returned an empty answer "
+            '(no answer, no citation, not a "not found").',
+        )
+    return turn_finish(turn=turn, completion=completion, structured=structured)
 
 
 def message_stream(*, turn: Turn) -> Iterator[str | Message]:

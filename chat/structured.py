@@ -85,6 +85,11 @@ class StructuredAnswer:
         return self.not_found and bool(self.quoted)
 
     @property
+    def empty(self) -> bool:
+        """Says nothing at all: a reply to show as an error, not an answer."""
+        return not self.answer and not self.citations and not self.not_found
+
+    @property
     def silent(self) -> bool:
         """The model says the documents hold no answer, and quotes nothing."""
         return self.not_found and not self.quoted

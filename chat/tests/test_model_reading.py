@@ -265,6 +265,7 @@ def test_not_found_while_quoting_is_a_contradiction_for_review(
     [
         (Reply.answer("The fee is due in 30 days."), "JSON"),
         (Reply.object({"answer": "x"}), "expected format"),
+        (Reply.chat_answer(""), "empty answer"),
         (Reply.error(503, "overloaded"), "503"),
     ],
 )
