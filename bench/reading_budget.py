@@ -148,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     for corpus in ("cuad", "nda"):
         s = result[corpus]
+        if not s:
+            continue
         print(
             f"{corpus}: {s['fit_whole']}/{s['documents']} fit {args.context} tokens "
             f"whole ({s['fit_whole_share']:.0%}); median prompt "
