@@ -167,6 +167,11 @@ def scope_read(
     return reading, sections
 
 
+def nothing_fits(reading: Reading) -> bool:
+    """The documents have text, yet not one section fits the budget."""
+    return not reading.sections and any(d.sections_total for d in reading.documents)
+
+
 def _runs(numbers: Sequence[int]) -> str:
     """[1, 2, 3, 7] -> "1-3, 7"."""
     out: list[str] = []

@@ -26,6 +26,7 @@ from chat.reading import (
     answer_tokens,
     chunks_fit,
     chunks_k,
+    nothing_fits,
     prompt_budget,
     reading_line,
     scope_read,
@@ -113,6 +114,9 @@ class Turn:
     history: list[ChatMessage] = field(default_factory=list)
     reading: Reading | None = None
     structured: bool = False
+    # Why the model cannot be asked (its context holds none of what was
+    # found): the turn fails with it rather than say "nothing found".
+    error: str = ""
 
     @property
     def prompt_sources(self):
@@ -183,15 +187,26 @@ def turn_for(*, question: Message) -> Turn:
             history=history,
             reading=reading,
             structured=True,
+            error=_too_small(config) if nothing_fits(reading) else "",
         )
     found = retrieve(session=session, scope=scope, k=chunks_k(budget))
+    given = chunks_fit(found, budget)
     return Turn(
         session=session,
         question=question,
         scope=scope,
-        sources=list(chunks_fit(found, budget)),
+        sources=list(given),
         history=history,
         structured=True,
+        error=_too_small(config) if found and not given else "",
+    )
+
+
+def _too_small(config) -> str:
+    return (
+        f"The model's context (LLM_CONTEXT_TOKENS={config.context_tokens}) is too "
+        "small to hold any passage of the documents with the question and the "
+        "answer; raise it to the model's real context size."
     )
 
 
@@ -357,6 +372,8 @@ def message_ask(
 def turn_answer(*, turn: Turn) -> Message:
     """Answer a stored question without streaming; a model failure is stored
     as a failed answer."""
+    if turn.error:
+        return turn_fail(turn=turn, error=turn.error)
     if not turn.sources:
         return turn_finish(turn=turn, completion=_no_sources_completion())
     if turn.structured:
@@ -408,6 +425,9 @@ def message_stream(*, turn: Turn) -> Iterator[str | Message]:
     """Yield the answer's text deltas as the model writes them, then the stored
     assistant Message (or a failed one). A structured answer is not streamed
     token by token: its rendered text comes in one piece once complete."""
+    if turn.error:
+        yield turn_fail(turn=turn, error=turn.error)
+        return
     if not turn.sources:
         completion = _no_sources_completion()
         yield completion.text

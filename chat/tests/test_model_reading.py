@@ -359,3 +359,30 @@ def test_the_stream_view_sends_the_rendered_answer(contract, alice, llm, alice_c
     events = re.findall(r"event: (\w+)\ndata: (.*)\n", body)
     assert [e for e, _ in events] == ["delta", "done"]
     assert "Section 1." in json.loads(events[0][1])["t"]
+
+
+def test_a_context_too_small_for_any_section_is_a_clear_error_not_a_not_found(
+    contract, ask, llm, settings
+):
+    settings.LLM_CONTEXT_TOKENS = 1500
+    settings.LLM_MAX_TOKENS = 500
+    message = ask("Is liability capped?", [contract])
+    assert message.status == "failed"
+    assert "LLM_CONTEXT_TOKENS=1500" in message.error
+    assert llm.chat_requests == []  # the model is not asked to read nothing
+
+
+def test_the_citation_panel_shows_a_quote_cited_in_a_section(
+    contract, ask, llm, alice_client
+):
+    def respond(request):
+        ref = next(r for r, b in _fenced_body(request) if CAP_PAGE in b)
+        return Reply.chat_answer(f"Capped [{ref}].", (ref, CAP_PAGE))
+
+    llm.respond_with(respond)
+    message = ask("Is liability capped?", [contract])
+    (citation,) = _citations(message)
+    panel = alice_client.get(reverse("chat:citation", args=[citation.pk]))
+    assert panel.status_code == 200
+    html = panel.content.decode()
+    assert "Neither party shall owe the other" in html and "Supply Agreement" in html
