@@ -71,9 +71,7 @@ def _measure(tenant, document, server) -> dict:
         "sections_total": reading[0].get("sections_total"),
         "prompt_tokens": estimate_tokens(prompt),
         "prompt_tokens_4cpt": len(prompt) // 4,
-        "six_chunk_prompt_tokens": estimate_tokens(
-            "\n\n".join(m.content for m in old)
-        ),
+        "six_chunk_prompt_tokens": estimate_tokens("\n\n".join(m.content for m in old)),
     }
 
 
