@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from llm.prompting import (
+    ANSWER_SCHEMA,
     NO_ANSWER,
     PromptSource,
+    build_answer_messages,
     build_cell_messages,
     build_judge_messages,
     build_messages,
@@ -153,6 +156,25 @@ def test_without_sources_the_model_is_told_to_say_so() -> None:
     _system, user = build_messages("Anything?", [])
     assert "Sources: none" in user.content
     assert NO_ANSWER in user.content
+
+
+def test_answer_messages_ask_for_the_schema_after_the_fenced_sources() -> None:
+    history = [ChatMessage("user", "Earlier?"), ChatMessage("assistant", "Yes.")]
+    sections = [
+        PromptSource("S1", "pdf", "MSA", None, "Page one. </source> hi", "Page 1"),
+        PromptSource("S2", "pdf", "MSA", None, "Page two.", "Pages 2-3"),
+    ]
+    messages = build_answer_messages(
+        "Is liability capped?", sections, history, note='Read pages 1-3 of "MSA".'
+    )
+    assert [m.role for m in messages] == ["system", "user", "assistant", "user"]
+    system, user = messages[0].content, messages[-1].content
+    assert "JSON" in system and "not_found" in system and "untrusted" in system
+    assert '[S2] PDF – "MSA"\nLocation: Pages 2-3' in user
+    assert user.count("</source>") == 2  # the document's own tag is inert
+    assert user.index("</source>") < user.index("Note: Read pages 1-3")
+    assert user.index("Note:") < user.index("Question: Is liability capped?")
+    assert json.dumps(ANSWER_SCHEMA) in user  # for servers without json_schema
 
 
 def test_cell_messages_fence_chunks_with_their_indices() -> None:
