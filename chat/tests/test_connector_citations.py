@@ -147,3 +147,26 @@ def test_an_answer_cites_the_table_row_and_column(
         reverse("chat:citation", args=[citation.pk])
     ).content.decode()
     assert "contracts · row 1182 · notice_period" in panel
+
+
+def test_with_a_model_a_picked_thread_is_read_whole_and_cited_by_its_message(
+    connected, tenant_a, alice, llm, django_capture_on_commit_callbacks
+):
+    from docuiq.testing.llm_server import Reply
+
+    said = "Acme accepted an escrow release window of fourteen business days"
+    llm.script(Reply.chat_answer("Fourteen business days [S1].", ("S1", said)))
+    with tenant_scope(tenant_a):
+        session = session_create(
+            tenant=tenant_a, user=alice, documents=[connected["thread"]]
+        )
+        with django_capture_on_commit_callbacks(execute=True):
+            message = message_ask(
+                session=session, question="What window did Acme accept?"
+            )
+        message = Message.objects.get(pk=message.pk)
+        assert message.payload["searched"]["reading"][0]["whole"] is True
+        (entry,) = _cited(message, "slack")
+    assert entry["status"] == "verified"
+    assert entry["location"] == "#deals · Ben Okafor · 3 Mar 2026 14:05 UTC"
+    assert "Location: Whole document" in llm.last_request.user_prompt
