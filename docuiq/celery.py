@@ -4,7 +4,12 @@ import os
 
 from celery import Celery
 
+from docuiq import redis_transport
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docuiq.settings")
+
+# Before any connection: a worker that outlives a broker restart.
+redis_transport.install()
 
 app = Celery("docuiq")
 app.config_from_object("django.conf:settings", namespace="CELERY")

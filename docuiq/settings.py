@@ -13,6 +13,7 @@ from pathlib import Path
 import dj_database_url
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Exchange, Queue
 
 from docuiq.env import env_bool, env_float, env_int, env_list, env_str
 
@@ -321,7 +322,12 @@ CELERY_WORKER_MAX_MEMORY_PER_CHILD = env_int(
 _VISIBILITY_TIMEOUT = env_int(
     "CELERY_VISIBILITY_TIMEOUT", default=2 * CELERY_TASK_TIME_LIMIT
 )
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": _VISIBILITY_TIMEOUT}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": _VISIBILITY_TIMEOUT,
+    # Queues are read in the order the worker lists them: interactive first.
+    "queue_order_strategy": "priority",
+    "socket_connect_timeout": 2,
+}
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": _VISIBILITY_TIMEOUT}
 CELERY_VISIBILITY_TIMEOUT = _VISIBILITY_TIMEOUT
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -332,7 +338,23 @@ CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = env_float(
     "CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT", default=10.0
 )
 CELERY_TASK_TRACK_STARTED = True
-CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", default="celery")
+# Two queues, interactive before bulk (docuiq/queues.py); a worker without
+# -Q serves both, in that order. The prefix keeps test runs apart.
+CELERY_QUEUE_PREFIX = env_str("CELERY_QUEUE_PREFIX", default="")
+CELERY_TASK_DEFAULT_QUEUE = CELERY_QUEUE_PREFIX + "bulk"
+CELERY_TASK_QUEUES = tuple(
+    Queue(name, Exchange(name), routing_key=name)
+    for name in (CELERY_QUEUE_PREFIX + "interactive", CELERY_QUEUE_PREFIX + "bulk")
+)
+CELERY_TASK_ROUTES = ("docuiq.queues.route_task",)
+# A broker that cannot be reached: a publish gives up after about a second
+# (the caller keeps the row for a sweep) instead of holding a request.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.3,
+    "interval_max": 0.5,
+}
 # A queued document still waiting after this long has outlived any message the
 # broker keeps for it (the visibility timeout): the sweep sends it again.
 INGEST_REQUEUE_AFTER_S = env_float(

@@ -55,6 +55,10 @@ def _reset_celery_client() -> None:
         app.amqp.__dict__.pop(name, None)
 
 
+def _prefix() -> str:
+    return f"recovery-{os.getpid()}-"
+
+
 @pytest.fixture
 def broker(tmp_path):
     server = RedisServer(tmp_path / "redis")
@@ -65,7 +69,7 @@ def broker(tmp_path):
 
 
 @contextmanager
-def _worker_on(broker: RedisServer, settings, tmp_path, **env):
+def _worker_on(broker: RedisServer, settings, tmp_path, *, beat: bool = True, **env):
     """A worker + beat on the private broker, and this process publishing
     there; `env` adds to the worker's environment."""
     from docuiq.celery import app
@@ -73,7 +77,7 @@ def _worker_on(broker: RedisServer, settings, tmp_path, **env):
     if connection.vendor != "postgresql":
         pytest.skip("the worker needs PostgreSQL to share the test database")
     db = connection.settings_dict
-    queue = f"recovery-{os.getpid()}"
+    prefix = _prefix()
     media = tmp_path / "media"
     settings.MEDIA_ROOT = media
     settings.CELERY_TASK_ALWAYS_EAGER = False
@@ -85,7 +89,7 @@ def _worker_on(broker: RedisServer, settings, tmp_path, **env):
         "CELERY_BROKER_URL": broker.url,
         "CELERY_TASK_ALWAYS_EAGER": "false",
         "MEDIA_ROOT": str(media),
-        "CELERY_TASK_DEFAULT_QUEUE": queue,
+        "CELERY_QUEUE_PREFIX": prefix,
         "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_S),
         "CELERY_SWEEP_S": str(SWEEP_S),
         "INGEST_HEARTBEAT_S": "1",
@@ -99,12 +103,13 @@ def _worker_on(broker: RedisServer, settings, tmp_path, **env):
         "EMBEDDINGS": "off",
         **env,
     }
+    settings.CELERY_QUEUE_PREFIX = prefix  # read by docuiq.queues when sending
     old = (app.conf.broker_url, app.conf.task_always_eager, app.conf.task_default_queue)
     app.conf.broker_url = broker.url
     app.conf.task_always_eager = False
-    app.conf.task_default_queue = queue
+    app.conf.task_default_queue = prefix + "bulk"
     _reset_celery_client()
-    proc = CeleryWorker(env, tmp_path / "worker.log")
+    proc = CeleryWorker(env, tmp_path / "worker.log", beat=beat)
     try:
         yield proc
     finally:
@@ -305,7 +310,33 @@ def test_cel11_sigterm_during_a_task_puts_its_message_back_at_once(
         worker.terminate()
         assert _cells_done(slow_review) < CELLS, "finished before SIGTERM: slower"
         client = redis.Redis.from_url(broker.url)
-        assert client.llen(f"recovery-{os.getpid()}") == 1, worker.log_tail()
+        assert client.llen(_prefix() + "bulk") == 1, worker.log_tail()
         worker.start()
         _until(lambda: _review_completed(slow_review), 90, "the review", worker)
         assert _cells_done(slow_review) == CELLS
+
+
+def test_cel06_a_redis_restart_under_a_busy_worker_leaves_the_same_worker_working(
+    settings, broker, slow_review, tmp_path, tenant_a
+):
+    """Redis is killed and started again (its data gone) while the worker runs
+    a review with a pool slot free (a BRPOP in flight: the case that made
+    kombu 5.7 stop the worker with "Unrecoverable error", see
+    docuiq/redis_transport.py). The same worker process finishes the review
+    and then takes new work; nobody restarts it."""
+    from tabular.services import review_start
+
+    with _worker_on(
+        broker, settings, tmp_path, beat=False, TABULAR_CONCURRENCY="2"
+    ) as worker:
+        pid = worker.proc.pid
+        review_start(review=slow_review)
+        _until(lambda: _cells_done(slow_review) >= 2, 60, "the first cells", worker)
+        broker.restart()
+        assert _cells_done(slow_review) < CELLS, "finished before the restart: slower"
+        _until(lambda: _review_completed(slow_review), 60, "the review", worker)
+        assert _cells_done(slow_review) == CELLS
+        document = _upload(tenant_a, "after.txt", b"Sent after the broker restart.")
+        _until(_ready(document.pk), 30, "new work after the restart", worker)
+        assert worker.proc.pid == pid and worker.proc.poll() is None
+        assert "Unrecoverable error" not in worker.log_tail(10**6)
