@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 
@@ -37,6 +43,7 @@ from accounts.api import (
 )
 from accounts.auth import ApiKeyAuthentication, ApiKeyOnly, HasTenant
 from chat.asking import QUESTION_STATES, question_ask_later, question_state
+from chat.idempotency import MAX_KEY_CHARS, KeyInUse, KeyReused, message_ask_once
 from chat.models import ChatSession, Message
 from chat.payload import payload_with_verdicts
 from chat.resolve import citation_resolve
@@ -256,7 +263,14 @@ class ChatMessageAskApi(ChatSessionApiView):
     is queued when the answer is stored (in-process when Celery is eager), so
     citations may still be `pending`: poll the messages list or the citation
     status endpoint. A model that is down yields an answer with
-    `status: failed` and an `error` (the question is kept).
+    `status: failed` and an `error` (the question is kept). A broker that is
+    down changes nothing for the caller: the answer is stored and returned
+    with `pending` citations, which this server verifies itself.
+
+    Send an `Idempotency-Key` header (any string up to 255 characters) to
+    retry safely: the same key in the same session returns the stored answer
+    (`Idempotent-Replayed: true`), never a second one; 409 while the first
+    request is still answering, 422 if the key came with another question.
     """
 
     class InputSerializer(serializers.Serializer):
@@ -281,12 +295,22 @@ class ChatMessageAskApi(ChatSessionApiView):
     @extend_schema(
         operation_id="chat_messages_ask",
         summary="Ask a question",
-        parameters=[uuid_path("session_id")],
+        parameters=[
+            uuid_path("session_id"),
+            OpenApiParameter(
+                "Idempotency-Key",
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                description="A retry with the same key returns the stored answer.",
+            ),
+        ],
         request=InputSerializer,
         responses={
             201: MessageOutputSerializer,
             400: ERROR_400,
             404: ERROR_404,
+            409: OpenApiResponse(description="The key's first request is answering."),
+            422: OpenApiResponse(description="The key came with another question."),
             **COMMON_ERRORS,
         },
         tags=["chat"],
@@ -299,9 +323,39 @@ class ChatMessageAskApi(ChatSessionApiView):
         choice = None
         if data.get("document_ids") or data.get("collection_id"):
             choice = self._choice(data)
-        answer = message_ask(session=session, question=data["question"], choice=choice)
+        key = request.headers.get("Idempotency-Key", "").strip()
+        if not key:
+            answer = message_ask(
+                session=session, question=data["question"], choice=choice
+            )
+            return Response(
+                MessageOutputSerializer(answer).data, status=status.HTTP_201_CREATED
+            )
+        if len(key) > MAX_KEY_CHARS:
+            raise exceptions.ValidationError(
+                {
+                    "detail": f"Idempotency-Key is longer than {MAX_KEY_CHARS} characters."
+                }
+            )
+        try:
+            asked = message_ask_once(
+                session=session, question=data["question"], key=key, choice=choice
+            )
+        except KeyInUse:
+            return Response(
+                {"detail": "A request with this Idempotency-Key is still answering."},
+                status=status.HTTP_409_CONFLICT,
+                headers={"Retry-After": "2"},
+            )
+        except KeyReused:
+            return Response(
+                {"detail": "This Idempotency-Key was sent with another question."},
+                status=status.HTTP_422_UNPROCESSABLE_ENTITY,
+            )
         return Response(
-            MessageOutputSerializer(answer).data, status=status.HTTP_201_CREATED
+            MessageOutputSerializer(asked.answer).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Idempotent-Replayed": "true"} if asked.replayed else None,
         )
 
     def _choice(self, data: dict) -> dict:

@@ -172,6 +172,7 @@ def turn_finish(*, turn: Turn, completion: Completion) -> Message:
     from citations.tasks import (
         verify_message_citations as verify_message_citations_task,
     )
+    from docuiq.enqueue import send_on_commit
 
     known = [r.ref for r in turn.retrieved]
     extraction = extract_citations(completion.text, known_refs=known)
@@ -231,8 +232,8 @@ def turn_finish(*, turn: Turn, completion: Completion) -> Message:
         message.save(update_fields=["payload"])
         message_id = str(message.pk)
         if recorded.citations:
-            transaction.on_commit(
-                lambda: verify_message_citations_task.delay(message_id)
+            send_on_commit(
+                verify_message_citations_task, message_id, run_here_if_down=True
             )
     return message
 

@@ -493,7 +493,15 @@ CELERY_BEAT_SCHEDULE = {
         "task": "ingest.tasks.sweep_sources",
         "schedule": CELERY_SWEEP_S,
     },
+    # Citations still pending: their verification message was lost.
+    "sweep-citations": {
+        "task": "citations.tasks.sweep_citations",
+        "schedule": CELERY_SWEEP_S,
+    },
 }
+# A citation still pending this long after it was stored is queued for
+# verification again (citations/sweeps.py), at most once per this interval.
+CITATIONS_PENDING_AFTER_S = env_float("CITATIONS_PENDING_AFTER_S", default=120.0)
 # A question asked asynchronously and still unanswered after this long is
 # sent again (longer than a model call with its retries can take).
 CHAT_ASK_REQUEUE_AFTER_S = env_float("CHAT_ASK_REQUEUE_AFTER_S", default=300.0)
