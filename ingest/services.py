@@ -486,9 +486,12 @@ def _store_revision(document: Document, extracted: Extracted) -> None:
                 batch_size=500,
             )
         pages = len(text.page_starts)
+        # Still processing: ready once its vectors and attachments are stored
+        # too (below). A worker lost in between leaves a stale heartbeat, and
+        # the sweep's redelivery finishes the document (same text: the same
+        # revision, only missing vectors, attachments stored once).
         Document.objects.filter(pk=document.pk).update(
             current_revision=revision,
-            status=Document.Status.READY,
             error="",
             error_code="",
             title=title,
@@ -509,10 +512,14 @@ def _store_revision(document: Document, extracted: Extracted) -> None:
                 )
             )
     refresh_statistics()
-    # After the commit: the document is ready and searched by full text even
-    # if its vectors never come (a slow or broken embedding server).
+    # After the commit. A slow or broken embedding server stores no vectors
+    # (logged; `manage.py reembed` computes them later): the document is then
+    # searched by full text.
     embed_revision(revision)
     _store_attachments(document, extracted)
+    Document.objects.filter(pk=document.pk, status=Document.Status.PROCESSING).update(
+        status=Document.Status.READY, updated_at=timezone.now()
+    )
 
 
 def _store_attachments(document: Document, extracted: Extracted) -> None:
