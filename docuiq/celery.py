@@ -5,6 +5,7 @@ import os
 from celery import Celery
 
 from docuiq import redis_transport
+from docuiq.liveness import WorkerAlive
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docuiq.settings")
 
@@ -14,3 +15,4 @@ redis_transport.install()
 app = Celery("docuiq")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+app.steps["consumer"].add(WorkerAlive)

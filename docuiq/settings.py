@@ -364,6 +364,10 @@ INGEST_REQUEUE_AFTER_S = env_float(
 # worker: every CELERY_SWEEP_S seconds, stranded work is queued again.
 CELERY_SWEEP_S = env_float("CELERY_SWEEP_S", default=30.0)
 CELERY_BEAT_SCHEDULER = "docuiq.beat:SweepScheduler"
+# Touched every 10 s by a consuming worker and by a ticking beat, for health
+# checks (docuiq/liveness.py); empty: off.
+CELERY_WORKER_ALIVE_FILE = env_str("CELERY_WORKER_ALIVE_FILE")
+CELERY_BEAT_ALIVE_FILE = env_str("CELERY_BEAT_ALIVE_FILE")
 
 # ---------------------------------------------------------------- models (OpenAI-compatible)
 LLM_BASE_URL = env_str("LLM_BASE_URL")

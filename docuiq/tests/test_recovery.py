@@ -24,6 +24,7 @@ import redis
 from django.db import connection
 
 from accounts.scoping import tenant_scope, unscoped
+from docuiq import liveness
 from docuiq.testing import pdfgen
 from docuiq.testing.processes import CeleryWorker, RedisServer
 from ingest.models import Document, DocumentRevision
@@ -101,6 +102,8 @@ def _worker_on(broker: RedisServer, settings, tmp_path, *, beat: bool = True, **
         "CELERY_LOG_LEVEL": "INFO",
         "LLM_BASE_URL": settings.LLM_BASE_URL or "",
         "EMBEDDINGS": "off",
+        "CELERY_WORKER_ALIVE_FILE": str(tmp_path / "worker.alive"),
+        "CELERY_BEAT_ALIVE_FILE": str(tmp_path / "beat.alive"),
         **env,
     }
     settings.CELERY_QUEUE_PREFIX = prefix  # read by docuiq.queues when sending
@@ -340,3 +343,50 @@ def test_cel06_a_redis_restart_under_a_busy_worker_leaves_the_same_worker_workin
         _until(_ready(document.pk), 30, "new work after the restart", worker)
         assert worker.proc.pid == pid and worker.proc.poll() is None
         assert "Unrecoverable error" not in worker.log_tail(10**6)
+        # What a supervisor's health check reads: the consumer is running.
+        assert liveness.check(str(tmp_path / "worker.alive"), 15) == 0
+
+
+def test_citations_whose_verification_messages_were_lost_are_verified_by_the_sweep(
+    settings, broker, tmp_path, tenant_a, alice
+):
+    """Verification messages dropped from the broker (no worker running, the
+    interactive queue deleted): beat, a process of its own that outlived the
+    worker, queues the pending citations again once they are older than
+    CITATIONS_PENDING_AFTER_S, and the restarted worker verifies them."""
+    from chat.services import message_ask, session_create
+    from citations.models import MessageCitation
+    from docuiq.testing.factories import make_document
+
+    make_document(
+        tenant_a, "The notice period for termination is ninety (90) days.", title="MSA"
+    )
+    with _worker_on(
+        broker, settings, tmp_path, CITATIONS_PENDING_AFTER_S="2"
+    ) as worker:
+        worker.kill()
+        with tenant_scope(tenant_a):
+            session = session_create(tenant=tenant_a, user=alice)
+            message = message_ask(
+                session=session, question="What is the notice period for termination?"
+            )
+        queue = _prefix() + "interactive"
+        client = redis.Redis.from_url(broker.url)
+        assert client.llen(queue) == 1, "the verification was sent"
+        client.delete(queue)  # ... and lost
+
+        def statuses() -> set[str]:
+            with unscoped():
+                return set(
+                    MessageCitation.objects.filter(message=message).values_list(
+                        "verification_status", flat=True
+                    )
+                )
+
+        assert statuses() == {"pending"}
+        assert worker.beat_proc.poll() is None  # beat outlived the worker
+        worker.start()
+        _until(
+            lambda: statuses() == {"verified"}, 60, "the sweep's verification", worker
+        )
+        assert liveness.check(str(tmp_path / "beat.alive"), 3 * SWEEP_S) == 0
