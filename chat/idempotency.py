@@ -1,13 +1,14 @@
 """An ask carries an idempotency key, so a retry never stores a second answer.
 
-A client that lost the response to `POST …/ask` (a timeout, a dropped
-connection, a 5xx from a proxy) sends the same request again with the same
-`Idempotency-Key` header. The key is stored with the question, in the
-question's payload, while the session's row is locked: a second request
-with the key finds that question and gets its stored answer back, never a
-new turn. A retry that arrives while the first request is still answering
-is told so (409) instead of waiting on a model call; a key sent again with
-another question is refused (422), as Stripe's API does.
+A client that lost the response to `POST …/ask` or `…/ask/async` (a timeout,
+a dropped connection, a 5xx from a proxy) sends the same request again with
+the same `Idempotency-Key` header. The key is stored with the question, in
+the question's payload, while the session's row is locked: a second request
+with the key finds that question and gets its stored answer (or, for
+ask/async, the same question to poll), never a new turn. A synchronous retry
+that arrives while the first request is still answering is told so (409)
+instead of waiting on a model call; a key sent again with another question
+is refused (422), as Stripe's API does.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from chat.asking import question_ask_later
 from chat.models import ChatSession, Message
 from chat.services import question_store, turn_answer, turn_for
 
@@ -33,36 +35,54 @@ class KeyReused(Exception):
 
 @dataclass(frozen=True)
 class Asked:
-    answer: Message
-    replayed: bool  # True: the answer stored by an earlier request with the key
+    message: Message  # the answer (ask) or the question (ask/async)
+    replayed: bool  # True: stored by an earlier request with the key
+
+
+def _earlier(session: ChatSession, key: str, question: str) -> Message | None:
+    """The question stored with `key` in this session, if any. Call inside a
+    transaction: the session's row lock serializes the asks with a key, so
+    two retries at once cannot both miss the other's question."""
+    ChatSession.objects.select_for_update().filter(pk=session.pk).exists()
+    earlier = (
+        Message.objects.filter(
+            session=session, role=Message.Role.USER, **{f"payload__{KEY_FIELD}": key}
+        )
+        .order_by("created_at")
+        .first()
+    )
+    if earlier is not None and earlier.content != question.strip()[:4000]:
+        raise KeyReused
+    return earlier
 
 
 def message_ask_once(
     *, session: ChatSession, question: str, key: str, choice: dict | None = None
 ) -> Asked:
-    """Ask once per (session, key): the stored answer when the key was seen."""
+    """Ask and answer once per (session, key)."""
     with transaction.atomic():
-        # Serializes the asks with a key in this session: two retries at once
-        # cannot both miss the other's question.
-        ChatSession.objects.select_for_update().filter(pk=session.pk).exists()
-        earlier = (
-            Message.objects.filter(
-                session=session,
-                role=Message.Role.USER,
-                **{f"payload__{KEY_FIELD}": key},
-            )
-            .order_by("created_at")
-            .first()
-        )
+        earlier = _earlier(session, key, question)
         if earlier is None:
             stored = question_store(session=session, question=question, choice=choice)
             stored.payload = {**stored.payload, KEY_FIELD: key}
             stored.save(update_fields=["payload"])
     if earlier is not None:
-        if earlier.content != question.strip()[:4000]:
-            raise KeyReused
         answer = Message.objects.filter(reply_to=earlier).first()
         if answer is None:
             raise KeyInUse
-        return Asked(answer=answer, replayed=True)
-    return Asked(answer=turn_answer(turn=turn_for(question=stored)), replayed=False)
+        return Asked(message=answer, replayed=True)
+    return Asked(message=turn_answer(turn=turn_for(question=stored)), replayed=False)
+
+
+def question_ask_later_once(
+    *, session: ChatSession, question: str, key: str, choice: dict | None = None
+) -> Asked:
+    """Store and queue a question once per (session, key); returns it."""
+    with transaction.atomic():
+        earlier = _earlier(session, key, question)
+        if earlier is not None:
+            return Asked(message=earlier, replayed=True)
+        stored = question_ask_later(
+            session=session, question=question, choice=choice, extra={KEY_FIELD: key}
+        )
+    return Asked(message=stored, replayed=False)

@@ -182,3 +182,30 @@ def test_citations_whose_verification_message_was_lost_are_verified_by_the_sweep
     assert citations_sweep() == len(pending)  # delivered this time
     assert {c.verification_status for c in _citations(body["id"])} == {Status.VERIFIED}
     assert citations_sweep() == 0
+
+
+@pytest.mark.django_db
+def test_ask_async_with_the_same_key_twice_queues_one_question(
+    a_key_api, session_id, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    from chat import tasks
+
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    queued: list[str] = []
+    monkeypatch.setattr(tasks.answer_question, "delay", queued.append)
+    url = f"/api/chat/sessions/{session_id}/ask/async"
+    with django_capture_on_commit_callbacks(execute=True):
+        first = a_key_api.post(
+            url, {"question": QUESTION}, format="json", HTTP_IDEMPOTENCY_KEY="a-1"
+        )
+        second = a_key_api.post(
+            url, {"question": QUESTION}, format="json", HTTP_IDEMPOTENCY_KEY="a-1"
+        )
+    assert first.status_code == second.status_code == 202
+    assert first.json()["question_id"] == second.json()["question_id"]
+    assert second.headers["Idempotent-Replayed"] == "true"
+    assert queued == [first.json()["question_id"]]
+    with unscoped():
+        question = Message.objects.get(pk=first.json()["question_id"])
+    assert question.payload["idempotency_key"] == "a-1"
+    assert question.payload["async"]["sent_at"]  # the key survives the send
