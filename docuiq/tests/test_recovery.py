@@ -390,3 +390,7 @@ def test_citations_whose_verification_messages_were_lost_are_verified_by_the_swe
             lambda: statuses() == {"verified"}, 60, "the sweep's verification", worker
         )
         assert liveness.check(str(tmp_path / "beat.alive"), 3 * SWEEP_S) == 0
+        # A supervisor's stop: beat ends on SIGTERM (the embedded beat of a
+        # SIGKILLed `worker -B` lived on, ignoring it).
+        worker.beat_proc.terminate()
+        worker.beat_proc.wait(timeout=15)
