@@ -20,8 +20,15 @@ from typing import Any
 
 from celery import current_app
 from django.db import connections, transaction
+from kombu.exceptions import KombuError
+from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
+
+# What a publish raises when the broker cannot be reached: kombu's wrapped
+# OperationalError, or a socket or Redis error it passed through. Anything
+# else (a task that cannot be serialized) is a bug and is raised.
+BROKER_ERRORS = (KombuError, OSError, RedisError)
 
 
 def send_on_commit(
@@ -60,7 +67,7 @@ def send(
         return True
     try:
         task.delay(*args)
-    except Exception:  # kombu raises several types when the broker is down
+    except BROKER_ERRORS:
         logger.warning(
             "broker unavailable: %s%r %s",
             task.name,
