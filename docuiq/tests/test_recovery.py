@@ -1,12 +1,14 @@
 """Recovery without a person, through the real path: a redis-server of the
-test's own, a real worker with the sweeping beat inside it (as `make worker`
-runs it: a 5 s sweep here, a 10 s visibility timeout), PostgreSQL shared with
-the worker. The test stops the broker, empties it or SIGKILLs the worker,
-then only waits: nothing calls a sweeper by hand.
+test's own, a real worker and the sweeping beat beside it (as `make worker`
+and `make beat` run them: a 5 s sweep here, a 10 s visibility timeout),
+PostgreSQL shared with the worker. The test stops the broker, empties it or
+SIGKILLs the worker, then only waits: nothing calls a sweeper by hand.
 
-CEL-04 (whole worker killed mid-task), CEL-06 (broker restart, queues lost),
-CEL-07 (upload while the broker is down), CEL-11 (SIGTERM during a task), and
-a tabular review stranded by a killed worker. Needs PostgreSQL and a
+CEL-04 (whole worker killed mid-task), CEL-06 (broker restart, queues lost;
+a restart under a busy worker, which kombu 5.7 did not survive), CEL-07
+(upload while the broker is down), CEL-11 (SIGTERM during a task), a
+tabular review stranded by a killed worker, and DAT-05 (verification
+messages lost: the sweep verifies the citations). Needs PostgreSQL and a
 redis-server binary (`make test-pg`); the shared Redis on 6379 is never
 touched.
 """
