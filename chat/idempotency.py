@@ -7,15 +7,19 @@ the question's payload, while the session's row is locked: a second request
 with the key finds that question and gets its stored answer (or, for
 ask/async, the same question to poll), never a new turn. A synchronous retry
 that arrives while the first request is still answering is told so (409)
-instead of waiting on a model call; a key sent again with another question
-is refused (422), as Stripe's API does.
+instead of waiting on a model call (and a question whose first request died
+unanswered is answered by the retry); a key sent again with another
+question is refused (422), as Stripe's API does.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from chat.asking import question_ask_later
 from chat.models import ChatSession, Message
@@ -68,10 +72,19 @@ def message_ask_once(
             stored.save(update_fields=["payload"])
     if earlier is not None:
         answer = Message.objects.filter(reply_to=earlier).first()
-        if answer is None:
+        if answer is not None:
+            return Asked(message=answer, replayed=True)
+        if earlier.created_at > timezone.now() - timedelta(seconds=_answering_s()):
             raise KeyInUse
-        return Asked(message=answer, replayed=True)
+        # The first request died before storing its answer: this one answers.
+        stored = earlier
     return Asked(message=turn_answer(turn=turn_for(question=stored)), replayed=False)
+
+
+def _answering_s() -> float:
+    """How long a first request may still be answering: every model call
+    with its retries, and a margin."""
+    return settings.LLM_TIMEOUT_S * (settings.LLM_MAX_RETRIES + 1) + 30
 
 
 def question_ask_later_once(

@@ -127,6 +127,18 @@ def test_a_key_sent_with_another_question_or_still_answering_is_refused(
         url, {"question": QUESTION}, format="json", HTTP_IDEMPOTENCY_KEY="k1"
     )
     assert busy.status_code == 409 and busy.headers["Retry-After"] == "2"
+    # The first request died long ago without its answer: the retry answers.
+    with unscoped():
+        Message.objects.filter(session_id=session_id).update(
+            created_at=timezone.now() - timedelta(hours=1)
+        )
+    revived = a_key_api.post(
+        url, {"question": QUESTION}, format="json", HTTP_IDEMPOTENCY_KEY="k1"
+    )
+    assert revived.status_code == 201 and "Idempotent-Replayed" not in revived.headers
+    with unscoped():
+        assert Message.objects.filter(session_id=session_id).count() == 2
+        Message.objects.filter(reply_to__isnull=False).delete()
     too_long = a_key_api.post(
         url, {"question": QUESTION}, format="json", HTTP_IDEMPOTENCY_KEY="k" * 256
     )
