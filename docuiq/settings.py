@@ -267,6 +267,9 @@ INGEST_HEARTBEAT_S = env_float("INGEST_HEARTBEAT_S", default=10.0)
 INGEST_STALE_AFTER_S = env_float(
     "INGEST_STALE_AFTER_S", default=max(3 * INGEST_HEARTBEAT_S, 60.0)
 )
+# A ready document whose vectors did not come (the embedding server was
+# down) is given another delivery this often (documents_sweep).
+INGEST_VECTORS_RETRY_S = env_float("INGEST_VECTORS_RETRY_S", default=300.0)
 CHUNK_TARGET_CHARS = env_int("CHUNK_TARGET_CHARS", default=1200)
 
 # ---------------------------------------------------------------- connectors (issue 29)

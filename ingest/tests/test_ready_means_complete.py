@@ -112,3 +112,36 @@ def test_a_worker_lost_before_the_attachments_leaves_the_document_processing(
     assert (status, attachments) == ("ready", 2) and vectors > 0
     with unscoped():
         assert document.revisions.count() == 1
+
+
+def test_vectors_that_did_not_come_are_said_pending_and_the_sweep_stores_them(
+    tenant_a, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The embedding server is down during ingestion: the document is ready
+    (searched by full text) and says `vectors_pending`; once the server is
+    back, the sweep's delivery stores the vectors and clears it."""
+    from ingest import embedding
+    from llm.errors import LLMUnavailable
+
+    real = embedding.embed_chunks
+
+    def down(*args, **kwargs):
+        raise LLMUnavailable("embedding server down")
+
+    monkeypatch.setattr(embedding, "embed_chunks", down)
+    document = _upload(tenant_a, django_capture_on_commit_callbacks)
+    status, attachments, vectors = _state(document)
+    assert (status, vectors, document.error_code) == ("ready", 0, "vectors_pending")
+    monkeypatch.setattr(embedding, "embed_chunks", real)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.documents_sweep() == 0  # not yet: once per retry interval
+    with unscoped():
+        Document.objects.filter(pk=document.pk).update(
+            updated_at=timezone.now()
+            - timezone.timedelta(seconds=settings.INGEST_VECTORS_RETRY_S + 1)
+        )
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.documents_sweep() == 1
+    status, attachments, vectors = _state(document)
+    assert (status, attachments) == ("ready", 2) and vectors > 0
+    assert document.error_code == ""
