@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PG_URL ?= postgres://postgres@127.0.0.1:5432/docuiq
 REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: run test test-pg venv chromium axe migrate serve worker lint fmt bench bench-quick clean
+.PHONY: run test test-pg venv chromium axe migrate serve worker beat lint fmt bench bench-quick clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -58,12 +58,18 @@ test: venv chromium axe
 test-pg: venv chromium axe
 	DATABASE_URL=$(PG_URL) CELERY_TEST_BROKER_URL=$(REDIS_URL) $(PY) -m pytest -q
 
-# The worker with beat inside it (-B): beat runs the sweeps that queue again
-# whatever a broker outage or a dead worker stranded (docuiq/beat.py).
-# SIGTERM: a cold shutdown that gives running tasks a few seconds, then puts
-# their messages back in the queue (CEL-11).
+# The worker: both queues, interactive (asks, verification) before bulk
+# (ingestion, tabular, syncs; docuiq/queues.py). SIGTERM: a cold shutdown that
+# gives running tasks a few seconds, then puts their messages back in the
+# queue (CEL-11). Run `make beat` beside it.
 worker: venv
-	REMAP_SIGTERM=SIGQUIT $(VENV)/bin/celery -A docuiq worker -B -l info --concurrency 2
+	REMAP_SIGTERM=SIGQUIT $(VENV)/bin/celery -A docuiq worker -l info --concurrency 2
+
+# Beat, a process of its own: the sweeps that queue again whatever a broker
+# outage or a dead worker stranded (docuiq/beat.py). One is enough; a second
+# does no harm.
+beat: venv
+	$(VENV)/bin/celery -A docuiq beat -l info
 
 lint: venv
 	$(VENV)/bin/ruff check .

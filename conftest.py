@@ -155,7 +155,7 @@ def celery_worker_proc(settings, transactional_db, tmp_path):
         pytest.skip("the worker needs PostgreSQL to share the test database")
     db = conn.settings_dict
     # Per test session: Celery caches its routing at first use.
-    queue = f"test-{os.getpid()}"
+    prefix = f"test-{os.getpid()}-"
     media = tmp_path / "media"
     settings.MEDIA_ROOT = media
     settings.CELERY_TASK_ALWAYS_EAGER = False
@@ -168,11 +168,12 @@ def celery_worker_proc(settings, transactional_db, tmp_path):
         # A redelivered message claims a document whose heartbeat stopped.
         "INGEST_HEARTBEAT_S": "1",
         "INGEST_STALE_AFTER_S": "4",
-        # A queue of its own: a stray worker from another run can never take these tasks.
-        "CELERY_TASK_DEFAULT_QUEUE": queue,
+        # Queues of its own: a stray worker from another run can never take these tasks.
+        "CELERY_QUEUE_PREFIX": prefix,
         "CELERY_LOG_LEVEL": "INFO",
         "LLM_BASE_URL": settings.LLM_BASE_URL or "",
     }
+    settings.CELERY_QUEUE_PREFIX = prefix  # read by docuiq.queues when sending
     old = (app.conf.broker_url, app.conf.task_always_eager, app.conf.task_default_queue)
 
     def reset_producer_state():
@@ -184,7 +185,7 @@ def celery_worker_proc(settings, transactional_db, tmp_path):
 
     app.conf.broker_url = broker
     app.conf.task_always_eager = False
-    app.conf.task_default_queue = queue
+    app.conf.task_default_queue = prefix + "bulk"
     reset_producer_state()
     log = open(tmp_path / "worker.log", "wb")  # noqa: SIM115
 

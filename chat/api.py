@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 
@@ -37,6 +43,14 @@ from accounts.api import (
 )
 from accounts.auth import ApiKeyAuthentication, ApiKeyOnly, HasTenant
 from chat.asking import QUESTION_STATES, question_ask_later, question_state
+from chat.idempotency import (
+    MAX_KEY_CHARS,
+    Asked,
+    KeyInUse,
+    KeyReused,
+    message_ask_once,
+    question_ask_later_once,
+)
 from chat.models import ChatSession, Message
 from chat.payload import payload_with_verdicts
 from chat.resolve import citation_resolve
@@ -248,6 +262,34 @@ class ChatMessageListApi(ChatSessionApiView):
 
 MAX_SCOPE_DOCUMENTS = 200
 
+IDEMPOTENCY_KEY_PARAM = OpenApiParameter(
+    "Idempotency-Key",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="A retry with the same key returns what the first request stored.",
+)
+
+
+def idempotency_key(request: Request) -> str:
+    """The request's `Idempotency-Key` header ('' without one); 400 if too long."""
+    key = request.headers.get("Idempotency-Key", "").strip()
+    if len(key) > MAX_KEY_CHARS:
+        raise exceptions.ValidationError(
+            {"detail": f"Idempotency-Key is longer than {MAX_KEY_CHARS} characters."}
+        )
+    return key
+
+
+def key_reused_response() -> Response:
+    return Response(
+        {"detail": "This Idempotency-Key was sent with another question."},
+        status=status.HTTP_422_UNPROCESSABLE_ENTITY,
+    )
+
+
+def _replayed(asked: Asked) -> dict | None:
+    return {"Idempotent-Replayed": "true"} if asked.replayed else None
+
 
 class ChatMessageAskApi(ChatSessionApiView):
     """Ask a question and get the answer in the same request.
@@ -256,7 +298,14 @@ class ChatMessageAskApi(ChatSessionApiView):
     is queued when the answer is stored (in-process when Celery is eager), so
     citations may still be `pending`: poll the messages list or the citation
     status endpoint. A model that is down yields an answer with
-    `status: failed` and an `error` (the question is kept).
+    `status: failed` and an `error` (the question is kept). A broker that is
+    down changes nothing for the caller: the answer is stored and returned
+    with `pending` citations, which this server verifies itself.
+
+    Send an `Idempotency-Key` header (any string up to 255 characters) to
+    retry safely: the same key in the same session returns the stored answer
+    (`Idempotent-Replayed: true`), never a second one; 409 while the first
+    request is still answering, 422 if the key came with another question.
     """
 
     class InputSerializer(serializers.Serializer):
@@ -281,12 +330,14 @@ class ChatMessageAskApi(ChatSessionApiView):
     @extend_schema(
         operation_id="chat_messages_ask",
         summary="Ask a question",
-        parameters=[uuid_path("session_id")],
+        parameters=[uuid_path("session_id"), IDEMPOTENCY_KEY_PARAM],
         request=InputSerializer,
         responses={
             201: MessageOutputSerializer,
             400: ERROR_400,
             404: ERROR_404,
+            409: OpenApiResponse(description="The key's first request is answering."),
+            422: OpenApiResponse(description="The key came with another question."),
             **COMMON_ERRORS,
         },
         tags=["chat"],
@@ -299,9 +350,30 @@ class ChatMessageAskApi(ChatSessionApiView):
         choice = None
         if data.get("document_ids") or data.get("collection_id"):
             choice = self._choice(data)
-        answer = message_ask(session=session, question=data["question"], choice=choice)
+        key = idempotency_key(request)
+        if not key:
+            answer = message_ask(
+                session=session, question=data["question"], choice=choice
+            )
+            return Response(
+                MessageOutputSerializer(answer).data, status=status.HTTP_201_CREATED
+            )
+        try:
+            asked = message_ask_once(
+                session=session, question=data["question"], key=key, choice=choice
+            )
+        except KeyInUse:
+            return Response(
+                {"detail": "A request with this Idempotency-Key is still answering."},
+                status=status.HTTP_409_CONFLICT,
+                headers={"Retry-After": "2"},
+            )
+        except KeyReused:
+            return key_reused_response()
         return Response(
-            MessageOutputSerializer(answer).data, status=status.HTTP_201_CREATED
+            MessageOutputSerializer(asked.message).data,
+            status=status.HTTP_201_CREATED,
+            headers=_replayed(asked),
         )
 
     def _choice(self, data: dict) -> dict:
@@ -333,7 +405,7 @@ class ChatMessageAskAsyncApi(ChatMessageAskApi):
     @extend_schema(
         operation_id="chat_messages_ask_async",
         summary="Ask a question, answered in the background",
-        parameters=[uuid_path("session_id")],
+        parameters=[uuid_path("session_id"), IDEMPOTENCY_KEY_PARAM],
         request=ChatMessageAskApi.InputSerializer,
         responses={
             202: OutputSerializer,
@@ -351,9 +423,20 @@ class ChatMessageAskAsyncApi(ChatMessageAskApi):
         choice = None
         if data.get("document_ids") or data.get("collection_id"):
             choice = self._choice(data)
-        question = question_ask_later(
-            session=session, question=data["question"], choice=choice
-        )
+        key = idempotency_key(request)
+        replayed = None
+        if key:
+            try:
+                asked = question_ask_later_once(
+                    session=session, question=data["question"], key=key, choice=choice
+                )
+            except KeyReused:
+                return key_reused_response()
+            question, replayed = asked.message, _replayed(asked)
+        else:
+            question = question_ask_later(
+                session=session, question=data["question"], choice=choice
+            )
         state, _ = question_state(question=question)
         poll_url = reverse(
             "api:chat-question", args=[str(session.pk), str(question.pk)]
@@ -363,6 +446,7 @@ class ChatMessageAskAsyncApi(ChatMessageAskApi):
                 {"question_id": question.pk, "status": state, "poll_url": poll_url}
             ).data,
             status=status.HTTP_202_ACCEPTED,
+            headers=replayed,
         )
 
 

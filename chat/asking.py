@@ -38,13 +38,18 @@ QUESTION_STATES = [PENDING, COMPLETE, FAILED]
 
 
 def question_ask_later(
-    *, session: ChatSession, question: str, choice: dict | None = None
+    *,
+    session: ChatSession,
+    question: str,
+    choice: dict | None = None,
+    extra: dict | None = None,
 ) -> Message:
-    """Store a question and queue its answer; returns the question."""
+    """Store a question (with `extra` in its payload, e.g. its idempotency
+    key) and queue its answer; returns the question."""
     with transaction.atomic():
         stored = question_store(session=session, question=question, choice=choice)
         stored.status = Message.Status.GENERATING
-        stored.payload = {**stored.payload, "async": {"sent_at": None}}
+        stored.payload = {**stored.payload, **(extra or {}), "async": {"sent_at": None}}
         stored.save(update_fields=["status", "payload"])
         _send(stored)
     return stored

@@ -59,6 +59,7 @@ def citation_resolve(
     quote it is stored as unverified (seed 003: "Verification is optional").
     """
     from citations.tasks import verify_citation as verify_citation_task
+    from docuiq.enqueue import send_on_commit
 
     quoted_text = quoted_text.strip()
     with tenant_scope(tenant):
@@ -130,7 +131,5 @@ def citation_resolve(
             # A judge that is down must not lose the citation: it stays
             # pending and the task retries with backoff.
             citation_id = str(citation.pk)
-            transaction.on_commit(
-                lambda: verify_citation_task.delay(citation_id, "initial")
-            )
+            send_on_commit(verify_citation_task, citation_id, "initial")
     return ResolvedCitation(citation=citation, created=created)

@@ -249,6 +249,7 @@ def turn_finish(
     from citations.tasks import (
         verify_message_citations as verify_message_citations_task,
     )
+    from docuiq.enqueue import send_on_commit
 
     known = [r.ref for r in turn.sources]
     rendered: Rendered | None = None
@@ -318,8 +319,8 @@ def turn_finish(
         message.save(update_fields=["payload"])
         message_id = str(message.pk)
         if recorded.citations:
-            transaction.on_commit(
-                lambda: verify_message_citations_task.delay(message_id)
+            send_on_commit(
+                verify_message_citations_task, message_id, run_here_if_down=True
             )
     return message
 

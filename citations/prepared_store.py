@@ -20,6 +20,7 @@ from django.db import IntegrityError, transaction
 from accounts.scoping import tenant_scope, unscoped
 from citations.cascade import prepared
 from citations.models import PreparedForm
+from docuiq.enqueue import send_on_commit
 from ingest.models import DocumentRevision
 
 logger = logging.getLogger(__name__)
@@ -107,7 +108,9 @@ def _queue_once(revision_id: uuid.UUID) -> None:
 def _queue(revision_id: uuid.UUID) -> None:
     from citations.tasks import prepare_revision
 
-    transaction.on_commit(lambda: prepare_revision.delay(str(revision_id)))
+    # Lost with a broker outage, it is asked for again by the next process
+    # that verifies against the revision (_queue_once).
+    send_on_commit(prepare_revision, str(revision_id))
 
 
 def revision_prepare(*, revision_id: uuid.UUID) -> bool:

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from django.db import transaction
+from docuiq.enqueue import send_on_commit
 
 
 def reverify_on_new_revision(
@@ -11,8 +11,7 @@ def reverify_on_new_revision(
         return
     from citations.tasks import reverify_document_citations
 
-    doc_id = str(document.pk)
-    transaction.on_commit(lambda: reverify_document_citations.delay(doc_id))
+    send_on_commit(reverify_document_citations, str(document.pk), run_here_if_down=True)
 
 
 def prepare_on_new_revision(sender, *, document, revision, **kwargs) -> None:

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 
 from citations.marks import Mark, citation_mark
@@ -257,12 +256,11 @@ def citations_reverify(*, citations: Iterable[MessageCitation]) -> int:
     """Queue a fresh verification of each citation, after commit. Returns how
     many were queued (citations without a quote have nothing to verify)."""
     from citations.tasks import verify_citation
+    from docuiq.enqueue import send_on_commit
 
     ids = [str(c.pk) for c in citations if c.quoted_text]
     for citation_id in ids:
-        transaction.on_commit(
-            lambda cid=citation_id: verify_citation.delay(cid, "reverify")
-        )
+        send_on_commit(verify_citation, citation_id, "reverify", run_here_if_down=True)
     return len(ids)
 
 

@@ -48,3 +48,10 @@ def prepare_revision(revision_id: str) -> None:
     from citations.prepared_store import revision_prepare
 
     revision_prepare(revision_id=uuid.UUID(revision_id))
+
+
+@shared_task(ignore_result=True)
+def sweep_citations() -> int:
+    from citations.sweeps import citations_sweep
+
+    return citations_sweep()

@@ -1,16 +1,19 @@
 """Celery beat for DocuIQ's sweeps: beat runs each sweep itself.
 
-Every entry of CELERY_BEAT_SCHEDULE is a sweep (ingest.tasks.sweep_documents,
-tabular.tasks.sweep_reviews, chat.tasks.sweep_questions). Published as
+Every entry of CELERY_BEAT_SCHEDULE is a sweep (ingest.tasks.sweep_documents
+and sweep_sources, tabular.tasks.sweep_reviews, chat.tasks.sweep_questions,
+citations.tasks.sweep_citations). Published as
 ordinary tasks they would wait behind whatever fills the queue, and a busy
 pool (two 5-minute PDFs) would delay the very recovery they exist for; run
 here they take a few queries every CELERY_SWEEP_S seconds, whatever the
 workers are doing. The schedule is kept in memory (no beat file): a sweep
 missed while beat was down is simply run at its next tick.
 
-`make worker` starts beat inside the worker (`celery worker -B`). Sweeps
-claim each row with a conditional UPDATE, so several workers each running
-their own beat do no harm beyond a few extra queries.
+Beat is a process of its own (`make beat`), never inside a worker (`-B`): a
+worker that dies (or is killed with SIGKILL, which left the embedded beat
+behind as an orphan) takes no sweep with it, and the supervisor restarts
+each on its own (docs/production.md). Sweeps claim each row with a
+conditional UPDATE, so a second beat does no harm beyond a few queries.
 """
 
 from __future__ import annotations
@@ -18,12 +21,20 @@ from __future__ import annotations
 import logging
 
 from celery.beat import Scheduler
+from django.conf import settings
 from django.db import close_old_connections
+
+from docuiq.liveness import touch
 
 logger = logging.getLogger(__name__)
 
 
 class SweepScheduler(Scheduler):
+    def tick(self, *args, **kwargs):
+        # Beat is alive while it ticks (at least every CELERY_SWEEP_S).
+        touch(getattr(settings, "CELERY_BEAT_ALIVE_FILE", ""))
+        return super().tick(*args, **kwargs)
+
     @property
     def producer(self):
         # Beat publishes nothing itself (a sweep's .delay() uses the app's

@@ -4,8 +4,15 @@ import os
 
 from celery import Celery
 
+from docuiq import redis_transport
+from docuiq.liveness import WorkerAlive
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docuiq.settings")
+
+# Before any connection: a worker that outlives a broker restart.
+redis_transport.install()
 
 app = Celery("docuiq")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+app.steps["consumer"].add(WorkerAlive)

@@ -13,6 +13,7 @@ from pathlib import Path
 import dj_database_url
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Exchange, Queue
 
 from docuiq.env import env_bool, env_float, env_int, env_list, env_str
 
@@ -266,6 +267,9 @@ INGEST_HEARTBEAT_S = env_float("INGEST_HEARTBEAT_S", default=10.0)
 INGEST_STALE_AFTER_S = env_float(
     "INGEST_STALE_AFTER_S", default=max(3 * INGEST_HEARTBEAT_S, 60.0)
 )
+# A ready document whose vectors did not come (the embedding server was
+# down) is given another delivery this often (documents_sweep).
+INGEST_VECTORS_RETRY_S = env_float("INGEST_VECTORS_RETRY_S", default=300.0)
 CHUNK_TARGET_CHARS = env_int("CHUNK_TARGET_CHARS", default=1200)
 
 # ---------------------------------------------------------------- connectors (issue 29)
@@ -321,7 +325,12 @@ CELERY_WORKER_MAX_MEMORY_PER_CHILD = env_int(
 _VISIBILITY_TIMEOUT = env_int(
     "CELERY_VISIBILITY_TIMEOUT", default=2 * CELERY_TASK_TIME_LIMIT
 )
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": _VISIBILITY_TIMEOUT}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": _VISIBILITY_TIMEOUT,
+    # Queues are read in the order the worker lists them: interactive first.
+    "queue_order_strategy": "priority",
+    "socket_connect_timeout": 2,
+}
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": _VISIBILITY_TIMEOUT}
 CELERY_VISIBILITY_TIMEOUT = _VISIBILITY_TIMEOUT
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -332,7 +341,23 @@ CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = env_float(
     "CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT", default=10.0
 )
 CELERY_TASK_TRACK_STARTED = True
-CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", default="celery")
+# Two queues, interactive before bulk (docuiq/queues.py); a worker without
+# -Q serves both, in that order. The prefix keeps test runs apart.
+CELERY_QUEUE_PREFIX = env_str("CELERY_QUEUE_PREFIX", default="")
+CELERY_TASK_DEFAULT_QUEUE = CELERY_QUEUE_PREFIX + "bulk"
+CELERY_TASK_QUEUES = tuple(
+    Queue(name, Exchange(name), routing_key=name)
+    for name in (CELERY_QUEUE_PREFIX + "interactive", CELERY_QUEUE_PREFIX + "bulk")
+)
+CELERY_TASK_ROUTES = ("docuiq.queues.route_task",)
+# A broker that cannot be reached: a publish gives up after about a second
+# (the caller keeps the row for a sweep) instead of holding a request.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.3,
+    "interval_max": 0.5,
+}
 # A queued document still waiting after this long has outlived any message the
 # broker keeps for it (the visibility timeout): the sweep sends it again.
 INGEST_REQUEUE_AFTER_S = env_float(
@@ -342,6 +367,10 @@ INGEST_REQUEUE_AFTER_S = env_float(
 # worker: every CELERY_SWEEP_S seconds, stranded work is queued again.
 CELERY_SWEEP_S = env_float("CELERY_SWEEP_S", default=30.0)
 CELERY_BEAT_SCHEDULER = "docuiq.beat:SweepScheduler"
+# Touched every 10 s by a consuming worker and by a ticking beat, for health
+# checks (docuiq/liveness.py); empty: off.
+CELERY_WORKER_ALIVE_FILE = env_str("CELERY_WORKER_ALIVE_FILE")
+CELERY_BEAT_ALIVE_FILE = env_str("CELERY_BEAT_ALIVE_FILE")
 
 # ---------------------------------------------------------------- models (OpenAI-compatible)
 LLM_BASE_URL = env_str("LLM_BASE_URL")
@@ -474,7 +503,15 @@ CELERY_BEAT_SCHEDULE = {
         "task": "ingest.tasks.sweep_sources",
         "schedule": CELERY_SWEEP_S,
     },
+    # Citations still pending: their verification message was lost.
+    "sweep-citations": {
+        "task": "citations.tasks.sweep_citations",
+        "schedule": CELERY_SWEEP_S,
+    },
 }
+# A citation still pending this long after it was stored is queued for
+# verification again (citations/sweeps.py), at most once per this interval.
+CITATIONS_PENDING_AFTER_S = env_float("CITATIONS_PENDING_AFTER_S", default=120.0)
 # A question asked asynchronously and still unanswered after this long is
 # sent again (longer than a model call with its retries can take).
 CHAT_ASK_REQUEUE_AFTER_S = env_float("CHAT_ASK_REQUEUE_AFTER_S", default=300.0)

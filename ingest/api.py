@@ -69,7 +69,10 @@ class DocumentOutputSerializer(serializers.Serializer):
     )
     status = serializers.ChoiceField(choices=Document.Status.choices)
     error = serializers.CharField(help_text="why the document failed; empty otherwise")
-    error_code = serializers.CharField()
+    error_code = serializers.CharField(
+        help_text="why it failed; on a ready document, `vectors_pending`: searched "
+        "by full text until its vectors are computed (a sweep retries)"
+    )
     progress_done = serializers.IntegerField()
     progress_total = serializers.IntegerField()
     progress_percent = serializers.IntegerField()

@@ -138,6 +138,16 @@ def missing_vectors(chunks: QuerySet[DocumentChunk], model: str) -> QuerySet:
     return chunks.exclude(embeddings__model=model)
 
 
+def vectors_missing(revision: DocumentRevision) -> bool:
+    """True when embeddings are on and a chunk of `revision` has no vector of
+    the configured model (the server was down, or slow past its timeout)."""
+    embedder = configured_embedder()
+    if embedder is None:
+        return False
+    with tenant_scope(revision.tenant):
+        return missing_vectors(revision.chunks.all(), embedder.name).exists()
+
+
 def embed_revision(
     revision: DocumentRevision, *, embedder: Embedder | None = None
 ) -> int:

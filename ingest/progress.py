@@ -51,6 +51,16 @@ STAGES: tuple[Stage, ...] = (
         lambda d: f"Ready · {_pages(d)}" if d.progress_total else "Ready",
     ),
     Stage(
+        "finishing",
+        lambda d: (
+            d.status == Document.Status.PROCESSING
+            and d.progress_total > 0
+            and d.progress_done >= d.progress_total
+            and d.current_revision_id is not None
+        ),
+        lambda d: "Storing attachments and search vectors",
+    ),
+    Stage(
         "reading",
         lambda d: d.status == Document.Status.PROCESSING and d.progress_total > 0,
         lambda d: f"Reading page {max(1, d.progress_done)} of {d.progress_total}",

@@ -27,9 +27,10 @@ from django.utils import timezone
 
 from accounts.scoping import tenant_scope, unscoped
 from docuiq.broker import broker_lost_since_last_look
+from docuiq.enqueue import send
 from docuiq.heartbeat import heartbeat
 from ingest.chunking import chunk_text
-from ingest.embedding import embed_revision
+from ingest.embedding import embed_revision, vectors_missing
 from ingest.errors import ExtractionError
 from ingest.extractors import Extracted
 from ingest.limits import Limits
@@ -45,6 +46,10 @@ if TYPE_CHECKING:
     from accounts.models import Collection, Tenant
 
 logger = logging.getLogger(__name__)
+
+# A ready document's error_code while its vectors are still coming.
+VECTORS_PENDING = "vectors_pending"
+VECTORS_PER_SWEEP = 20
 _COPY_BLOCK = 1024 * 1024
 
 
@@ -348,8 +353,11 @@ def document_process(*, document_id: uuid.UUID) -> None:
             and current.file_id == document.file_id
         ):
             # An earlier delivery finished the work, perhaps all but the
-            # vectors (a worker lost after the commit).
+            # vectors (the embedding server was down).
             embed_revision(current)
+            Document.objects.filter(pk=document.pk).update(
+                error_code=_vectors_code(current), updated_at=timezone.now()
+            )
             return
         if document.status == Document.Status.FAILED:
             return
@@ -486,9 +494,12 @@ def _store_revision(document: Document, extracted: Extracted) -> None:
                 batch_size=500,
             )
         pages = len(text.page_starts)
+        # Still processing: ready once its vectors and attachments are stored
+        # too (below). A worker lost in between leaves a stale heartbeat, and
+        # the sweep's redelivery finishes the document (same text: the same
+        # revision, only missing vectors, attachments stored once).
         Document.objects.filter(pk=document.pk).update(
             current_revision=revision,
-            status=Document.Status.READY,
             error="",
             error_code="",
             title=title,
@@ -509,10 +520,23 @@ def _store_revision(document: Document, extracted: Extracted) -> None:
                 )
             )
     refresh_statistics()
-    # After the commit: the document is ready and searched by full text even
-    # if its vectors never come (a slow or broken embedding server).
+    # After the commit. A slow or broken embedding server stores no vectors
+    # (logged; `manage.py reembed` computes them later): the document is then
+    # searched by full text.
     embed_revision(revision)
     _store_attachments(document, extracted)
+    Document.objects.filter(pk=document.pk, status=Document.Status.PROCESSING).update(
+        status=Document.Status.READY,
+        error_code=_vectors_code(revision),
+        updated_at=timezone.now(),
+    )
+
+
+def _vectors_code(revision: DocumentRevision) -> str:
+    """A ready document says when its vectors are still coming
+    (VECTORS_PENDING: searched by full text meanwhile); documents_sweep
+    gives it another delivery, which stores them."""
+    return VECTORS_PENDING if vectors_missing(revision) else ""
 
 
 def _store_attachments(document: Document, extracted: Extracted) -> None:
@@ -587,7 +611,22 @@ def documents_sweep() -> int:
         stranded = list(
             live.filter(status=Document.Status.QUEUED, enqueued_at__isnull=True)
         )
+        # Ready, searched by full text, vectors still coming: one delivery
+        # each INGEST_VECTORS_RETRY_S (the touch below spaces them out).
+        no_vectors = list(
+            live.filter(
+                status=Document.Status.READY,
+                error_code=VECTORS_PENDING,
+                updated_at__lt=now - seconds(seconds=settings.INGEST_VECTORS_RETRY_S),
+            ).values_list("pk", flat=True)[:VECTORS_PER_SWEEP]
+        )
+        Document.objects.filter(pk__in=no_vectors).update(updated_at=now)
     for document in stranded:
         with transaction.atomic():
             _enqueue(document)
-    return len(stranded)
+    from ingest.tasks import ingest_document as ingest_document_task
+
+    for pk in no_vectors:
+        if not send(ingest_document_task, str(pk)):
+            break
+    return len(stranded) + len(no_vectors)

@@ -994,10 +994,9 @@ def _store(
         return  # another delivery reclaimed this cell: its answer wins
     if citation is not None and citation.verification_status == CitationStatus.PENDING:
         from citations.tasks import verify_citation
-        from tabular.tasks import dispatch
+        from docuiq.enqueue import send_on_commit
 
-        citation_id = str(citation.pk)
-        transaction.on_commit(lambda: dispatch(verify_citation, citation_id, "initial"))
+        send_on_commit(verify_citation, str(citation.pk), "initial")
 
 
 class _ClaimLost(Exception):

@@ -1,6 +1,6 @@
 """Real services for tests and benches, each owned by the caller: a
 redis-server on a free port (that the test may stop, restart or empty), a
-Celery worker with beat inside it, and a gunicorn server.
+Celery worker with beat beside it, and a gunicorn server.
 
 Never the shared Redis on 6379: a test that stops the broker stops its own.
 Every process runs in a session of its own, so `kill()` takes its children
@@ -113,8 +113,10 @@ class RedisServer:
 
 
 class CeleryWorker:
-    """`celery -A docuiq worker -B`: the worker with the sweeping beat inside
-    it, as `make worker` runs it, with `env` added to this environment."""
+    """`make worker` (`celery -A docuiq worker`, both queues) and, with
+    `beat`, `make beat` beside it as a process of its own, as production runs
+    them: killing the worker leaves beat sweeping. `env` is added to this
+    environment."""
 
     def __init__(
         self,
@@ -131,32 +133,14 @@ class CeleryWorker:
         self.concurrency = concurrency
         self.pool = pool
         self.proc: subprocess.Popen | None = None
+        self.beat_proc: subprocess.Popen | None = None
         self.start()
 
-    def start(self) -> None:
+    def _spawn(self, args: list[str], marker: bytes, what: str) -> subprocess.Popen:
         offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         log = self.log_path.open("ab")
-        args = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "docuiq",
-            "worker",
-            "-l",
-            "info",
-            "--concurrency",
-            str(self.concurrency),
-            "--pool",
-            self.pool,
-            "--without-heartbeat",
-            "--without-gossip",
-            "--without-mingle",
-        ]
-        if self.beat:
-            args.append("-B")
-        self.proc = subprocess.Popen(
-            args,
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "docuiq", *args],
             cwd=ROOT,
             env=self.env,
             stdout=log,
@@ -166,23 +150,54 @@ class CeleryWorker:
         log.close()
 
         def ready() -> bool:
-            if self.proc.poll() is not None:
+            if proc.poll() is not None:
                 raise RuntimeError(
-                    "celery worker exited:\n" + self.log_path.read_text()[-4000:]
+                    f"{what} exited:\n" + self.log_path.read_text()[-4000:]
                 )
             with self.log_path.open("rb") as f:
                 f.seek(offset)
-                return b"ready." in f.read()
+                return marker in f.read()
 
         try:
-            _wait(ready, 90, "celery worker", self.log_path)
+            _wait(ready, 90, what, self.log_path)
         except Exception:
-            _stop(self.proc, signal.SIGKILL)
+            _stop(proc, signal.SIGKILL)
             raise
+        return proc
+
+    def start(self) -> None:
+        """The worker; beat too when it is wanted and not running."""
+        self.proc = self._spawn(
+            [
+                "worker",
+                "-l",
+                "info",
+                "--concurrency",
+                str(self.concurrency),
+                "--pool",
+                self.pool,
+                "--without-heartbeat",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            b"ready.",
+            "celery worker",
+        )
+        if self.beat and (self.beat_proc is None or self.beat_proc.poll() is not None):
+            self.start_beat()
+
+    def start_beat(self) -> None:
+        self.beat_proc = self._spawn(
+            ["beat", "-l", "info"], b"beat: Starting", "celery beat"
+        )
 
     def kill(self) -> None:
-        """SIGKILL to the whole worker (pool and beat): no ack, no cleanup."""
+        """SIGKILL to the whole worker (main process and pool): no ack, no
+        cleanup. Beat, a process of its own, goes on sweeping."""
         _stop(self.proc, signal.SIGKILL)
+
+    def kill_beat(self) -> None:
+        _stop(self.beat_proc, signal.SIGKILL)
 
     def terminate(self) -> None:
         """SIGTERM to the worker's main process only, as a supervisor sends it."""
@@ -196,6 +211,7 @@ class CeleryWorker:
 
     def stop(self) -> None:
         _stop(self.proc)
+        _stop(self.beat_proc)
 
     def log_tail(self, n: int = 4000) -> str:
         return self.log_path.read_text(errors="replace")[-n:]

@@ -1,12 +1,14 @@
 """Recovery without a person, through the real path: a redis-server of the
-test's own, a real worker with the sweeping beat inside it (as `make worker`
-runs it: a 5 s sweep here, a 10 s visibility timeout), PostgreSQL shared with
-the worker. The test stops the broker, empties it or SIGKILLs the worker,
-then only waits: nothing calls a sweeper by hand.
+test's own, a real worker and the sweeping beat beside it (as `make worker`
+and `make beat` run them: a 5 s sweep here, a 10 s visibility timeout),
+PostgreSQL shared with the worker. The test stops the broker, empties it or
+SIGKILLs the worker, then only waits: nothing calls a sweeper by hand.
 
-CEL-04 (whole worker killed mid-task), CEL-06 (broker restart, queues lost),
-CEL-07 (upload while the broker is down), CEL-11 (SIGTERM during a task), and
-a tabular review stranded by a killed worker. Needs PostgreSQL and a
+CEL-04 (whole worker killed mid-task), CEL-06 (broker restart, queues lost;
+a restart under a busy worker, which kombu 5.7 did not survive), CEL-07
+(upload while the broker is down), CEL-11 (SIGTERM during a task), a
+tabular review stranded by a killed worker, and DAT-05 (verification
+messages lost: the sweep verifies the citations). Needs PostgreSQL and a
 redis-server binary (`make test-pg`); the shared Redis on 6379 is never
 touched.
 """
@@ -24,6 +26,7 @@ import redis
 from django.db import connection
 
 from accounts.scoping import tenant_scope, unscoped
+from docuiq import liveness
 from docuiq.testing import pdfgen
 from docuiq.testing.processes import CeleryWorker, RedisServer
 from ingest.models import Document, DocumentRevision
@@ -55,6 +58,10 @@ def _reset_celery_client() -> None:
         app.amqp.__dict__.pop(name, None)
 
 
+def _prefix() -> str:
+    return f"recovery-{os.getpid()}-"
+
+
 @pytest.fixture
 def broker(tmp_path):
     server = RedisServer(tmp_path / "redis")
@@ -65,7 +72,7 @@ def broker(tmp_path):
 
 
 @contextmanager
-def _worker_on(broker: RedisServer, settings, tmp_path, **env):
+def _worker_on(broker: RedisServer, settings, tmp_path, *, beat: bool = True, **env):
     """A worker + beat on the private broker, and this process publishing
     there; `env` adds to the worker's environment."""
     from docuiq.celery import app
@@ -73,7 +80,7 @@ def _worker_on(broker: RedisServer, settings, tmp_path, **env):
     if connection.vendor != "postgresql":
         pytest.skip("the worker needs PostgreSQL to share the test database")
     db = connection.settings_dict
-    queue = f"recovery-{os.getpid()}"
+    prefix = _prefix()
     media = tmp_path / "media"
     settings.MEDIA_ROOT = media
     settings.CELERY_TASK_ALWAYS_EAGER = False
@@ -85,7 +92,7 @@ def _worker_on(broker: RedisServer, settings, tmp_path, **env):
         "CELERY_BROKER_URL": broker.url,
         "CELERY_TASK_ALWAYS_EAGER": "false",
         "MEDIA_ROOT": str(media),
-        "CELERY_TASK_DEFAULT_QUEUE": queue,
+        "CELERY_QUEUE_PREFIX": prefix,
         "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_S),
         "CELERY_SWEEP_S": str(SWEEP_S),
         "INGEST_HEARTBEAT_S": "1",
@@ -97,14 +104,17 @@ def _worker_on(broker: RedisServer, settings, tmp_path, **env):
         "CELERY_LOG_LEVEL": "INFO",
         "LLM_BASE_URL": settings.LLM_BASE_URL or "",
         "EMBEDDINGS": "off",
+        "CELERY_WORKER_ALIVE_FILE": str(tmp_path / "worker.alive"),
+        "CELERY_BEAT_ALIVE_FILE": str(tmp_path / "beat.alive"),
         **env,
     }
+    settings.CELERY_QUEUE_PREFIX = prefix  # read by docuiq.queues when sending
     old = (app.conf.broker_url, app.conf.task_always_eager, app.conf.task_default_queue)
     app.conf.broker_url = broker.url
     app.conf.task_always_eager = False
-    app.conf.task_default_queue = queue
+    app.conf.task_default_queue = prefix + "bulk"
     _reset_celery_client()
-    proc = CeleryWorker(env, tmp_path / "worker.log")
+    proc = CeleryWorker(env, tmp_path / "worker.log", beat=beat)
     try:
         yield proc
     finally:
@@ -305,7 +315,84 @@ def test_cel11_sigterm_during_a_task_puts_its_message_back_at_once(
         worker.terminate()
         assert _cells_done(slow_review) < CELLS, "finished before SIGTERM: slower"
         client = redis.Redis.from_url(broker.url)
-        assert client.llen(f"recovery-{os.getpid()}") == 1, worker.log_tail()
+        assert client.llen(_prefix() + "bulk") == 1, worker.log_tail()
         worker.start()
         _until(lambda: _review_completed(slow_review), 90, "the review", worker)
         assert _cells_done(slow_review) == CELLS
+
+
+def test_cel06_a_redis_restart_under_a_busy_worker_leaves_the_same_worker_working(
+    settings, broker, slow_review, tmp_path, tenant_a
+):
+    """Redis is killed and started again (its data gone) while the worker runs
+    a review with a pool slot free (a BRPOP in flight: the case that made
+    kombu 5.7 stop the worker with "Unrecoverable error", see
+    docuiq/redis_transport.py). The same worker process finishes the review
+    and then takes new work; nobody restarts it."""
+    from tabular.services import review_start
+
+    with _worker_on(
+        broker, settings, tmp_path, beat=False, TABULAR_CONCURRENCY="2"
+    ) as worker:
+        pid = worker.proc.pid
+        review_start(review=slow_review)
+        _until(lambda: _cells_done(slow_review) >= 2, 60, "the first cells", worker)
+        broker.restart()
+        assert _cells_done(slow_review) < CELLS, "finished before the restart: slower"
+        _until(lambda: _review_completed(slow_review), 60, "the review", worker)
+        assert _cells_done(slow_review) == CELLS
+        document = _upload(tenant_a, "after.txt", b"Sent after the broker restart.")
+        _until(_ready(document.pk), 30, "new work after the restart", worker)
+        assert worker.proc.pid == pid and worker.proc.poll() is None
+        assert "Unrecoverable error" not in worker.log_tail(10**6)
+        # What a supervisor's health check reads: the consumer is running.
+        assert liveness.check(str(tmp_path / "worker.alive"), 15) == 0
+
+
+def test_citations_whose_verification_messages_were_lost_are_verified_by_the_sweep(
+    settings, broker, tmp_path, tenant_a, alice
+):
+    """Verification messages dropped from the broker (no worker running, the
+    interactive queue deleted): beat, a process of its own that outlived the
+    worker, queues the pending citations again once they are older than
+    CITATIONS_PENDING_AFTER_S, and the restarted worker verifies them."""
+    from chat.services import message_ask, session_create
+    from citations.models import MessageCitation
+    from docuiq.testing.factories import make_document
+
+    make_document(
+        tenant_a, "The notice period for termination is ninety (90) days.", title="MSA"
+    )
+    with _worker_on(
+        broker, settings, tmp_path, CITATIONS_PENDING_AFTER_S="2"
+    ) as worker:
+        worker.kill()
+        with tenant_scope(tenant_a):
+            session = session_create(tenant=tenant_a, user=alice)
+            message = message_ask(
+                session=session, question="What is the notice period for termination?"
+            )
+        queue = _prefix() + "interactive"
+        client = redis.Redis.from_url(broker.url)
+        assert client.llen(queue) == 1, "the verification was sent"
+        client.delete(queue)  # ... and lost
+
+        def statuses() -> set[str]:
+            with unscoped():
+                return set(
+                    MessageCitation.objects.filter(message=message).values_list(
+                        "verification_status", flat=True
+                    )
+                )
+
+        assert statuses() == {"pending"}
+        assert worker.beat_proc.poll() is None  # beat outlived the worker
+        worker.start()
+        _until(
+            lambda: statuses() == {"verified"}, 60, "the sweep's verification", worker
+        )
+        assert liveness.check(str(tmp_path / "beat.alive"), 3 * SWEEP_S) == 0
+        # A supervisor's stop: beat ends on SIGTERM (the embedded beat of a
+        # SIGKILLed `worker -B` lived on, ignoring it).
+        worker.beat_proc.terminate()
+        worker.beat_proc.wait(timeout=15)
