@@ -151,13 +151,15 @@ def serve(port: int, latency: float, share: float) -> None:
     def respond(body: dict):
         reply = extractive_reply(body)
         fmt = (body.get("response_format") or {}).get("json_schema") or {}
-        if fmt.get("name") != "tabular_cell" or reply.obj is None:
+        if fmt.get("name") != "tabular_read" or reply.obj is None:
             return reply
-        answer = dict(reply.obj)
-        quote = answer.get("quote") or ""
-        if quote and (zlib.crc32(quote.encode()) % 1000) < share * 1000:
-            answer["quote"] = paraphrase(quote)
-        return Reply.object(answer)
+        answers = []
+        for answer in reply.obj.get("answers") or []:
+            quote = answer.get("quote") or ""
+            if quote and (zlib.crc32(quote.encode()) % 1000) < share * 1000:
+                answer = {**answer, "quote": paraphrase(quote)}
+            answers.append(answer)
+        return Reply.object({"answers": answers})
 
     server = ScriptedLLMServer(port=port, latency_s=latency)
     server.respond_with(respond)
