@@ -110,6 +110,23 @@ def _every_question(body: dict):
     )
 
 
+def _cell_line(cell) -> dict:
+    read = (cell.searched or {}).get("read") or {}
+    return {
+        "document": cell.row.title[:30],
+        "column": cell.column.name,
+        "status": cell.status,
+        "outcome": cell.outcome,
+        "value": cell.value[:80],
+        "verified": bool(cell.citation and cell.citation.verified),
+        "support": cell.support,
+        "confidence": cell.confidence,
+        "rule": cell.confidence_rule,
+        "read": read.get("summary", ""),
+        "error": cell.error[:200],
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default="../shared/corpus")
@@ -122,6 +139,15 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help="prompt tokens per second the 'server' computes (a CPU llama.cpp: ~100-300)",
     )
+    parser.add_argument(
+        "--base-url",
+        default="",
+        help="a real OpenAI-compatible server instead of the scripted one",
+    )
+    parser.add_argument("--model", default="")
+    parser.add_argument("--context-tokens", type=int, default=32768)
+    parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--cells", action="store_true", help="print every cell")
     parser.add_argument("--json", default="")
     args = parser.parse_args(argv)
 
@@ -149,13 +175,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     columns = [ColumnSpec(n, q, type=t) for n, q, t in COLUMNS]
     rows = []
-    with ScriptedLLMServer(latency_s=args.latency) as server:
+    scripted = ScriptedLLMServer(latency_s=args.latency)
+    with scripted as server:
         server.respond_with(_responder(args.prompt_tps))
-        settings.LLM_BASE_URL = server.base_url
-        settings.LLM_MODEL = server.model
+        settings.LLM_BASE_URL = args.base_url or server.base_url
+        settings.LLM_MODEL = args.model or ("" if args.base_url else server.model)
         settings.LLM_API_KEY = "bench"
         settings.LLM_MAX_RETRIES = 0
-        settings.LLM_TIMEOUT_S = 60.0
+        settings.LLM_TIMEOUT_S = args.timeout
+        settings.LLM_CONTEXT_TOKENS = args.context_tokens
         for per_call in args.per_call:
             settings.TABULAR_COLUMNS_PER_CALL = per_call
             server.reset()
@@ -170,7 +198,14 @@ def main(argv: list[str] | None = None) -> int:
             review_run(review_id=review.pk, concurrency=1)
             wall = time.monotonic() - started
             with tenant_scope(tenant):
-                cells = list(Cell.objects.filter(review=review))
+                cells = list(
+                    Cell.objects.filter(review=review)
+                    .select_related("row", "column", "citation")
+                    .order_by("row__order", "column__order")
+                )
+                if args.cells:
+                    for c in cells:
+                        print(json.dumps(_cell_line(c)), flush=True)
             calls = [
                 r
                 for r in server.chat_requests
@@ -180,7 +215,8 @@ def main(argv: list[str] | None = None) -> int:
                 "per_call": per_call,
                 "cells": len(cells),
                 "done": sum(c.status == "done" for c in cells),
-                "calls": len(calls),
+                "calls": "n/a" if args.base_url else len(calls),
+                "failed": [c.error[:160] for c in cells if c.status == "failed"][:3],
                 "prompt_tokens_per_cell": round(
                     sum(c.prompt_tokens for c in cells) / len(cells)
                 ),

@@ -78,9 +78,7 @@ CONFIDENCE_RULES: tuple[ConfidenceRule, ...] = (
         lambda f: f.contradiction,
         "the model said it found nothing yet quoted or gave a value (or the "
         "reverse): flagged for review",
-        examples=(
-            CellFacts("model", False, values.YES_NO, contradiction=True),
-        ),
+        examples=(CellFacts("model", False, values.YES_NO, contradiction=True),),
     ),
     ConfidenceRule(
         "not_found_in_part",
