@@ -360,3 +360,25 @@ def test_a_reply_is_read_by_question_number_first_answer_winning():
     assert set(got) == {7, 9}
     with pytest.raises(model_reading.ReplyProblem):
         model_reading.parse_answers({"value": "x"}, asked, sections)
+
+
+@given(
+    found=st.booleans(),
+    verified=st.booleans(),
+    method=st.sampled_from(
+        ["exact_match", "tolerant_match", "llm_judge", "failed", ""]
+    ),
+    support=st.sampled_from(["supported", "unsupported", "unchecked", ""]),
+    relevance=st.sampled_from(["answers", "related", "off_topic", ""]),
+    model_confidence=st.sampled_from(["high", "medium", "low"]),
+    kind=st.sampled_from([None, "yes_no", "duration", "money", "jurisdiction", "date"]),
+    read_whole=st.booleans(),
+    contradiction=st.booleans(),
+)
+def test_a_model_cell_is_high_only_with_a_verified_quote_that_supports_it(**facts):
+    from tabular.confidence import CellFacts, calibrate
+
+    band, _ = calibrate(CellFacts(source="model", **facts))
+    if band == "high":
+        assert facts["found"] and facts["verified"]
+        assert facts["support"] == "supported" and not facts["contradiction"]
