@@ -11,7 +11,10 @@ One delivery of the `run_review` task calls :func:`review_run`. It
 3. loads the documents in the operator's order: a missing, deleted or
    unfinished document keeps its row and its cells fail with the reason;
 4. runs the pending cells on a thread pool of ``TABULAR_CONCURRENCY`` threads
-   (cells are I/O bound: one model call each). A thread claims a cell with a
+   (cells are I/O bound). Offline a thread takes one cell at a time (the
+   built-in reader on its top retrieved chunks); with a model it takes a
+   row's pending cells, which share the document's reading and are asked in
+   as few calls as fit (tabular.model_reading). A thread claims a cell with a
    conditional UPDATE (pending -> running under this delivery's token), so
    two deliveries never both work a cell, and writes the result only while
    the claim is still its own, so no cell is ever stored twice;
@@ -26,9 +29,10 @@ the run goes on.
 
 Citations: the quote is checked by the citation cascade
 (`citations.verdicts.quote_check`, as chat's citations are) against the cited
-chunk first, before the cell is written; the cell, its Message (role `cell`,
-no session), the retrieved chunks as its sources S1..S4
-(`chat.sources.message_sources_create`), the citation row
+chunk (offline) or section (a model) first, before the cell is written; the
+cell, its Message (role `cell`, no session), what was read as its sources
+S1..Sn (the retrieved chunks, or each section's holder chunk;
+`chat.sources.message_sources_create`), the citation row
 (`citations.services.citations_record`) with its verdict and
 CitationVerification row (`citations.verdicts.verdict_write`) are then written
 in one transaction. So a cell is final the moment it appears (the grid never shows a
