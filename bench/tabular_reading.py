@@ -131,6 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default="../shared/corpus")
     parser.add_argument("--contracts", type=int, default=3)
+    parser.add_argument(
+        "--files", nargs="*", default=[], help="CUAD file names instead of the defaults"
+    )
     parser.add_argument("--latency", type=float, default=0.5)
     parser.add_argument("--per-call", type=int, nargs="+", default=[1, 4])
     parser.add_argument(
@@ -166,13 +169,11 @@ def main(argv: list[str] | None = None) -> int:
     corpus = Path(args.corpus) / "cuad" / "contracts_txt"
     tenant = Tenant.objects.create(slug="bench", name="Bench")
     documents = []
-    for name in CONTRACTS[: args.contracts]:
+    names = (args.files or CONTRACTS)[: args.contracts]
+    for name in names:
         text = (corpus / name).read_text(encoding="utf-8")
         documents.append(make_document(tenant, text, title=name[:80]))
-    chars = sum(
-        len((corpus / n).read_text(encoding="utf-8"))
-        for n in CONTRACTS[: args.contracts]
-    )
+    chars = sum(len((corpus / n).read_text(encoding="utf-8")) for n in names)
     columns = [ColumnSpec(n, q, type=t) for n, q, t in COLUMNS]
     rows = []
     scripted = ScriptedLLMServer(latency_s=args.latency)
