@@ -130,6 +130,9 @@ class Read:
             "pages": [[s.page_start, s.page_end] for s in sections],
             "labels": [s.label for s in sections],
             "calls": self.calls,
+            # Per answered call, how many cells it asked (a row call shares
+            # one call among them): a review's calls are the sum of 1/n.
+            "shared": [parts for _, parts, _ in self.completions],
             "summary": self.summary(),
         }
 

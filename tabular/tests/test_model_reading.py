@@ -285,6 +285,8 @@ def test_a_three_by_three_review_completes_one_call_per_document(
     assert all(c.status == "done" for c in cells)
     assert len(llm.chat_requests) == 3
     assert review.prompt_tokens == sum(_usage_of(r) for r in llm.chat_requests)
+    # Each cell says how many cells shared each of its calls.
+    assert sum(1 / n for c in cells for n in c.searched["read"]["shared"]) == 3
 
 
 # ------------------------------------------------------------ pure reading
