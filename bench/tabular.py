@@ -16,7 +16,8 @@ of the cells (words changed, figures and modal verbs kept) so that stages
 cell.
 
 Prints the wall time, the ideal (every model call x latency / concurrency:
-one call per cell plus one per judge per judged cell) and their ratio
+the cells' calls, a row call shared by its cells, plus one per judge per
+judged cell) and their ratio
 (target: within 1.3x at concurrency 16), and writes
 bench/results/tabular.json. Documents are CUAD contracts from the shared
 corpus when it is there (cycled to reach --documents), else generated text.
@@ -151,13 +152,15 @@ def serve(port: int, latency: float, share: float) -> None:
     def respond(body: dict):
         reply = extractive_reply(body)
         fmt = (body.get("response_format") or {}).get("json_schema") or {}
-        if fmt.get("name") != "tabular_cell" or reply.obj is None:
+        if fmt.get("name") != "tabular_read" or reply.obj is None:
             return reply
-        answer = dict(reply.obj)
-        quote = answer.get("quote") or ""
-        if quote and (zlib.crc32(quote.encode()) % 1000) < share * 1000:
-            answer["quote"] = paraphrase(quote)
-        return Reply.object(answer)
+        answers = []
+        for answer in reply.obj.get("answers") or []:
+            quote = answer.get("quote") or ""
+            if quote and (zlib.crc32(quote.encode()) % 1000) < share * 1000:
+                answer = {**answer, "quote": paraphrase(quote)}
+            answers.append(answer)
+        return Reply.object({"answers": answers})
 
     server = ScriptedLLMServer(port=port, latency_s=latency)
     server.respond_with(respond)
@@ -212,6 +215,23 @@ def _texts(corpus: Path | None, n: int) -> list[tuple[str, str]]:
         (f"{title} #{i // len(sources) + 1}", text)
         for i, (title, text) in ((i, sources[i % len(sources)]) for i in range(n))
     ]
+
+
+def _cell_calls(tenant, review) -> int:
+    """The model calls the cells made: a row call is shared by the cells it
+    asked (`searched.read.shared`), so each counts 1/n of it."""
+    from tabular.models import Cell
+
+    total = 0.0
+    for searched in (
+        Cell.objects.with_scope(tenant=tenant.pk)
+        .filter(review=review)
+        .values_list("searched", flat=True)
+    ):
+        total += sum(
+            1 / n for n in ((searched or {}).get("read") or {}).get("shared") or ()
+        )
+    return round(total)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -311,7 +331,7 @@ def _bench(args: argparse.Namespace, corpus: Path | None, url: str) -> int:
     wall = time.monotonic() - started
     judged = _judged(tenant, review)
     methods = _methods(tenant, review)
-    calls = cells + judged * len(judges)
+    calls = _cell_calls(tenant, review) + judged * len(judges)
     ideal = calls * args.latency / args.concurrency
     ratio = wall / ideal
     review = Review.objects.with_scope(tenant=tenant.pk).get(pk=review.pk)

@@ -412,6 +412,10 @@ SEARCH_RRF_K = env_int("SEARCH_RRF_K", default=10)
 # In-process vector cache per worker process, across tenants.
 SEARCH_VECTOR_CACHE_MB = env_int("SEARCH_VECTOR_CACHE_MB", default=512)
 TABULAR_CONCURRENCY = env_int("TABULAR_CONCURRENCY", default=8)
+# With a model, a document that fits the context is asked this many of a
+# review's columns in one call (tabular.model_reading): the document is sent
+# once per row instead of once per cell.
+TABULAR_COLUMNS_PER_CALL = env_int("TABULAR_COLUMNS_PER_CALL", default=4)
 # A review task works this long, then queues its continuation (within the
 # Celery time limits); cells already done are never redone.
 TABULAR_SLICE_S = env_int("TABULAR_SLICE_S", default=150)

@@ -78,6 +78,12 @@ class CellFacts:
     offline: bool = True  # read by the built-in reader
     searched_terms: tuple[str, ...] = ()
     searched_pages: tuple[int, ...] = ()
+    # A model's reading (tabular.model_reading): whether it read every
+    # section (None: the offline reader, which reads passages), what it read,
+    # and why its answer contradicts itself ("" when it does not).
+    read_whole: bool | None = None
+    read_summary: str = ""
+    contradiction: str = ""
 
 
 @dataclass(frozen=True)
@@ -135,9 +141,32 @@ def _no_model(c: CellFacts, p: PositionFacts) -> Decided | None:
     )
 
 
+def _contradiction(c: CellFacts, p: PositionFacts) -> Decided | None:
+    if not c.contradiction:
+        return None
+    return Decided(NEEDS_REVIEW, p.severity, "", f"{c.contradiction} Check the clause.")
+
+
+def _not_found_in_part(c: CellFacts, p: PositionFacts) -> Decided | None:
+    if c.outcome != "not_found" or c.read_whole is not False:
+        return None
+    return Decided(
+        NEEDS_REVIEW,
+        p.severity,
+        "",
+        f"Not found in the sections read: {c.read_summary} "
+        "Check the rest of the contract.",
+    )
+
+
 def _missing(c: CellFacts, p: PositionFacts) -> Decided | None:
     if c.outcome != "not_found":
         return None
+    if c.read_whole:
+        said = f"No such clause found. {c.read_summary}"
+        if p.if_absent == "acceptable":
+            return Decided(MISSING, "", "", f"{said} Its absence is acceptable.")
+        return Decided(MISSING, p.if_absent, "", said)
     searched = (
         ", ".join(list(dict.fromkeys(c.searched_terms))[:12]) or "the question's words"
     )
@@ -315,9 +344,40 @@ FINDING_RULES: tuple[FindingRule, ...] = (
         ),
     ),
     FindingRule(
+        "model_contradiction",
+        "The model's answer contradicts itself (a 'not found' that quotes the "
+        "contract, or a 'found' with nothing): never missing, never a verdict.",
+        _contradiction,
+        (
+            Example(
+                CellFacts(
+                    outcome="answered",
+                    offline=False,
+                    contradiction="The model said it found nothing, yet quoted it.",
+                ),
+                _DAYS,
+                NEEDS_REVIEW,
+            ),
+        ),
+    ),
+    FindingRule(
+        "not_found_in_part",
+        "The model found nothing in the sections it read, but the contract is "
+        "longer than it could read: not missing, for a reviewer to check.",
+        _not_found_in_part,
+        (
+            Example(
+                CellFacts(outcome="not_found", offline=False, read_whole=False),
+                _DAYS,
+                NEEDS_REVIEW,
+            ),
+        ),
+    ),
+    FindingRule(
         "clause_missing",
-        "No passage answers the question: missing, with the position's "
-        "'if absent' severity (none when absence is acceptable) and what was searched.",
+        "No passage answers the question (with a model: it read the whole "
+        "contract): missing, with the position's 'if absent' severity (none "
+        "when absence is acceptable) and what was searched or read.",
         _missing,
         (
             Example(
@@ -328,6 +388,11 @@ FINDING_RULES: tuple[FindingRule, ...] = (
             Example(
                 CellFacts(outcome="not_found"),
                 replace(_DAYS, if_absent="acceptable"),
+                MISSING,
+            ),
+            Example(
+                CellFacts(outcome="not_found", offline=False, read_whole=True),
+                _DAYS,
                 MISSING,
             ),
         ),

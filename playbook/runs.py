@@ -83,8 +83,8 @@ def _verdict_meaning(position: Position) -> str:
     if position.deviation.strip():
         parts.append(f"A deviation: {position.deviation.strip()}")
     parts.append(
-        "Answer which option describes the contract's clause, and quote the clause; "
-        'answer "" if the contract has no such clause.'
+        "Answer which option describes the contract's clause, and quote the "
+        "clause; if the contract has no such clause, it is not found."
     )
     if position.search.strip():
         parts.append(f"The contract may say: {position.search.strip()}")
@@ -222,6 +222,7 @@ def cell_facts(
 ) -> findings.CellFacts:
     citation = cell.citation
     searched = cell.searched or {}
+    read = searched.get("read") or {}
     verified = bool(
         citation is not None
         and citation.verified
@@ -251,6 +252,9 @@ def cell_facts(
         searched_pages=tuple(
             p.get("page") for p in searched.get("passages") or () if p.get("page")
         ),
+        read_whole=read.get("whole") if read else None,
+        read_summary=str(read.get("summary") or ""),
+        contradiction=str(searched.get("contradiction") or ""),
     )
 
 

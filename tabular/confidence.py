@@ -45,6 +45,10 @@ class CellFacts:
     rivals: int = 0  # other values of the kind among answering sentences
     role: str = ""  # a jurisdiction's role
     reading: str = ""  # the offline reader's rule (tabular.reading)
+    # A model's reading: whether it read every section (None offline), and
+    # whether its answer contradicts itself (a "not found" that quotes).
+    read_whole: bool | None = None
+    contradiction: bool = False
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,22 @@ def _typed(f: CellFacts) -> bool:
 
 CONFIDENCE_RULES: tuple[ConfidenceRule, ...] = (
     # Never high: what the product could not check.
+    ConfidenceRule(
+        "model_contradiction",
+        LOW,
+        lambda f: f.contradiction,
+        "the model said it found nothing yet quoted or gave a value (or the "
+        "reverse): flagged for review",
+        examples=(CellFacts("model", False, values.YES_NO, contradiction=True),),
+    ),
+    ConfidenceRule(
+        "not_found_in_part",
+        LOW,
+        lambda f: not f.found and f.read_whole is False,
+        "not found in the sections the model read, and the document is longer "
+        "than it could read: the rest was not read",
+        examples=(CellFacts("model", False, values.DURATION, read_whole=False),),
+    ),
     ConfidenceRule(
         "quote_not_verified",
         LOW,
@@ -202,6 +222,14 @@ CONFIDENCE_RULES: tuple[ConfidenceRule, ...] = (
                 **_ANSWERED,
             ),
         ),
+    ),
+    ConfidenceRule(
+        "model_read_all_not_found",
+        MEDIUM,
+        lambda f: f.source == "model" and not f.found and f.read_whole is True,
+        "the model read the whole document and found no answer (never high: "
+        "nothing verified backs an absence)",
+        examples=(CellFacts("model", False, values.MONEY, read_whole=True),),
     ),
     ConfidenceRule(
         "absence_near_miss",

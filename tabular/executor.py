@@ -11,7 +11,10 @@ One delivery of the `run_review` task calls :func:`review_run`. It
 3. loads the documents in the operator's order: a missing, deleted or
    unfinished document keeps its row and its cells fail with the reason;
 4. runs the pending cells on a thread pool of ``TABULAR_CONCURRENCY`` threads
-   (cells are I/O bound: one model call each). A thread claims a cell with a
+   (cells are I/O bound). Offline a thread takes one cell at a time (the
+   built-in reader on its top retrieved chunks); with a model it takes a
+   row's pending cells, which share the document's reading and are asked in
+   as few calls as fit (tabular.model_reading). A thread claims a cell with a
    conditional UPDATE (pending -> running under this delivery's token), so
    two deliveries never both work a cell, and writes the result only while
    the claim is still its own, so no cell is ever stored twice;
@@ -26,9 +29,10 @@ the run goes on.
 
 Citations: the quote is checked by the citation cascade
 (`citations.verdicts.quote_check`, as chat's citations are) against the cited
-chunk first, before the cell is written; the cell, its Message (role `cell`,
-no session), the retrieved chunks as its sources S1..S4
-(`chat.sources.message_sources_create`), the citation row
+chunk (offline) or section (a model) first, before the cell is written; the
+cell, its Message (role `cell`, no session), what was read as its sources
+S1..Sn (the retrieved chunks, or each section's holder chunk;
+`chat.sources.message_sources_create`), the citation row
 (`citations.services.citations_record`) with its verdict and
 CitationVerification row (`citations.verdicts.verdict_write`) are then written
 in one transaction. So a cell is final the moment it appears (the grid never shows a
@@ -74,8 +78,9 @@ from citations.services import citation_verify, citations_rate, citations_record
 from citations.verdicts import Checked, RevisionText, quote_check, verdict_write
 from ingest.models import Document, DocumentChunk
 from ingest.search.within import term_weights
-from llm.errors import LLMError
-from tabular import column_types, confidence, reading, retrieval
+from ingest.sections import Section, document_sections
+from llm.errors import LLMBadResponse, LLMError
+from tabular import column_types, confidence, model_reading, reading, retrieval
 from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
 
 if TYPE_CHECKING:
@@ -91,8 +96,6 @@ HEARTBEAT_S = 5.0
 CONTEXT_TYPE = "tabular"
 # Documents (with their text) kept in memory per run; cells go row by row.
 SOURCE_CACHE = 32
-
-CONFIDENCES = {"high", "medium", "low"}
 
 
 class CellFailure(Exception):
@@ -157,6 +160,11 @@ class _Run:
     heartbeat_at: float = 0.0
     ran: int = 0
     db_errors: int = 0
+
+    @property
+    def offline(self) -> bool:
+        """The built-in reader answers (no model configured)."""
+        return getattr(self.provider, "name", "") == "extractive"
 
     def still_ours(self) -> bool:
         """False once the review is cancelled or another delivery took over.
@@ -391,8 +399,22 @@ def _load_documents(review: Review) -> None:
             )
 
 
+def _work_items(
+    run: _Run, items: list[tuple[int, int, int]]
+) -> list[list[tuple[int, int, int]]]:
+    """What one thread takes at a time: a cell for the offline reader; with
+    a model, a row's pending cells (its columns share the document's reading,
+    tabular.model_reading)."""
+    if run.offline:
+        return [[item] for item in items]
+    rows: dict[int, list[tuple[int, int, int]]] = {}
+    for item in items:
+        rows.setdefault(item[1], []).append(item)
+    return list(rows.values())
+
+
 def _run_cells(run: _Run, items: list[tuple[int, int, int]], width: int) -> None:
-    queue = deque(items)
+    queue = deque(_work_items(run, items))
 
     def work() -> None:
         while not run.stop.is_set():
@@ -405,9 +427,13 @@ def _run_cells(run: _Run, items: list[tuple[int, int, int]], width: int) -> None
             try:
                 if not run.still_ours():
                     return
-                _run_cell(run, *item)
+                if run.offline:
+                    finished = [_run_cell(run, *cell) for cell in item]
+                else:
+                    finished = _run_row(run, item)
                 if run.on_cell is not None:
-                    run.on_cell()
+                    for _ in range(sum(finished)):
+                        run.on_cell()
             except DatabaseError:
                 # A database hiccup (lock timeout, lost connection) costs this
                 # cell its turn, not the thread: it is retried below or by the
@@ -420,7 +446,7 @@ def _run_cells(run: _Run, items: list[tuple[int, int, int]], width: int) -> None
                 with run.lock:
                     run.db_errors += 1
 
-    if width == 1 or len(items) == 1:
+    if width == 1 or len(queue) == 1:
         work()  # in the caller's thread (and its connection / transaction)
         return
 
@@ -434,7 +460,7 @@ def _run_cells(run: _Run, items: list[tuple[int, int, int]], width: int) -> None
 
     threads = [
         threading.Thread(target=thread_main, name=f"tabular-{i}", daemon=True)
-        for i in range(min(width, len(items)))
+        for i in range(min(width, len(queue)))
     ]
     for thread in threads:
         thread.start()
@@ -452,9 +478,13 @@ class _Source:
 
     document: Document
     text: RevisionText
+    # With a model: the revision cut into sections it reads whole.
+    sections: tuple[Section, ...] = ()
 
 
-def _run_cell(run: _Run, cell_id: int, row_id: int, column_id: int) -> None:
+def _claim(run: _Run, cell_id: int) -> bool:
+    """Take a pending cell for this delivery (False: someone else has it,
+    or it finished meanwhile)."""
     claimed = Cell.objects.filter(pk=cell_id, status=Cell.Status.PENDING).update(
         status=Cell.Status.RUNNING,
         run_token=run.token,
@@ -466,10 +496,16 @@ def _run_cell(run: _Run, cell_id: int, row_id: int, column_id: int) -> None:
         finished_at=None,
         error="",
     )
-    if not claimed:
-        return  # someone else has it, or it finished meanwhile
-    with run.lock:
-        run.ran += 1
+    if claimed:
+        with run.lock:
+            run.ran += 1
+    return bool(claimed)
+
+
+def _run_cell(run: _Run, cell_id: int, row_id: int, column_id: int) -> bool:
+    """One cell by the offline reader: its top retrieved chunks, read."""
+    if not _claim(run, cell_id):
+        return False
     row, column = run.rows[row_id], run.columns[column_id]
     completion = None
     try:
@@ -478,39 +514,255 @@ def _run_cell(run: _Run, cell_id: int, row_id: int, column_id: int) -> None:
         got = retrieval.retrieve(run.tenant, source.document, query)
         if not got.chunks:
             raise CellFailure("The document has no text to read.")
-        if getattr(run.provider, "name", "") == "extractive":
-            answer, completion = _read_offline(column, got, source.document)
-        else:
-            chunks = [(c.chunk_index, c.content) for c in got.chunks]
-            answer, completion = run.provider.extract_cell(
-                _question(column, query, run.provider),
-                column_types.type_of(column.type).provider_type,
-                chunks,
-            )
-            answer = _validated(answer, column)
+        answer, completion = _read_offline(column, got, source.document)
         verdict = _verify(source, got, answer) if answer["quote"] else None
         answer = _checked(column, got, answer, verdict, source.document)
     except (LLMError, CellFailure) as exc:
-        _fail(run, cell_id, str(exc), completion)
+        _fail(run, cell_id, str(exc), _usage(completion))
     except Exception as exc:  # a bug must cost one cell, not the run
         logger.exception("tabular cell %s failed", cell_id)
         _fail(
             run,
             cell_id,
             f"Unexpected error while extracting this cell ({exc.__class__.__name__}).",
-            completion,
+            _usage(completion),
         )
     else:
-        try:
-            _store(run, cell_id, column, source, got, answer, completion, verdict)
-        except Exception as exc:
-            logger.exception("tabular cell %s could not be stored", cell_id)
+        _store_or_fail(
+            run,
+            cell_id,
+            column,
+            source,
+            _Passages.retrieved(got, answer["cited_chunk_indices"]),
+            answer,
+            _usage(completion),
+            verdict,
+        )
+    return True
+
+
+def _store_or_fail(
+    run: _Run,
+    cell_id: int,
+    column: ReviewColumn,
+    source: _Source,
+    passages: _Passages,
+    answer: dict[str, Any],
+    usage: dict[str, Any],
+    checked: _Verified | None,
+) -> None:
+    try:
+        _store(run, cell_id, column, source, passages, answer, usage, checked)
+    except Exception as exc:
+        logger.exception("tabular cell %s could not be stored", cell_id)
+        _fail(
+            run,
+            cell_id,
+            f"The answer could not be stored ({exc.__class__.__name__}).",
+            usage,
+        )
+
+
+def _run_row(run: _Run, items: list[tuple[int, int, int]]) -> list[bool]:
+    """A row's pending cells by the model: the document read whole (or by
+    its best sections), its columns asked together where they fit
+    (tabular.model_reading), each answer verified, checked and stored alone."""
+    claimed = [
+        (cell_id, column_id) for cell_id, _, column_id in items if _claim(run, cell_id)
+    ]
+    finished = [False] * (len(items) - len(claimed)) + [True] * len(claimed)
+    if not claimed:
+        return finished
+    row = run.rows[items[0][1]]
+    try:
+        source = _source(run, row)
+        if not source.sections:
+            raise CellFailure("The document has no text to read.")
+        results = _read_row(
+            run,
+            source,
+            [(cell_id, run.columns[column_id]) for cell_id, column_id in claimed],
+        )
+    except CellFailure as exc:
+        for cell_id, _ in claimed:
+            _fail(run, cell_id, str(exc), None)
+        return finished
+    except Exception as exc:  # a bug must cost this row, not the run
+        logger.exception("tabular row %s failed", row.pk)
+        for cell_id, _ in claimed:
             _fail(
                 run,
                 cell_id,
-                f"The answer could not be stored ({exc.__class__.__name__}).",
-                completion,
+                f"Unexpected error while extracting this cell ({exc.__class__.__name__}).",
+                None,
             )
+        return finished
+    for cell_id, column_id in claimed:
+        column = run.columns[column_id]
+        got, read = results[cell_id]
+        usage = _read_usage(read)
+        if isinstance(got, Exception):
+            _fail(run, cell_id, str(got), usage)
+            continue
+        try:
+            verdict = _verify_in_section(source, read, got) if got.quote else None
+            answer = _checked_model(column, got, verdict, read)
+        except Exception as exc:
+            logger.exception("tabular cell %s failed", cell_id)
+            _fail(
+                run,
+                cell_id,
+                f"Unexpected error while checking this cell ({exc.__class__.__name__}).",
+                usage,
+            )
+            continue
+        _store_or_fail(
+            run,
+            cell_id,
+            column,
+            source,
+            _Passages.read(read, got),
+            answer,
+            usage,
+            verdict,
+        )
+    return finished
+
+
+_Result = tuple["model_reading.ModelAnswer | Exception", "model_reading.Read"]
+
+
+def _read_row(
+    run: _Run, source: _Source, cells: list[tuple[int, ReviewColumn]]
+) -> dict[int, _Result]:
+    """Each cell's answer (or the error that stopped it) and what was read.
+
+    Whole when the document fits the budget: its columns in calls of
+    TABULAR_COLUMNS_PER_CALL, a column the reply left out (or a malformed
+    row reply) asked again alone. Over budget: each column alone, its best
+    sections first, then the next unread ones while nothing is found."""
+    from llm.configured import llm_config
+
+    config = llm_config()
+    document, sections = source.document, source.sections
+    asked = [
+        model_reading.Asked(
+            key=cell_id,
+            question=_question(column),
+            column_type=column_types.type_of(column.type).provider_type,
+        )
+        for cell_id, column in cells
+    ]
+    columns = dict(cells)
+
+    def budget(group: list[model_reading.Asked]) -> int:
+        return model_reading.reading_budget(
+            config, title=document.title, source_type=document.source_type, asked=group
+        )
+
+    def ask(group, batch):
+        return model_reading.ask(
+            run.provider,
+            config,
+            title=document.title,
+            source_type=document.source_type,
+            sections=batch,
+            sections_total=len(sections),
+            asked=group,
+        )
+
+    whole = model_reading.section_tokens(sections)
+    out: dict[int, _Result] = {}
+    if whole <= budget(asked[:1]):
+        width = max(1, int(getattr(settings, "TABULAR_COLUMNS_PER_CALL", 4)))
+        while width > 1 and whole > budget(asked[:width]):
+            width -= 1
+        groups = [asked[i : i + width] for i in range(0, len(asked), width)]
+        reads = {a.key: model_reading.Read(len(sections)) for a in asked}
+        while groups:
+            group = groups.pop(0)
+            completion = None
+            try:
+                answers, completion = ask(group, sections)
+            except (LLMError, model_reading.ReplyProblem) as exc:
+                if len(group) > 1 and isinstance(
+                    exc, LLMBadResponse | model_reading.ReplyProblem
+                ):
+                    answers = {}  # a malformed row reply: each column alone
+                else:
+                    for a in group:
+                        out[a.key] = (exc, reads[a.key])
+                    continue
+            for share, a in enumerate(group):
+                read = reads[a.key]
+                read.add(sections)
+                if completion is not None:
+                    read.completions.append((completion, len(group), share))
+                if a.key in answers:
+                    out[a.key] = (answers[a.key], read)
+                elif len(group) > 1:
+                    groups.append([a])  # left out of the row's reply: alone
+                else:
+                    out[a.key] = (
+                        CellFailure("The model's reply has no answer for this column."),
+                        read,
+                    )
+        return out
+    for a in asked:
+        out[a.key] = _read_in_sections(run, source, columns[a.key], a, budget([a]), ask)
+    return out
+
+
+def _read_in_sections(
+    run: _Run,
+    source: _Source,
+    column: ReviewColumn,
+    asked: model_reading.Asked,
+    budget: int,
+    ask: Callable[..., Any],
+) -> _Result:
+    """A document over budget, for one column: its best sections by the
+    column's within-document retrieval (generous: the whole candidate pool),
+    then the next unread sections in further calls while the model finds
+    nothing, up to MAX_READS calls. What was read is in the Read: "not
+    found" covers the document only if every section was."""
+    got = retrieval.retrieve(
+        run.tenant,
+        source.document,
+        _query(run, column),
+        k=retrieval.POOL,
+        pool=2 * retrieval.POOL,
+    )
+    order = model_reading.section_order(
+        source.sections, [c.start_offset for c in got.chunks]
+    )
+    read = model_reading.Read(len(source.sections))
+    answer: model_reading.ModelAnswer | Exception = CellFailure(
+        "The model read nothing of this document."
+    )
+    for _ in range(model_reading.MAX_READS):
+        batch = model_reading.next_batch(order, set(read.sections), budget)
+        if not batch:
+            break
+        try:
+            answers, completion = ask([asked], batch)
+        except (LLMError, model_reading.ReplyProblem) as exc:
+            if isinstance(answer, Exception):
+                answer = exc
+            break  # an earlier call's "not found" stands, for what it read
+        read.add(batch)
+        read.completions.append((completion, 1, 0))
+        answer = answers.get(asked.key) or CellFailure(
+            "The model's reply has no answer for this column."
+        )
+        if (
+            isinstance(answer, Exception)
+            or answer.found
+            or answer.contradiction
+            or read.whole
+        ):
+            break
+    return answer, read
 
 
 def _source(run: _Run, row: ReviewDocument) -> _Source:
@@ -539,7 +791,11 @@ def _source(run: _Run, row: ReviewDocument) -> _Source:
     )
     if document is None or document.current_revision is None:
         raise CellFailure("The document was deleted or has no text.")
-    source = _Source(document=document, text=RevisionText.of(document.current_revision))
+    source = _Source(
+        document=document,
+        text=RevisionText.of(document.current_revision),
+        sections=() if run.offline else tuple(document_sections(document)),
+    )
     with run.lock:
         run.sources[row.pk] = source
         while len(run.sources) > SOURCE_CACHE:
@@ -562,12 +818,9 @@ def _query(run: _Run, column: ReviewColumn) -> retrieval.CellQuery:
     return cached
 
 
-def _question(column: ReviewColumn, query: retrieval.CellQuery, provider: Any) -> str:
-    """What the model is asked: the question, with the column's name and meaning.
-
-    The offline extractive responder matches words, not meaning, so it also
-    gets the retrieval's expansion words (the contract's likely wording).
-    """
+def _question(column: ReviewColumn) -> str:
+    """What the model is asked: the question, with the column's name, its
+    meaning and the answer's format."""
     parts = [column.question.strip()]
     if (
         column.name.strip()
@@ -581,11 +834,6 @@ def _question(column: ReviewColumn, query: retrieval.CellQuery, provider: Any) -
     if kind.key == column_types.OPTIONS and column.options:
         answer_format += ": " + " | ".join(column.options)
     parts.append(f"Answer format: {answer_format} (for example: {kind.example}).")
-    parts.append(
-        'If the passages do not answer the question, reply with "" as value and quote.'
-    )
-    if getattr(provider, "name", "") == "extractive" and query.fts_expansion:
-        parts.append("Related terms: " + ", ".join(query.fts_expansion))
     return "\n".join(parts)
 
 
@@ -750,67 +998,185 @@ def _checked(
     }
 
 
-def _validated(answer: Any, column: ReviewColumn) -> dict[str, Any]:
-    """Check the structured answer beyond the JSON schema; raise CellFailure."""
-    if not isinstance(answer, dict):
-        raise CellFailure("The model's answer is not a JSON object.")
-    value = answer.get("value")
-    quote = answer.get("quote") or ""
-    if not isinstance(value, str) or not isinstance(quote, str):
-        raise CellFailure("The model's answer has no text value.")
-    confidence = answer.get("confidence")
-    if confidence not in CONFIDENCES:
-        raise CellFailure(f"The model gave an unknown confidence {confidence!r}.")
-    cited = answer.get("cited_chunk_indices") or []
-    if not isinstance(cited, list) or not all(
-        isinstance(i, int) and not isinstance(i, bool) for i in cited
-    ):
-        raise CellFailure(
-            "The model cited chunks by something other than their numbers."
+def _model_support(
+    column: ReviewColumn, answer: model_reading.ModelAnswer, against: str
+) -> reading.Support:
+    """Does the verified quote (`against`: its text as found, "" when the
+    quote did not verify or there is none) support the model's value?
+
+    Only a verified quote that states the value supports it: no quote, of a
+    value of any length, is unsupported. A figure, date, place or party is
+    checked against the quote's own words (`reading.value_support`); what
+    words cannot prove (a yes/no, an option, text without figures) rests on
+    the model's own reading of the quote it gave: whether that quote answers
+    the question asked, not whether it shares its words."""
+    support = reading.value_support(
+        column.type, answer.value, against, column.options or ()
+    )
+    if not against or support.state == "unsupported":
+        return support
+    proved = support.state == "supported" and column_types.type_of(
+        column.type
+    ).value_kind not in (values.YES_NO, column_types.OPTIONS)
+    if proved:
+        return support
+    if answer.quote_answers:
+        return reading.Support(
+            "supported", "The model read the verified quote as answering the question."
         )
-    value, quote = value.strip(), quote.strip()
-    justification = str(answer.get("justification") or "").strip()
-    if column.type == ReviewColumn.Type.YES_NO and value:
-        lowered = value.lower()
-        if lowered.startswith("yes"):
-            value = "Yes"
-        elif lowered.startswith("no"):
-            value = "No"
+    return reading.Support(
+        "unsupported",
+        "The model did not read its quote as answering the question: check the clause.",
+    )
+
+
+def _checked_model(
+    column: ReviewColumn,
+    answer: model_reading.ModelAnswer,
+    verified: _Verified | None,
+    read: model_reading.Read,
+) -> dict[str, Any]:
+    """A model's answer with what the product checks itself: the quote
+    verified, the value supported by it, the model's own relevance for the
+    quote, "not found" only as far as the model read, a self-contradicting
+    answer flagged, and the calibrated confidence (tabular.confidence)."""
+    from citations.relevance import Relevance
+
+    kind = column_types.type_of(column.type)
+    contradiction = answer.contradiction
+    found = answer.found and not contradiction
+    answered = found or bool(contradiction)
+    checked = verified.checked if verified is not None else None
+    verdict = checked.verdict if checked is not None else None
+    is_verified = bool(verdict is not None and verdict.verified)
+    against = verdict.source_text if is_verified else ""
+    if contradiction:
+        support: reading.Support | None = reading.Support(
+            "unsupported", f"{contradiction} Check the document."
+        )
+    elif found:
+        support = _model_support(column, answer, against)
+    else:
+        support = None
+    absent_whole = not answered and read.whole
+    if answered and answer.value:
+        typed = column_types.read_typed(answer.value, column.type, column.options or ())
+    else:
+        # A clause the whole document lacks answers a yes/no "No"; a part
+        # read answers nothing.
+        typed = False if absent_whole and kind.value_kind == values.YES_NO else None
+    label = ""
+    if answer.quote:
+        label = "answers" if answer.quote_answers else "related"
+    rated = (
+        Relevance(label=label, score=1.0 if answer.quote_answers else 0.5, rule="model")
+        if label
+        else None
+    )
+    facts = confidence.CellFacts(
+        source="model",
+        found=found,
+        kind=kind.value_kind,
+        verified=is_verified,
+        method=verdict.method if verdict is not None else "",
+        support=support.state if support else "",
+        relevance=label,
+        relevance_score=rated.score if rated else 0.0,
+        model_confidence=answer.confidence,
+        read_whole=read.whole,
+        contradiction=bool(contradiction),
+    )
+    band, rule = confidence.calibrate(facts)
+    value = answer.value if answered else ""
+    if found and typed is not None and kind.value_kind != values.PARTY:
+        # The short, normalised form: "90 days" for "ninety (90) days".
+        value = column_types.typed_display(column_types.typed_json(typed)) or value
+    if typed is False and not answered:
+        value = "No"
+    described = read.describe()
+    searched: dict[str, Any] = {
+        "read": described,
+        "facts": {
+            k: v
+            for k, v in facts.__dict__.items()
+            if k not in ("source", "found", "kind")
+        },
+    }
+    if contradiction:
+        searched["contradiction"] = contradiction
     return {
-        "source": "model",
         "value": value,
-        "quote": quote,
-        "confidence": confidence,
-        "justification": justification,
-        "cited_chunk_indices": cited,
-        "invalid_chunk_indices": list(answer.get("invalid_chunk_indices") or []),
+        "quote": answer.quote,
+        "justification": answer.justification,
+        "outcome": Cell.Outcome.ANSWERED if answered else Cell.Outcome.NOT_FOUND,
+        "typed_value": column_types.typed_json(typed) if typed is not None else None,
+        "support": support.state if support else "",
+        "support_reason": support.reason if support else "",
+        "model_confidence": answer.confidence,
+        "confidence": band,
+        "confidence_rule": rule,
+        "relevance": rated,
+        "relevance_method": "model",
+        "searched": searched,
+        "payload": {
+            "found": answer.found,
+            "quote_answers": answer.quote_answers,
+            "section_index": answer.section.index if answer.section else None,
+            "read": described,
+        },
     }
 
 
-def _fail(run: _Run, cell_id: int, error: str, completion: Any) -> None:
+def _fail(run: _Run, cell_id: int, error: str, usage: dict[str, Any] | None) -> None:
     fields: dict[str, Any] = {
         "status": Cell.Status.FAILED,
         "confidence": Cell.Confidence.FAILED,
         "error": error[:2000],
         "finished_at": Now(),
     }
-    if completion is not None:  # the call happened: its tokens are spent
-        fields.update(_usage(completion))
+    if usage:  # the call happened: its tokens are spent
+        fields.update(usage)
     Cell.objects.filter(
         pk=cell_id, run_token=run.token, status=Cell.Status.RUNNING
     ).update(**fields)
 
 
 def _usage(completion: Any) -> dict[str, Any]:
-    model = str(getattr(completion, "model", "") or "")[:200]
-    prompt = int(getattr(completion, "prompt_tokens", 0) or 0)
-    output = int(getattr(completion, "completion_tokens", 0) or 0)
+    """A call's tokens and cost ({} when no call was answered)."""
+    if completion is None:
+        return {}
+    return _priced(
+        str(getattr(completion, "model", "") or ""),
+        int(getattr(completion, "prompt_tokens", 0) or 0),
+        int(getattr(completion, "completion_tokens", 0) or 0),
+    )
+
+
+def _priced(model: str, prompt: int, output: int) -> dict[str, Any]:
     return {
-        "model_name": model,
+        "model_name": model[:200],
         "prompt_tokens": prompt,
         "completion_tokens": output,
         "cost_usd": cost_usd(model, prompt, output),
     }
+
+
+def _share(total: int, parts: int, index: int) -> int:
+    """The `index`-th of `parts` near-equal integer shares of `total` (the
+    shares add up to it exactly)."""
+    return total // parts + (1 if index < total % parts else 0)
+
+
+def _read_usage(read: model_reading.Read) -> dict[str, Any]:
+    """A cell's tokens: its share of each call that read for it (a row call
+    is shared by the columns it asked), so a review's totals are the calls'."""
+    if not read.completions:
+        return {}
+    prompt = output = 0
+    for completion, parts, index in read.completions:
+        prompt += _share(int(completion.prompt_tokens or 0), parts, index)
+        output += _share(int(completion.completion_tokens or 0), parts, index)
+    return _priced(str(read.completions[-1][0].model or ""), prompt, output)
 
 
 # ------------------------------------------------------------------ citation
@@ -824,6 +1190,82 @@ class _Verified:
     checked: Checked | None
     cited: DocumentChunk
     ref: str
+    # The cited passage's span in the revision (the chunk's, or the section's).
+    span: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class _Passages:
+    """What a cell's answer was read from: its message's sources S1..Sn (the
+    retrieved chunks, or the holder chunk of each section read), the ones
+    cited, and refs the model cited but was never given."""
+
+    chunks: list[DocumentChunk]
+    scores: list[float]
+    fallback: bool
+    cited: list[DocumentChunk]
+    unsourced: list[tuple[str, str]] = field(default_factory=list)
+
+    @classmethod
+    def retrieved(cls, got: retrieval.Retrieved, cited: list[int]) -> _Passages:
+        by_index = {c.chunk_index: c for c in got.chunks}
+        return cls(
+            chunks=list(got.chunks),
+            scores=list(got.scores),
+            fallback=got.fallback,
+            cited=[by_index[i] for i in cited if i in by_index],
+        )
+
+    @classmethod
+    def read(
+        cls, read: model_reading.Read, answer: model_reading.ModelAnswer
+    ) -> _Passages:
+        holders = _holders(read)
+        cited = [answer.section.chunk] if answer.section is not None else []
+        unsourced = []
+        if answer.invalid_section is not None:
+            unsourced.append(
+                (
+                    f"section {answer.invalid_section}",
+                    f"The model cited section {answer.invalid_section}, "
+                    "which it was not given.",
+                )
+            )
+        return cls(
+            chunks=holders,
+            scores=[0.0] * len(holders),
+            fallback=False,
+            cited=cited,
+            unsourced=unsourced,
+        )
+
+
+def _holders(read: model_reading.Read) -> list[DocumentChunk]:
+    """The holder chunk of each section read, once each, in document order."""
+    seen: dict[int, DocumentChunk] = {}
+    for section in read.read:
+        seen.setdefault(section.chunk.pk, section.chunk)
+    return list(seen.values())
+
+
+def _verify_in_section(
+    source: _Source, read: model_reading.Read, answer: model_reading.ModelAnswer
+) -> _Verified:
+    """The cascade on a model's quote: within the section it cites, then the
+    whole revision (the cascade's own order). A quote citing no section it was
+    given is looked for in the whole revision, under the first section read."""
+    holders = _holders(read)
+    refs = {c.pk: f"S{i}" for i, c in enumerate(holders, start=1)}
+    section = answer.section or read.read[0]
+    span = (section.start, section.end) if answer.section is not None else None
+    ref = refs[section.chunk.pk]
+    try:
+        checked = quote_check(
+            answer.quote, cited=source.text.source(ref, span), high_stakes=True
+        )
+    except LLMError:
+        checked = None
+    return _Verified(checked=checked, cited=section.chunk, ref=ref, span=span)
 
 
 def _verify(
@@ -858,7 +1300,12 @@ def _verify(
         )
     except LLMError:
         checked = None
-    return _Verified(checked=checked, cited=cited, ref=refs[cited.chunk_index])
+    return _Verified(
+        checked=checked,
+        cited=cited,
+        ref=refs[cited.chunk_index],
+        span=(cited.start_offset, cited.end_offset),
+    )
 
 
 def _store(
@@ -866,16 +1313,15 @@ def _store(
     cell_id: int,
     column: ReviewColumn,
     source: _Source,
-    got: retrieval.Retrieved,
+    passages: _Passages,
     answer: dict[str, Any],
-    completion: Any,
+    usage: dict[str, Any],
     checked: _Verified | None,
 ) -> None:
     """Write the answer with its message, sources and verified citation, in
     one transaction that commits only while this delivery owns the cell."""
-    usage = _usage(completion)
-    by_index = {c.chunk_index: c for c in got.chunks}
-    cited = [by_index[i] for i in answer["cited_chunk_indices"] if i in by_index]
+    usage = {"model_name": "", "prompt_tokens": 0, "completion_tokens": 0, **usage}
+    cited = passages.cited
     citation = None
     try:
         with transaction.atomic():
@@ -899,8 +1345,9 @@ def _store(
                     "confidence_rule": answer["confidence_rule"],
                     "justification": answer["justification"],
                     "quote": answer["quote"],
-                    "cited_chunk_indices": answer["cited_chunk_indices"],
-                    "invalid_chunk_indices": answer["invalid_chunk_indices"],
+                    "cited_chunk_indices": [c.chunk_index for c in cited],
+                    "unsourced": [label for label, _ in passages.unsourced],
+                    **answer.get("payload", {}),
                 },
                 model_name=usage["model_name"],
                 prompt_tokens=usage["prompt_tokens"],
@@ -913,9 +1360,11 @@ def _store(
                         chunk=chunk,
                         document=source.document,
                         file_id=source.text.file_id,
-                        score=got.scores[rank] if rank < len(got.scores) else 0.0,
+                        score=passages.scores[rank]
+                        if rank < len(passages.scores)
+                        else 0.0,
                     )
-                    for rank, chunk in enumerate(got.chunks)
+                    for rank, chunk in enumerate(passages.chunks)
                 ],
             )
             if checked is not None:
@@ -936,32 +1385,36 @@ def _store(
                     texts={source.text.revision_id: source.text},
                 ).citations
                 if checked.checked is not None:
-                    span = (checked.cited.start_offset, checked.cited.end_offset)
                     verdict_write(
                         citation,
                         checked.checked,
                         source.text,
-                        within=span,
+                        within=checked.span,
                         trigger="initial",
                     )
                 rated = answer.get("relevance")
                 if rated is not None:
-                    # The cited passage's relevance to the column's question,
-                    # stored as chat stores it (the marks, the review tab).
-                    citations_rate(citations=[citation], rate=lambda _text: rated)
-            if answer["invalid_chunk_indices"]:
-                # Chunks the model cited but was never shown (LLM-01): kept, flagged.
+                    # The quote's relevance to the column's question, stored
+                    # as chat stores it (the marks, the review tab): the
+                    # model's own word, or offline the word rater's.
+                    citations_rate(
+                        citations=[citation],
+                        rate=lambda _text: rated,
+                        method=answer.get("relevance_method", "offline"),
+                    )
+            if passages.unsourced:
+                # Refs the model cited but was never shown (LLM-01): kept, flagged.
                 UnsourcedCitation.objects.bulk_create(
                     [
                         UnsourcedCitation(
                             tenant_id=run.tenant.pk,
                             message=message,
-                            ref_label=f"chunk {index}"[:32],
-                            reason=f"The model cited chunk {index}, which it was not given.",
+                            ref_label=label[:32],
+                            reason=reason,
                             execution_context_type=CONTEXT_TYPE,
                             execution_context_id=str(run.review.pk),
                         )
-                        for index in answer["invalid_chunk_indices"]
+                        for label, reason in passages.unsourced
                     ]
                 )
             written = Cell.objects.filter(
@@ -982,9 +1435,9 @@ def _store(
                 error="",
                 message=message,
                 citation=citation,
-                retrieved_chunk_ids=[str(c.uid) for c in got.chunks],
+                retrieved_chunk_ids=[str(c.uid) for c in passages.chunks],
                 cited_chunk_ids=[str(c.uid) for c in cited],
-                used_fallback=got.fallback,
+                used_fallback=passages.fallback,
                 finished_at=Now(),
                 **usage,
             )

@@ -86,6 +86,9 @@ def _status(cell: Cell | None) -> str:
     if cell.status == Cell.Status.FAILED:
         return f"failed: {cell.error}"
     if cell.is_not_found:
+        read = (cell.searched or {}).get("read") or {}
+        if read and not read.get("whole"):
+            return "not found in the sections read"
         return "not found"
     return cell.status
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from accounts.scoping import tenant_scope
-from docuiq.testing.llm_server import Reply
 from playbook.models import Finding, FindingEvent, RunPosition
 from playbook.runs import (
     RunError,
@@ -20,6 +19,7 @@ from playbook.selectors import contract_report, run_view
 from playbook.services import playbook_create
 from tabular.executor import review_run
 from tabular.models import Cell, ReviewColumn
+from tabular.tests.conftest import cell_answer, read_reply
 
 pytestmark = pytest.mark.django_db
 
@@ -271,14 +271,12 @@ def test_with_a_model_a_text_position_is_judged_and_a_deviation_gets_a_suggestio
             in position.column.description
         )
         llm.script(
-            Reply.object(
-                {
-                    "value": "Deviates from the standard",
-                    "cited_chunk_indices": [0],
-                    "confidence": "high",
-                    "justification": "30 days, not 60.",
-                    "quote": quote,
-                }
+            read_reply(
+                cell_answer(
+                    "Deviates from the standard",
+                    quote,
+                    justification="30 days, not 60.",
+                )
             ),
             "The Buyer shall pay each invoice within 60 days of receipt.",
         )

@@ -34,9 +34,10 @@ def _model(request: dict) -> Reply:
     the suggestion call (plain text) answers with a clause."""
     if (request.get("response_format") or {}).get("type") == "json_schema":
         reply = extractive_reply(request)
-        return Reply.object(
-            {**reply.obj, "value": "Deviates from the standard"}, delay_s=0.3
-        )
+        answers = [
+            {**a, "value": "Deviates from the standard"} for a in reply.obj["answers"]
+        ]
+        return Reply.object({"answers": answers}, delay_s=0.3)
     return Reply.answer(SUGGESTION)
 
 

@@ -3,6 +3,7 @@ server wired into settings (the executor talks to it through the openai SDK)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,66 @@ def contracts(tenant_a):
         make_document(tenant_a, SUPPLY, title="Acme supply agreement"),
         make_document(tenant_a, LICENCE, title="Gamma licence"),
     ]
+
+
+# ------------------------------------------------ a model's read-whole replies
+
+
+def cell_answer(
+    value: str,
+    quote: str = "",
+    *,
+    question: int = 1,
+    found: bool | None = None,
+    section: int = 0,
+    quote_answers: bool = True,
+    confidence: str = "high",
+    justification: str = "stated",
+) -> dict:
+    """One answer of the read-whole cell schema (llm.prompting.CELL_READ_SCHEMA)."""
+    return {
+        "question": question,
+        "found": bool(value or quote) if found is None else found,
+        "value": value,
+        "quote": quote,
+        "section_index": section if quote else -1,
+        "quote_answers": quote_answers,
+        "confidence": confidence,
+        "justification": justification,
+    }
+
+
+def read_reply(*answers: dict):
+    from docuiq.testing.llm_server import Reply
+
+    return Reply.object({"answers": list(answers)})
+
+
+_PASSAGE_RE = re.compile(r'<passage index="(\d+)">\n(.*?)\n</passage>', re.S)
+_QUESTION_RE = re.compile(r'<question number="(\d+)">')
+
+
+def passages_of(body: dict) -> list[tuple[int, str]]:
+    """The (section index, text) pairs a cell call's prompt holds."""
+    prompt = body["messages"][-1]["content"]
+    return [(int(i), text) for i, text in _PASSAGE_RE.findall(prompt)]
+
+
+def questions_of(body: dict) -> list[int]:
+    prompt = body["messages"][-1]["content"]
+    return [int(n) for n in _QUESTION_RE.findall(prompt)]
+
+
+def every_question(body: dict):
+    """A responder answering every question of a cell call with the first
+    line of the first section it was given, quoted (None for other calls)."""
+    if "<question number=" not in body["messages"][-1]["content"]:
+        return None
+    index, text = passages_of(body)[0]
+    line = next(line for line in text.splitlines() if line.strip()).strip()
+    return read_reply(
+        *(
+            cell_answer(line, line, question=n, section=index)
+            for n in questions_of(body)
+        )
+    )

@@ -19,7 +19,14 @@ from tabular import executor
 from tabular.executor import cost_usd, review_run
 from tabular.models import Cell, Review, ReviewDocument
 from tabular.services import ColumnSpec, cell_rerun, review_cancel, review_create
-from tabular.tests.conftest import COLUMNS, shared_database
+from tabular.tests.conftest import (
+    COLUMNS,
+    cell_answer,
+    every_question,
+    passages_of,
+    read_reply,
+    shared_database,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -46,6 +53,7 @@ def _cells(review):
 def test_a_run_over_demo_documents_answers_every_cell_with_a_verified_citation(
     tenant_a, demo_docs, llm
 ):
+    llm.respond_with(every_question)
     review = _review(tenant_a, demo_docs)
     outcome = review_run(review_id=review.pk, concurrency=1)
 
@@ -53,11 +61,14 @@ def test_a_run_over_demo_documents_answers_every_cell_with_a_verified_citation(
     cells = _cells(review)
     assert len(cells) == len(demo_docs) * len(COLUMNS)
     assert all(c.status == Cell.Status.DONE and c.value for c in cells)
-    assert len(llm.chat_requests) == len(cells)  # one structured call per cell
-    # The call asked for the cell schema, with that document's chunks only.
+    # One structured call per document: its columns asked together, the
+    # document read whole (it fits the context).
+    assert len(llm.chat_requests) == len(demo_docs)
     first = llm.chat_requests[0]
     assert first.response_format["type"] == "json_schema"
     assert "Who are the parties" in first.user_prompt
+    assert "When must invoices be paid" in first.user_prompt
+    assert "You have the whole document" in first.user_prompt
     with tenant_scope(tenant_a):
         for cell in cells:
             citation = cell.citation
@@ -81,7 +92,10 @@ def test_a_run_over_demo_documents_answers_every_cell_with_a_verified_citation(
                 cell.message.role == Message.Role.CELL
                 and cell.message.session_id is None
             )
-            assert cell.message.sources.count() == len(cell.retrieved_chunk_ids) <= 4
+            read = cell.searched["read"]
+            assert read["whole"] and read["sections_read"] == read["sections_total"]
+            assert cell.message.sources.count() == len(cell.retrieved_chunk_ids)
+            assert len(cell.retrieved_chunk_ids) == read["sections_total"]
         assert CitationVerification.objects.filter(
             citation__in=[c.citation for c in cells]
         ).count() == len(cells)
@@ -128,34 +142,33 @@ def test_a_run_over_demo_documents_answers_every_cell_with_a_verified_citation(
 def test_a_cell_whose_model_call_fails_fails_alone(
     tenant_a, demo_docs, llm, reply, error
 ):
+    """A failed call costs the cells it asked (the first document's row
+    call: its three columns), nothing else; a malformed row reply is asked
+    again column by column, so only a dead call fails the row."""
     llm.script(reply)  # the first call only; the rest answer normally
+    llm.respond_with(every_question)
     review = _review(tenant_a, demo_docs)
     outcome = review_run(review_id=review.pk, concurrency=1)
 
     assert outcome.status == Review.Status.COMPLETED
     cells = _cells(review)
     failed = [c for c in cells if c.status == Cell.Status.FAILED]
-    assert len(failed) == 1
-    assert failed[0] == cells[0]
-    assert failed[0].confidence == Cell.Confidence.FAILED
-    assert error in failed[0].error
-    assert failed[0].citation is None and failed[0].message is None
-    assert all(c.status == Cell.Status.DONE and c.value for c in cells[1:])
+    malformed = error in ("not valid JSON", "does not match the expected format")
+    assert failed == ([] if malformed else cells[: len(COLUMNS)])
+    for cell in failed:
+        assert cell.confidence == Cell.Confidence.FAILED
+        assert error in cell.error
+        assert cell.citation is None and cell.message is None
+    assert all(
+        c.status == Cell.Status.DONE and c.value for c in cells if c not in failed
+    )
 
 
 def test_every_cell_has_a_value_or_a_failure_reason(tenant_a, demo_docs, llm):
     llm.script(
-        Reply.error(500),
-        Reply.garbage(),
-        Reply.object(
-            {
-                "value": "",
-                "quote": "",
-                "confidence": "low",
-                "justification": "not stated",
-                "cited_chunk_indices": [],
-            }
-        ),
+        Reply.error(500),  # the first document's row call: its cells fail
+        Reply.garbage(),  # the second's: asked again column by column
+        read_reply(cell_answer("", confidence="low", justification="not stated")),
     )
     review = _review(tenant_a, demo_docs)
     review_run(review_id=review.pk, concurrency=1)
@@ -168,11 +181,11 @@ def test_every_cell_has_a_value_or_a_failure_reason(tenant_a, demo_docs, llm):
         ), cell
     # A model that finds nothing says so: the cell is "not found", not failed,
     # and keeps why and what was read.
-    empty = _cells(review)[2]
+    empty = _cells(review)[3]
     assert empty.status == Cell.Status.DONE and empty.is_not_found
     assert empty.value == "" and empty.citation is None
     assert "not stated" in empty.justification
-    assert empty.searched["passages"]
+    assert empty.searched["read"]["whole"]
 
 
 def test_deleted_and_missing_documents_are_reported_and_their_rows_kept(
@@ -263,36 +276,37 @@ class Killed(BaseException):
 def test_a_killed_delivery_is_resumed_without_duplicating_a_cell(
     tenant_a, demo_docs, llm, monkeypatch
 ):
+    llm.respond_with(every_question)
     review = _review(tenant_a, demo_docs)
-    original = executor._run_cell
+    original = executor._run_row
 
-    def dies_in_the_third_cell(run, cell_id, *rest):
-        if run.ran == 2:  # claimed, model call in flight, then the worker dies
-            Cell.objects.filter(pk=cell_id).update(
+    def dies_in_the_second_row(run, items):
+        if run.ran == len(COLUMNS):  # a cell claimed, then the worker dies
+            Cell.objects.filter(pk=items[0][0]).update(
                 status=Cell.Status.RUNNING,
                 run_token=run.token,
                 attempts=F("attempts") + 1,
             )
             raise Killed
-        original(run, cell_id, *rest)
+        return original(run, items)
 
-    monkeypatch.setattr(executor, "_run_cell", dies_in_the_third_cell)
+    monkeypatch.setattr(executor, "_run_row", dies_in_the_second_row)
     with pytest.raises(Killed):
         review_run(review_id=review.pk, concurrency=1)
     cells = _cells(review)
-    assert [c.status for c in cells[:3]] == ["done", "done", "running"]
+    assert [c.status for c in cells[:4]] == ["done", "done", "done", "running"]
     review.refresh_from_db()
     assert review.status == Review.Status.RUNNING  # as the dead worker left it
 
-    monkeypatch.setattr(executor, "_run_cell", original)
+    monkeypatch.setattr(executor, "_run_row", original)
     calls_before = len(llm.chat_requests)
     outcome = review_run(review_id=review.pk, concurrency=1)  # the redelivery
 
     assert outcome.status == Review.Status.COMPLETED
     assert outcome.done == len(cells)
     assert (
-        len(llm.chat_requests) - calls_before == len(cells) - 2
-    )  # only unfinished cells
+        len(llm.chat_requests) - calls_before == len(demo_docs) - 1
+    )  # only the unfinished rows' cells, one call per row
     with tenant_scope(tenant_a):
         per_cell = [
             m.payload["tabular"]["cell_id"]
@@ -302,7 +316,7 @@ def test_a_killed_delivery_is_resumed_without_duplicating_a_cell(
         assert MessageCitation.objects.filter(
             execution_context_id=str(review.pk)
         ).count() == len(cells)
-        assert Cell.objects.get(pk=cells[2].pk).attempts == 2
+        assert Cell.objects.get(pk=cells[3].pk).attempts == 2
         assert Cell.objects.filter(review=review).count() == len(cells)
 
 
@@ -349,16 +363,18 @@ def test_cancel_stops_between_cells_and_keeps_finished_ones(
 ):
     from tabular.services import review_start
 
+    llm.respond_with(every_question)
     review = _review(tenant_a, demo_docs)
-    monkeypatch.setattr(executor, "STATUS_CHECK_S", 0.0)  # check before every cell
-    original = executor._run_cell
+    monkeypatch.setattr(executor, "STATUS_CHECK_S", 0.0)  # check before every row
+    original = executor._run_row
 
-    def cancel_after_the_third(run, *item):
-        original(run, *item)
+    def cancel_after_the_first_row(run, items):
+        finished = original(run, items)
         if run.ran == 3:
             review_cancel(review=review)
+        return finished
 
-    monkeypatch.setattr(executor, "_run_cell", cancel_after_the_third)
+    monkeypatch.setattr(executor, "_run_row", cancel_after_the_first_row)
     outcome = review_run(review_id=review.pk, concurrency=1)
 
     assert outcome.status == Review.Status.CANCELLED
@@ -368,18 +384,21 @@ def test_cancel_stops_between_cells_and_keeps_finished_ones(
     assert review.results["counts"]["done"] == 3  # exports show what ran
 
     # A cancelled review resumes with only the cells that did not run.
-    monkeypatch.setattr(executor, "_run_cell", original)
+    monkeypatch.setattr(executor, "_run_row", original)
     with django_capture_on_commit_callbacks(execute=True):
         review_start(review=review)  # eager Celery: runs on commit
     review.refresh_from_db()
     assert review.status == Review.Status.COMPLETED
-    assert len(llm.chat_requests) == len(cells)
+    assert len(llm.chat_requests) == len(demo_docs)  # one call per row
 
 
 def test_a_cell_can_be_rerun(
     tenant_a, demo_docs, llm, django_capture_on_commit_callbacks
 ):
-    llm.script(Reply.error(500))
+    # The row call answers the second column only; the first, asked alone, fails.
+    llm.script(
+        read_reply(cell_answer("PAYMENT", "PAYMENT", question=2)), Reply.error(500)
+    )
     review = _review(tenant_a, demo_docs[:1], columns=COLUMNS[:2])
     review_run(review_id=review.pk, concurrency=1)
     failed, done = _cells(review)
@@ -407,14 +426,8 @@ def test_a_quote_not_in_the_document_is_stored_as_a_failed_citation(
     tenant_a, demo_docs, llm
 ):
     llm.script(
-        Reply.object(
-            {
-                "value": "Acme",
-                "cited_chunk_indices": [0],
-                "confidence": "high",
-                "justification": "stated",
-                "quote": "The parties agree that payment is due within 60 days.",
-            }
+        read_reply(
+            cell_answer("Acme", "The parties agree that payment is due within 60 days.")
         )
     )
     review = _review(tenant_a, demo_docs[:1], columns=COLUMNS[:1])
@@ -425,24 +438,13 @@ def test_a_quote_not_in_the_document_is_stored_as_a_failed_citation(
     assert cell.citation.verified is False
 
 
-def test_chunks_the_model_was_not_shown_are_flagged_out_of_provenance(
+def test_sections_the_model_was_not_shown_are_flagged_out_of_provenance(
     tenant_a, demo_docs, llm
 ):
     def answer(body):
-        import re
-
-        prompt = body["messages"][-1]["content"]
-        index = int(re.search(r'<chunk index="(\d+)">', prompt).group(1))
-        sentence = re.search(r'<chunk index="\d+">\n(.+?)[\n.]', prompt).group(1)
-        return Reply.object(
-            {
-                "value": "x",
-                "cited_chunk_indices": [index, 999],
-                "confidence": "medium",
-                "justification": "j",
-                "quote": sentence.strip(),
-            }
-        )
+        _, text = passages_of(body)[0]
+        line = text.splitlines()[0].strip()
+        return read_reply(cell_answer("x", line, section=999, confidence="medium"))
 
     llm.respond_with(answer)
     review = _review(tenant_a, demo_docs[:1], columns=COLUMNS[:1])
@@ -451,7 +453,9 @@ def test_chunks_the_model_was_not_shown_are_flagged_out_of_provenance(
     assert cell.status == Cell.Status.DONE
     with tenant_scope(tenant_a):
         unsourced = UnsourcedCitation.objects.get(message=cell.message)
-    assert unsourced.ref_label == "chunk 999"
+    assert unsourced.ref_label == "section 999"
+    # The quote is looked for in the whole revision: it is the document's.
+    assert cell.citation.verified
     assert unsourced.execution_context_type == "tabular"
 
 

@@ -15,6 +15,7 @@ from tabular import export
 from tabular.executor import review_run
 from tabular.models import Cell
 from tabular.services import ColumnSpec, review_create
+from tabular.tests.conftest import cell_answer, read_reply
 
 pytestmark = pytest.mark.django_db
 
@@ -100,14 +101,8 @@ def test_the_grid_and_exports_show_values_and_not_found(
 
 
 def _cell_reply(value, quote, confidence="high"):
-    return Reply.object(
-        {
-            "value": value,
-            "cited_chunk_indices": [0],
-            "confidence": confidence,
-            "justification": "read it",
-            "quote": quote,
-        }
+    return read_reply(
+        cell_answer(value, quote, confidence=confidence, justification="read it")
     )
 
 
@@ -188,14 +183,8 @@ def _judging(span: str, confidence: float = 0.8):
                     "explanation": "same obligation",
                 }
             )
-        return Reply.object(
-            {
-                "value": "30 days",
-                "cited_chunk_indices": [0],
-                "confidence": "high",
-                "justification": "payment clause",
-                "quote": PARAPHRASE,
-            }
+        return read_reply(
+            cell_answer("30 days", PARAPHRASE, justification="payment clause")
         )
 
     return respond
