@@ -10,6 +10,7 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.db import OperationalError
 from django.utils import timezone
 
 from accounts.scoping import unscoped
@@ -56,6 +57,15 @@ def broker_down(settings):
 
 
 def _citations(message_id) -> list[MessageCitation]:
+    # The test database is SQLite's shared-cache in-memory one, whose table
+    # locks fail at once (no busy timeout) while the verifying thread writes:
+    # a poll that meets one reads again.
+    for _ in range(50):
+        try:
+            with unscoped():
+                return list(MessageCitation.objects.filter(message_id=message_id))
+        except OperationalError:
+            time.sleep(0.1)
     with unscoped():
         return list(MessageCitation.objects.filter(message_id=message_id))
 
