@@ -48,6 +48,12 @@ def _test_settings(settings, tmp_path):
 
     api_key_cache_clear()
 
+    # What the model client learnt about a server (its slots, its JSON mode):
+    # a later test's scripted server may get the same port.
+    from llm.servers import forget_servers
+
+    forget_servers()
+
     # The vector cache's version is the highest row id, which SQLite reuses
     # after a test's rollback: start every test from the database.
     clear_vector_cache()
