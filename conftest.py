@@ -16,7 +16,12 @@ def pytest_collection_modifyitems(config, items):
     on_pg = os.environ.get("DATABASE_URL", "").startswith(("postgres", "postgresql"))
     with_worker = bool(os.environ.get("CELERY_TEST_BROKER_URL"))
     have_chromium = shutil.which("chromium") is not None
+    # The real_model tier is minutes of CPU: only when asked for (-m real_model,
+    # `make test-model`); its fixture skips when the model is not built.
+    want_real_model = "real_model" in (config.getoption("markexpr", "") or "")
     for item in items:
+        if "real_model" in item.keywords and not want_real_model:
+            item.add_marker(pytest.mark.skip(reason="real model tier: make test-model"))
         if "pg" in item.keywords and not on_pg:
             item.add_marker(pytest.mark.skip(reason="needs DATABASE_URL=postgres://…"))
         if "worker" in item.keywords and not with_worker:

@@ -250,3 +250,84 @@ class GunicornServer:
 
     def stop(self) -> None:
         _stop(self.proc)
+
+
+MODEL_DIR = ROOT / "var" / "model"
+
+
+def built_model() -> tuple[Path, Path] | None:
+    """(the model venv's python, the GGUF) when `make model` has run, else None."""
+    python = MODEL_DIR / "venv" / "bin" / "python"
+    marker = MODEL_DIR / "MODEL_PATH"
+    if not (python.exists() and marker.exists()):
+        return None
+    model = Path(marker.read_text().strip())
+    return (python, model) if model.exists() else None
+
+
+class LlamaServer:
+    """llama-cpp-python's OpenAI-compatible server (`make model`) on a free
+    port, as a new user would run it: one slot, ``n_ctx`` tokens of context.
+    Ready when ``GET /v1/models`` answers."""
+
+    def __init__(
+        self,
+        python: Path,
+        model: Path,
+        log_path: Path,
+        *,
+        n_ctx: int = 8192,
+        port: int | None = None,
+        startup_s: float = 120.0,
+    ) -> None:
+        self.port = port or free_port()
+        self.log_path = Path(log_path)
+        log = self.log_path.open("ab")
+        self.proc = subprocess.Popen(
+            [
+                str(python),
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(model),
+                "--n_ctx",
+                str(n_ctx),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+            ],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+
+        def up() -> bool:
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    "llama_cpp.server exited:\n" + self.log_path.read_text()[-4000:]
+                )
+            if not _port_open(self.port):
+                return False
+            import urllib.request
+
+            try:
+                with urllib.request.urlopen(f"{self.url}/v1/models", timeout=2) as r:
+                    return r.status == 200
+            except OSError:
+                return False
+
+        try:
+            _wait(up, startup_s, "llama_cpp.server", self.log_path)
+        except Exception:
+            _stop(self.proc, signal.SIGKILL)
+            raise
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        _stop(self.proc)
