@@ -78,7 +78,7 @@ model: $(MODEL_DIR)/MODEL_PATH
 # The real_model tier: chat, judge, ensemble, tabular and playbook end to end
 # against llama-cpp-python's server (single slot, as it is) and the small model.
 test-model: venv model
-	$(PY) -m pytest -q -m real_model -p no:randomly docuiq/tests/test_real_model.py
+	$(PY) -m pytest -q -m real_model --durations=0 docuiq/tests/test_real_model.py
 
 # The worker with beat inside it (-B): beat runs the sweeps that queue again
 # whatever a broker outage or a dead worker stranded (docuiq/beat.py).

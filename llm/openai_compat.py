@@ -22,8 +22,8 @@ learns is kept in :mod:`llm.servers`):
   tried when the server rejects the one before it (any 4xx/5xx whose message
   names ``response_format``; llama-cpp-python answers HTTP 500), and the mode
   that works is remembered per server and model.
-* **An unusable reply** (cut at the token limit, repeating itself, malformed
-  or schema-invalid JSON) is asked once more, then raised as
+* **An unusable reply** (empty, cut at the token limit, repeating itself,
+  malformed or schema-invalid JSON) is asked once more, then raised as
   :class:`~llm.errors.LLMBadResponse`; it is never returned as an answer.
 
 What is left after that is mapped to :mod:`llm.errors`, so callers never see
@@ -467,6 +467,9 @@ class OpenAICompatProvider:
     @staticmethod
     def _text_problem(text: str, finish_reason: str | None, limit: int) -> str | None:
         """Why a reply is not an answer, or None."""
+        if not text.strip():
+            # A base model under a chat template often ends its turn at once.
+            return "returned an empty answer"
         if finish_reason == "length":
             return f"was cut off at the {limit}-token limit"
         found = find_repetition(text)
@@ -494,8 +497,6 @@ class OpenAICompatProvider:
             raise self._empty()
         choice = choices[0]
         text = (choice.message.content if choice.message else None) or ""
-        if not text.strip():
-            raise self._empty()
         usage = getattr(response, "usage", None)
         prompt = "".join(m.content for m in messages)
         return Completion(
@@ -623,8 +624,6 @@ class OpenAICompatProvider:
                     model=model,
                 )
             text = "".join(parts)
-            if not text.strip():
-                raise self._empty()
             problem = self._text_problem(text, state["finish"], params["max_tokens"])
             if problem:
                 raise LLMBadResponse(

@@ -508,6 +508,24 @@ class ServerProfile:
     reject_status: int = 400
     slots: int | None = None
     announces: str | None = None
+    # Whether a stream ends with a usage chunk when stream_options asks for one
+    # (llama-cpp-python ignores it).
+    stream_usage: bool = True
+
+    def rejection(self, wanted: str) -> str:
+        """The error message for a response_format type it does not accept."""
+        allowed = " or ".join(repr(f) for f in sorted(self.formats, reverse=True))
+        if self.reject_status == 500:
+            # llama-cpp-python: its pydantic validation error, as a 500.
+            return (
+                "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+                f"'response_format', 'type'), 'msg': \"Input should be {allowed}\", "
+                f"'input': {wanted!r}}}"
+            )
+        return (
+            f"response_format type {wanted!r} is not supported by this server "
+            f"({self.name}); use {allowed}"
+        )
 
 
 _ALL_FORMATS = frozenset({"text", "json_object", "json_schema"})
@@ -523,6 +541,7 @@ PROFILES: dict[str, ServerProfile] = {
             reject_status=500,
             slots=1,
             announces="openapi",
+            stream_usage=False,
         ),
         # llama.cpp's own server: every format, slots at GET /props.
         ServerProfile("llama.cpp", _ALL_FORMATS, slots=4, announces="props"),
@@ -760,9 +779,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(
                 Reply.error(
                     scripted.profile.reject_status,
-                    f"response_format type {wanted!r} is not supported by this "
-                    f"server ({scripted.profile.name}); use one of "
-                    f"{sorted(scripted.profile.formats)}",
+                    scripted.profile.rejection(wanted),
                     retry_after_s=None,
                 )
             )
@@ -916,7 +933,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
         send([{"index": 0, "delta": {}, "finish_reason": reply.finish_reason}])
         options = body.get("stream_options") or {}
-        if options.get("include_usage"):
+        if options.get("include_usage") and scripted.profile.stream_usage:
             send([], usage=self._usage(body, reply, content))
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()

@@ -36,7 +36,7 @@ pytestmark = [pytest.mark.real_model, pytest.mark.django_db]
 
 # Small enough that a run stays within minutes on 2 CPU cores, large enough for
 # a tabular cell's JSON; replies cut at it are part of what is tested.
-MAX_TOKENS = 160
+MAX_TOKENS = 96
 
 SUPPLY = (
     "SUPPLY AGREEMENT\n\nThis Supply Agreement is made on 1 March 2024 between Acme "
@@ -59,6 +59,28 @@ NDA = (
     "Information secret for five (5) years after disclosure.\n\n2. Governing Law. This "
     "Agreement is governed by the laws of Germany."
 )
+
+
+PLAYBOOK = {
+    "name": "Real model playbook",
+    "positions": [
+        {
+            "title": "Governing law",
+            "question": "Which law governs the agreement?",
+            "type": "jurisdiction",
+            "standard": "English law (England and Wales).",
+            "rule": {"in": ["England and Wales"]},
+            "severity": "medium",
+        },
+        {
+            "title": "Payment",
+            "question": "When must invoices be paid?",
+            "standard": "Payment within 60 days of receipt",
+            "severity": "high",
+            "guidance": "Ask for 60 days.",
+        },
+    ],
+}
 
 
 @pytest.fixture(scope="session")
@@ -135,8 +157,9 @@ def assert_wire_contract(proxy: RecordingProxy) -> None:
             assert (request.body.get("response_format") or {}).get("type") == (
                 "json_schema"
             ), request.response_head[:300]
-    schema_500s = [r for r in chats if r.status == 500]
-    assert len(schema_500s) <= 1, "json_schema was asked again after its 500"
+    # The mode is learnt per model name: each name pays one 500, once.
+    refused = [r.body.get("model") for r in chats if r.status == 500]
+    assert len(refused) == len(set(refused)), "json_schema asked again after its 500"
     assert proxy.max_in_flight == 1, "a single-slot server got parallel calls"
 
 
@@ -258,7 +281,11 @@ def test_a_streamed_answer_cut_at_the_limit_is_an_error(
     try:
         text = "".join(stream)
     except LLMBadResponse as exc:
-        assert "cut off at the 8-token limit" in str(exc) or "repeating" in str(exc)
+        # A base model under a chat template often ends its turn at once.
+        assert any(
+            words in str(exc)
+            for words in ("cut off at the 8-token limit", "repeating", "empty answer")
+        ), exc
         assert stream.completion is None
     else:  # the model stopped by itself within 8 tokens
         assert stream.completion is not None and stream.completion.finish_reason != (
@@ -330,20 +357,22 @@ def test_a_three_by_three_tabular_review(real_llm: RecordingProxy, tenant_a) -> 
     contract(real_llm, tenant_a)
 
 
-def test_a_playbook_run(real_llm: RecordingProxy, tenant_a, alice) -> None:
+def test_a_playbook_run(real_llm: RecordingProxy, tenant_a) -> None:
     from playbook.models import Finding
     from playbook.runs import findings_sync, run_create
-    from playbook.services import sample_import
+    from playbook.schema import spec_from_data
+    from playbook.services import playbook_create
     from tabular.executor import review_run
 
     documents = [make_document(tenant_a, SUPPLY, title="Acme supply agreement")]
     with tenant_scope(tenant_a):
-        playbook = sample_import(tenant=tenant_a, user=alice)
+        # Two of the sample's positions (a typed one and a text one the model
+        # judges): the whole sample is 20 cells, minutes each on 2 cores.
+        playbook = playbook_create(tenant=tenant_a, spec=spec_from_data(PLAYBOOK))
         run = run_create(
             tenant=tenant_a,
             playbook=playbook,
             document_ids=[d.pk for d in documents],
-            user=alice,
             start=False,
         )
         review_run(review_id=run.review_id)

@@ -291,9 +291,17 @@ def test_a_garbage_body_is_a_bad_response(server: ScriptedLLMServer) -> None:
 
 
 def test_an_empty_answer_is_a_bad_response(server: ScriptedLLMServer) -> None:
-    server.script(Reply.empty())
+    server.script(Reply.empty(), Reply.empty())
     with pytest.raises(LLMBadResponse, match="empty answer"):
         provider_for(server).complete(QUESTION)
+    assert len(server.chat_requests) == 2  # asked once more
+
+
+def test_an_empty_answer_then_a_real_one_is_the_real_one(
+    server: ScriptedLLMServer,
+) -> None:
+    server.script(Reply.empty(), "Thirty days.")
+    assert provider_for(server).complete(QUESTION).text == "Thirty days."
 
 
 def test_an_auth_error_is_rejected_not_retried(server: ScriptedLLMServer) -> None:

@@ -65,6 +65,7 @@ def test_llama_cpp_pythons_500_on_json_schema_falls_back_and_is_remembered(
     # The 500 was not retried (max_retries=2): one json_schema, then json_object.
     assert formats(server) == ["json_schema", "json_object"]
     assert "JSON schema" in server.chat_requests[-1].user_prompt  # said in words too
+    assert server.chat_requests[0].body["max_tokens"] == 1024
     # Remembered for the server: a new provider (as each judge builds one)
     # goes straight to json_object.
     again = OpenAICompatProvider(server.config())
@@ -276,3 +277,13 @@ def test_a_server_that_does_not_say_gets_the_default(start) -> None:
 
     server = start()  # like OpenAI, vLLM and Ollama
     assert OpenAICompatProvider(server.config()).parallel_slots == UNKNOWN_SERVER_SLOTS
+
+
+def test_a_stream_without_a_usage_chunk_still_counts_tokens(start) -> None:
+    """llama-cpp-python ignores stream_options.include_usage."""
+    server = start(profile="llama-cpp-python")
+    server.script("The notice period is thirty days.")
+    stream = OpenAICompatProvider(server.config()).stream(QUESTION)
+    assert "".join(stream) == "The notice period is thirty days."
+    assert stream.completion is not None
+    assert stream.completion.completion_tokens > 0  # estimated
