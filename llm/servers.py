@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -48,6 +49,8 @@ UNKNOWN_SERVER_SLOTS = 8
 # Each probe is a tiny GET on the same host; a server that does not answer
 # within this is treated as not saying.
 PROBE_TIMEOUT_S = 3.0
+# A server that answered no probe at all (down) is asked again after this.
+REPROBE_AFTER_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,7 @@ class ServerState:
     gate: threading.BoundedSemaphore | None = None
     json_modes: dict[str, str] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    probe_after: float = 0.0
 
     def settle_slots(self, discover: Callable[[], tuple[int | None, str]]) -> int:
         """The server's slots, discovered on first use (thread-safe)."""
@@ -144,9 +148,13 @@ class ServerState:
             return self.slots
         with self.lock:
             if self.slots is None:
+                if time.monotonic() < self.probe_after:
+                    return UNKNOWN_SERVER_SLOTS
                 slots, decided_by = discover()
                 if slots is None and decided_by == "unreachable":
-                    # Not learnt: the call itself will report the server down.
+                    # Not learnt: the call itself will report the server down;
+                    # ask again later, not before every call.
+                    self.probe_after = time.monotonic() + REPROBE_AFTER_S
                     return UNKNOWN_SERVER_SLOTS
                 self.slots = slots or UNKNOWN_SERVER_SLOTS
                 self.decided_by = decided_by

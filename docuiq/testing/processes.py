@@ -44,6 +44,22 @@ def _wait(predicate, timeout: float, what: str, log: Path | None = None) -> None
     raise RuntimeError(f"{what} did not start in {timeout:.0f} s\n{tail}")
 
 
+def _spawn(
+    args: list[str], log_path: Path, env: Mapping[str, str] | None = None
+) -> subprocess.Popen:
+    """Start ``args`` in a session of its own (so a kill takes its children),
+    its output appended to ``log_path``."""
+    with Path(log_path).open("ab") as log:
+        return subprocess.Popen(
+            args,
+            cwd=ROOT,
+            env=None if env is None else dict(env),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
 def _stop(proc: subprocess.Popen | None, sig: int = signal.SIGTERM) -> None:
     if proc is None or proc.poll() is not None:
         return
@@ -135,7 +151,6 @@ class CeleryWorker:
 
     def start(self) -> None:
         offset = self.log_path.stat().st_size if self.log_path.exists() else 0
-        log = self.log_path.open("ab")
         args = [
             sys.executable,
             "-m",
@@ -155,15 +170,7 @@ class CeleryWorker:
         ]
         if self.beat:
             args.append("-B")
-        self.proc = subprocess.Popen(
-            args,
-            cwd=ROOT,
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
+        self.proc = _spawn(args, self.log_path, self.env)
 
         def ready() -> bool:
             if self.proc.poll() is not None:
@@ -217,21 +224,16 @@ class GunicornServer:
             env=self.env,
             check=True,
         )
-        log = self.log_path.open("ab")
-        self.proc = subprocess.Popen(
+        self.proc = _spawn(
             [
                 str(Path(sys.executable).with_name("gunicorn")),
                 "docuiq.wsgi:application",
                 "-c",
                 "docuiq/gunicorn_conf.py",
             ],
-            cwd=ROOT,
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            self.log_path,
+            self.env,
         )
-        log.close()
 
         def up() -> bool:
             if self.proc.poll() is not None:
@@ -282,8 +284,7 @@ class LlamaServer:
     ) -> None:
         self.port = port or free_port()
         self.log_path = Path(log_path)
-        log = self.log_path.open("ab")
-        self.proc = subprocess.Popen(
+        self.proc = _spawn(
             [
                 str(python),
                 "-m",
@@ -297,12 +298,8 @@ class LlamaServer:
                 "--port",
                 str(self.port),
             ],
-            cwd=ROOT,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            self.log_path,
         )
-        log.close()
 
         def up() -> bool:
             if self.proc.poll() is not None:

@@ -17,7 +17,13 @@ from collections.abc import Iterator
 import pytest
 
 from docuiq.testing.llm_server import Reply, ScriptedLLMServer
-from llm import ChatMessage, LLMBadResponse, LLMUnavailable, OpenAICompatProvider
+from llm import (
+    ChatMessage,
+    LLMBadResponse,
+    LLMConfig,
+    LLMUnavailable,
+    OpenAICompatProvider,
+)
 from llm.openai_compat import RETRY_TEMPERATURE, SINGLE_SLOT_TIMEOUT_FACTOR
 
 QUESTION = [ChatMessage("user", "What is the notice period?")]
@@ -287,3 +293,21 @@ def test_a_stream_without_a_usage_chunk_still_counts_tokens(start) -> None:
     assert "".join(stream) == "The notice period is thirty days."
     assert stream.completion is not None
     assert stream.completion.completion_tokens > 0  # estimated
+
+
+def test_a_server_that_is_down_is_not_probed_before_every_call() -> None:
+    import socket
+
+    from llm.servers import UNKNOWN_SERVER_SLOTS
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    config = LLMConfig(base_url=f"http://127.0.0.1:{port}/v1", model="m", max_retries=0)
+    provider = OpenAICompatProvider(config)
+    assert provider.parallel_slots == UNKNOWN_SERVER_SLOTS
+    with pytest.raises(LLMUnavailable, match="Could not reach"):
+        provider.complete(QUESTION)
+    # Not learnt (nothing answered), and not asked again for a while.
+    state = provider._server
+    assert state.slots is None and state.probe_after > time.monotonic()
