@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -33,6 +34,10 @@ from docuiq.testing.processes import LlamaServer, built_model
 from docuiq.testing.recording_proxy import ProxiedRequest, RecordingProxy
 
 pytestmark = [pytest.mark.real_model, pytest.mark.django_db]
+
+# Each run's per-test summary of what went over the wire (calls, statuses,
+# finish reasons, seconds), for the reader of a run.
+REPORT = Path(__file__).resolve().parents[2] / "var" / "model" / "tier-report.json"
 
 # Small enough that a run stays within minutes on 2 CPU cores, large enough for
 # a tabular cell's JSON; replies cut at it are part of what is tested.
@@ -94,15 +99,41 @@ def real_server(tmp_path_factory) -> Iterator[RecordingProxy]:
     except RuntimeError as exc:
         pytest.skip(f"llama_cpp.server did not start: {exc}")
     proxy = RecordingProxy(server.url).start()
+    proxy.summaries = {}  # type: ignore[attr-defined]
     try:
         yield proxy
     finally:
         proxy.stop()
         server.stop()
+        # What the real server did, per test, for whoever reads the run.
+        REPORT.write_text(json.dumps(proxy.summaries, indent=1) + "\n")  # type: ignore[attr-defined]
+
+
+def _summary(proxy: RecordingProxy) -> dict:
+    chats = proxy.chat_requests
+    replies = [_reply(r) for r in chats]
+    return {
+        "calls": len(chats),
+        "seconds": round(sum(r.seconds or 0 for r in chats), 1),
+        "statuses": sorted({str(r.status) for r in chats}),
+        "response_formats": [
+            (r.body.get("response_format") or {}).get("type") or "none" for r in chats
+        ],
+        "finish_reasons": [finish or "-" for _, finish in replies],
+        "empty_replies": sum(
+            1
+            for r, (text, _) in zip(chats, replies, strict=True)
+            if r.status == 200 and not text.strip()
+        ),
+        "max_tokens": sorted({r.body.get("max_tokens") for r in chats}, key=str),
+        "max_in_flight": proxy.max_in_flight,
+    }
 
 
 @pytest.fixture
-def real_llm(settings, real_server: RecordingProxy) -> Iterator[RecordingProxy]:
+def real_llm(
+    settings, request, real_server: RecordingProxy
+) -> Iterator[RecordingProxy]:
     """The real server as the configured model, with the product's defaults
     for everything but the token limit (as a user with no LLM_* tuning)."""
     settings.LLM_BASE_URL = f"{real_server.url}/v1"
@@ -118,6 +149,7 @@ def real_llm(settings, real_server: RecordingProxy) -> Iterator[RecordingProxy]:
     settings.TABULAR_CONCURRENCY = 8
     real_server.reset()
     yield real_server
+    real_server.summaries[request.node.name] = _summary(real_server)  # type: ignore[attr-defined]
     assert_wire_contract(real_server)
 
 
