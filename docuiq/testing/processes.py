@@ -208,7 +208,30 @@ class CeleryWorker:
         return self.log_path.read_text(errors="replace")[-n:]
 
 
-class GunicornServer:
+class _HTTPProcess:
+    """A server process on 127.0.0.1:``port``: waited for at start, killed
+    (with its children) if it does not come up."""
+
+    port: int
+    proc: subprocess.Popen
+    log_path: Path
+
+    def _wait_up(self, up, timeout: float, what: str) -> None:
+        try:
+            _wait(up, timeout, what, self.log_path)
+        except Exception:
+            _stop(self.proc, signal.SIGKILL)
+            raise
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        _stop(self.proc)
+
+
+class GunicornServer(_HTTPProcess):
     """`make serve`'s server on a free port: static files collected first,
     then gunicorn with docuiq/gunicorn_conf.py and `env` added."""
 
@@ -240,18 +263,7 @@ class GunicornServer:
                 raise RuntimeError("gunicorn exited:\n" + self.log_path.read_text())
             return _port_open(self.port)
 
-        try:
-            _wait(up, 60, "gunicorn", self.log_path)
-        except Exception:
-            _stop(self.proc, signal.SIGKILL)
-            raise
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def stop(self) -> None:
-        _stop(self.proc)
+        self._wait_up(up, 60, "gunicorn")
 
 
 MODEL_DIR = ROOT / "var" / "model"
@@ -267,7 +279,7 @@ def built_model() -> tuple[Path, Path] | None:
     return (python, model) if model.exists() else None
 
 
-class LlamaServer:
+class LlamaServer(_HTTPProcess):
     """llama-cpp-python's OpenAI-compatible server (`make model`) on a free
     port, as a new user would run it: one slot, ``n_ctx`` tokens of context.
     Ready when ``GET /v1/models`` answers."""
@@ -316,15 +328,4 @@ class LlamaServer:
             except OSError:
                 return False
 
-        try:
-            _wait(up, startup_s, "llama_cpp.server", self.log_path)
-        except Exception:
-            _stop(self.proc, signal.SIGKILL)
-            raise
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def stop(self) -> None:
-        _stop(self.proc)
+        self._wait_up(up, startup_s, "llama_cpp.server")
