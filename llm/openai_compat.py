@@ -56,7 +56,7 @@ from llm.errors import (
     LLMUnavailable,
 )
 from llm.repetition import find_repetition
-from llm.servers import discover_slots, server_state
+from llm.servers import ServerState, discover_slots, server_state
 from llm.types import ChatMessage, Completion, CompletionStream, LLMConfig
 
 __all__ = [
@@ -261,7 +261,6 @@ class OpenAICompatProvider:
         self.where = _display_url(config.base_url)
         self._model = model or config.model
         self._model_lock = threading.Lock()
-        self._server = server_state(config.base_url, config.parallel)
         self._client = client or openai.OpenAI(
             base_url=config.base_url,
             # Local servers (llama.cpp, vLLM, Ollama) need no key, but the SDK
@@ -299,6 +298,12 @@ class OpenAICompatProvider:
         return self._model
 
     # ------------------------------------------------------------ the server
+
+    @property
+    def _server(self) -> ServerState:
+        # Looked up per use, not kept: providers are cached (get_provider) and
+        # must see a server forgotten (forget_servers) as new.
+        return server_state(self.config.base_url or "", self.config.parallel)
 
     @property
     def parallel_slots(self) -> int:

@@ -311,3 +311,17 @@ def test_a_server_that_is_down_is_not_probed_before_every_call() -> None:
     # Not learnt (nothing answered), and not asked again for a while.
     state = provider._server
     assert state.slots is None and state.probe_after > time.monotonic()
+
+
+def test_a_forgotten_server_is_learnt_again_by_a_cached_provider(start) -> None:
+    from llm import get_provider
+    from llm.servers import forget_servers
+
+    server = start(profile="json-object-only")
+    server.script(Reply.object(ANSWER), Reply.object(ANSWER))
+    provider = get_provider(server.config())
+    provider.complete_json(QUESTION, schema=SCHEMA, name="cell")
+    assert provider.json_mode == "json_object"
+    forget_servers()
+    assert get_provider(server.config()) is provider  # cached
+    assert provider.json_mode == "json_schema"
