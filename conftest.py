@@ -16,7 +16,12 @@ def pytest_collection_modifyitems(config, items):
     on_pg = os.environ.get("DATABASE_URL", "").startswith(("postgres", "postgresql"))
     with_worker = bool(os.environ.get("CELERY_TEST_BROKER_URL"))
     have_chromium = shutil.which("chromium") is not None
+    # The real_model tier is minutes of CPU: only when asked for (-m real_model,
+    # `make test-model`); its fixture skips when the model is not built.
+    want_real_model = "real_model" in (config.getoption("markexpr", "") or "")
     for item in items:
+        if "real_model" in item.keywords and not want_real_model:
+            item.add_marker(pytest.mark.skip(reason="real model tier: make test-model"))
         if "pg" in item.keywords and not on_pg:
             item.add_marker(pytest.mark.skip(reason="needs DATABASE_URL=postgres://…"))
         if "worker" in item.keywords and not with_worker:
@@ -47,6 +52,12 @@ def _test_settings(settings, tmp_path):
     from accounts.selectors import api_key_cache_clear
 
     api_key_cache_clear()
+
+    # What the model client learnt about a server (its slots, its JSON mode):
+    # a later test's scripted server may get the same port.
+    from llm.servers import forget_servers
+
+    forget_servers()
 
     # The vector cache's version is the highest row id, which SQLite reuses
     # after a test's rollback: start every test from the database.

@@ -250,6 +250,8 @@ def _server_env(pg: str, broker: str, cache: str, llm_url: str, var: Path) -> di
         "LLM_BASE_URL": llm_url,
         "LLM_MODEL": "scripted-model",
         "LLM_API_KEY": "bench",
+        # The scripted server computes any number of calls at once.
+        "LLM_PARALLEL": "64",
         "EMBEDDINGS": "off",
         "LOG_LEVEL": "WARNING",
         "API_KEY_FAILURE_LIMIT": "1000",

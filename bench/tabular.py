@@ -293,6 +293,9 @@ def _bench(args: argparse.Namespace, corpus: Path | None, url: str) -> int:
     settings.LLM_BASE_URL = url
     settings.LLM_MODEL = "scripted-model"
     settings.LLM_API_KEY = "bench"
+    # The scripted server computes any number of calls at once (a GPU server);
+    # it does not say so, and an unknown server gets 8 (llm.servers).
+    settings.LLM_PARALLEL = args.concurrency
     judges = [f"judge-{i + 1}" for i in range(args.judges)]
     settings.LLM_JUDGE_MODEL = judges[0] if judges else ""
     settings.LLM_ENSEMBLE_MODELS = judges

@@ -378,9 +378,19 @@ LLM_API_KEY = env_str("LLM_API_KEY")
 LLM_MODEL = env_str("LLM_MODEL", default="")
 LLM_TIMEOUT_S = env_float("LLM_TIMEOUT_S", default=60.0)
 LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", default=2)
-# The model's context window in tokens: a scoped question sends its documents
-# whole when they fit (ingest.sections), else their best sections.
+# Sent with every request; a reply cut at it is an error, never an answer.
+LLM_MAX_TOKENS = env_int("LLM_MAX_TOKENS", default=1024)
+# "none": leave it to the server (some reasoning models refuse any value).
+LLM_TEMPERATURE = (
+    None
+    if env_str("LLM_TEMPERATURE").strip().lower() == "none"
+    else env_float("LLM_TEMPERATURE", default=0.0)
+)
+# The model's context window: prompts (whole documents) are sized to it.
 LLM_CONTEXT_TOKENS = env_int("LLM_CONTEXT_TOKENS", default=32768)
+# Requests in flight per model server from one process; 0: ask the server
+# (llama.cpp says how many slots it has), else 8.
+LLM_PARALLEL = env_int("LLM_PARALLEL", default=0)
 LLM_JUDGE_MODEL = env_str("LLM_JUDGE_MODEL")
 LLM_ENSEMBLE_MODELS = env_list("LLM_ENSEMBLE_MODELS")
 LLM_ENSEMBLE_QUORUM = env_int("LLM_ENSEMBLE_QUORUM", default=2)

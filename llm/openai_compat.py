@@ -1,20 +1,49 @@
-"""Any OpenAI-compatible model server (OpenAI, vLLM, Ollama, llama.cpp server).
+"""Any OpenAI-compatible model server: OpenAI, vLLM, Ollama, llama.cpp's server
+and llama-cpp-python's.
 
-Uses the official ``openai`` SDK and keeps its retry loop: exponential backoff
-with jitter, honouring ``Retry-After``, on connection errors, timeouts,
-408/409/429 and 5xx (``max_retries`` from the config). What survives the
-retries is mapped to :mod:`llm.errors`, so callers never see SDK types.
+Servers differ, and the client adapts to each one, once per server (what it
+learns is kept in :mod:`llm.servers`):
+
+* **Every request carries ``max_tokens``** (``LLM_MAX_TOKENS``, or the
+  caller's own value) and the configured temperature.
+* **Retries are done here, not by the SDK** (its ``max_retries`` is 0): only
+  what the server cannot have computed is sent again, i.e. a connection that
+  never got through, 429 and 503, with exponential backoff honouring
+  ``Retry-After``. A request that timed out is never sent again: the server
+  may still be computing it, and a copy would queue behind the original.
+* **Parallel calls**: at most :attr:`OpenAICompatProvider.parallel_slots`
+  requests in flight per server from this process (a semaphore), so a
+  single-slot CPU server gets one call at a time. Waiting for a slot does not
+  count against the timeout, which starts when the request is sent; a
+  single-slot server gets a longer one (``SINGLE_SLOT_TIMEOUT_FACTOR``),
+  because other processes' requests may be ahead in its queue.
+* **Structured output** follows :data:`JSON_MODES`: ``json_schema``, then
+  ``json_object``, then no ``response_format`` and the schema in words, each
+  tried when the server rejects the one before it (any 4xx/5xx whose message
+  names ``response_format``; llama-cpp-python answers HTTP 500), and the mode
+  that works is remembered per server and model.
+* **An unusable reply** (empty, cut at the token limit, repeating itself,
+  malformed or schema-invalid JSON) is asked once more, then raised as
+  :class:`~llm.errors.LLMBadResponse`; it is never returned as an answer.
+
+What is left after that is mapped to :mod:`llm.errors`, so callers never see
+SDK types.
 """
 
 from __future__ import annotations
 
 import contextlib
+import email.utils
 import json
+import logging
+import random
 import re
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from typing import Any
+import weakref
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import openai
@@ -26,9 +55,36 @@ from llm.errors import (
     LLMRequestRejected,
     LLMUnavailable,
 )
+from llm.repetition import find_repetition
+from llm.servers import ServerState, discover_slots, server_state
 from llm.types import ChatMessage, Completion, CompletionStream, LLMConfig
 
-__all__ = ["OpenAICompatProvider", "parse_json_answer", "validate_json"]
+__all__ = [
+    "JSON_MODES",
+    "JsonMode",
+    "OpenAICompatProvider",
+    "parse_json_answer",
+    "validate_json",
+]
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# A single-slot server computes one request at a time for every process that
+# uses it (web workers, Celery workers): a request may wait behind others'.
+SINGLE_SLOT_TIMEOUT_FACTOR = 4
+# Statuses that say "not computed, try later". 500 is not one: llama.cpp and
+# vLLM answer it for requests that will fail the same way again.
+RETRY_STATUSES = frozenset({429, 503})
+BACKOFF_S = 0.5
+BACKOFF_MAX_S = 8.0
+RETRY_AFTER_MAX_S = 60.0
+# The second try of an unusable reply: at temperature 0 a server would answer
+# the same tokens again, so the retry samples a little.
+RETRY_TEMPERATURE = 0.3
+_RESPONSE_FORMAT_RE = re.compile(
+    r"response.?format|json.?schema|json.?object|guided.?json", re.IGNORECASE
+)
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
@@ -69,11 +125,125 @@ def _estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4) if text else 0
 
 
+@dataclass(frozen=True)
+class JsonMode:
+    """One way to ask a server for JSON: the ``response_format`` it sends
+    (None: none) and whether the schema is also spelled out in the prompt."""
+
+    name: str
+    response_format: Callable[[dict[str, Any], str], dict[str, Any] | None]
+    instructed: bool
+
+
+def _json_schema_format(schema: dict[str, Any], name: str) -> dict[str, Any]:
+    return {
+        "type": "json_schema",
+        "json_schema": {
+            "name": name,
+            "schema": schema,
+            "strict": _strict_compatible(schema),
+        },
+    }
+
+
+JSON_MODES: tuple[JsonMode, ...] = (
+    JsonMode("json_schema", _json_schema_format, instructed=False),
+    # OpenAI refuses json_object unless the prompt says "JSON"; every server
+    # does better with the schema in words when it cannot enforce it.
+    JsonMode("json_object", lambda schema, name: {"type": "json_object"}, True),
+    JsonMode("instruction", lambda schema, name: None, instructed=True),
+)
+
+
+def json_instruction(schema: dict[str, Any]) -> str:
+    """The schema in words, for servers that cannot enforce it."""
+    return (
+        "Reply with one JSON object and nothing else: no code fence, no text "
+        "before or after it. It must match this JSON schema:\n"
+        + json.dumps(schema, separators=(",", ":"))
+    )
+
+
+def _with_instruction(
+    messages: Sequence[ChatMessage], instruction: str
+) -> list[ChatMessage]:
+    # Appended to the last user message: small models follow what they read
+    # last, and some chat templates (Gemma) have no system role.
+    out = list(messages)
+    for i in range(len(out) - 1, -1, -1):
+        if out[i].role == "user":
+            out[i] = ChatMessage("user", f"{out[i].content}\n\n{instruction}")
+            return out
+    return [*out, ChatMessage("user", instruction)]
+
+
+def _names_response_format(exc: BaseException | None) -> bool:
+    """True when a server's error is about the structured-output request."""
+    while exc is not None and not isinstance(exc, openai.APIStatusError):
+        exc = exc.__cause__
+    if exc is None:
+        return False
+    text = f"{exc.message} {json.dumps(exc.body, default=str)}"
+    return bool(_RESPONSE_FORMAT_RE.search(text))
+
+
+def _retry_after_s(headers: Mapping[str, str] | None) -> float | None:
+    if not headers:
+        return None
+    with contextlib.suppress(TypeError, ValueError):
+        if headers.get("retry-after-ms"):
+            return float(headers["retry-after-ms"]) / 1000
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        when = email.utils.parsedate_to_datetime(value)
+        return max(0.0, when.timestamp() - time.time()) if when else None
+
+
+def _backoff_s(tries: int, headers: Mapping[str, str] | None) -> float:
+    after = _retry_after_s(headers)
+    if after is not None:
+        return min(after, RETRY_AFTER_MAX_S)
+    base = min(BACKOFF_S * 2 ** (tries - 1), BACKOFF_MAX_S)
+    return base * (1 - 0.25 * random.random())
+
+
+class _Unusable(Exception):
+    """A reply the server sent but the product cannot use (asked once more)."""
+
+
+class _Slot:
+    """One of the server's slots, held from sending a request to its end;
+    :meth:`release` is safe to call more than once."""
+
+    def __init__(self, gate: threading.BoundedSemaphore | None) -> None:
+        self._gate = gate
+        self._lock = threading.Lock()
+        if gate is not None:
+            gate.acquire()
+
+    def release(self) -> None:
+        with self._lock:
+            gate, self._gate = self._gate, None
+        if gate is not None:
+            gate.release()
+
+    def __enter__(self) -> _Slot:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
 class OpenAICompatProvider:
     """Chat completions through the ``openai`` SDK.
 
     Thread-safe: one instance (one connection pool) can serve a whole worker,
-    including the tabular executor's parallel cells.
+    including the tabular executor's parallel cells; every instance for the
+    same server shares its slots and what was learnt about it.
     """
 
     name = "openai"
@@ -97,7 +267,8 @@ class OpenAICompatProvider:
             # refuses to start without one.
             api_key=config.api_key or "not-needed",
             timeout=config.timeout_s,
-            max_retries=config.max_retries,
+            # Retries are ours (_send): the SDK would also re-send timeouts.
+            max_retries=0,
         )
 
     def with_model(self, model: str | None) -> OpenAICompatProvider:
@@ -114,7 +285,9 @@ class OpenAICompatProvider:
         with self._model_lock:
             if not self._model:
                 with self._errors():
-                    listed = [m.id for m in self._client.models.list()]
+                    listed = self._send(
+                        lambda: [m.id for m in self._client.models.list()]
+                    )
                 if not listed:
                     raise LLMRequestRejected(
                         f"The model server at {self.where} lists no models; "
@@ -124,11 +297,125 @@ class OpenAICompatProvider:
                 self._model = listed[0]
         return self._model
 
+    # ------------------------------------------------------------ the server
+
+    @property
+    def _server(self) -> ServerState:
+        # Looked up per use, not kept: providers are cached (get_provider) and
+        # must see a server forgotten (forget_servers) as new.
+        return server_state(self.config.base_url or "", self.config.parallel)
+
+    @property
+    def parallel_slots(self) -> int:
+        """How many requests this process sends the server at once:
+        ``LLM_PARALLEL``, else what the server says (llm.servers), else
+        ``UNKNOWN_SERVER_SLOTS``. Discovered once per server."""
+        return self._server.settle_slots(
+            lambda: discover_slots(self.config.base_url or "", self.config.api_key)
+        )
+
+    @property
+    def timeout_s(self) -> float:
+        """Seconds a sent request may take (longer on a single-slot server)."""
+        factor = SINGLE_SLOT_TIMEOUT_FACTOR if self.parallel_slots == 1 else 1
+        return self.config.timeout_s * factor
+
+    @property
+    def json_mode(self) -> str:
+        """The structured-output mode this server and model get (JSON_MODES)."""
+        return self._server.json_modes.get(self.model, JSON_MODES[0].name)
+
+    def _slot(self) -> _Slot:
+        self.parallel_slots  # noqa: B018 - discover the gate before taking it
+        return _Slot(self._server.gate)
+
     # ------------------------------------------------------------------- errors
 
-    def _tries(self) -> str:
-        n = self.config.max_retries
-        return f" (tried {n + 1} times)" if n > 0 else ""
+    @staticmethod
+    def _tries(tries: int) -> str:
+        return f" (tried {tries} times)" if tries > 1 else ""
+
+    def _send(self, send: Callable[[], T]) -> T:
+        """Call ``send`` (one HTTP request) and retry what was not computed:
+        a connection that never got through, 429 and 503, up to
+        ``max_retries`` times. Never a timeout (see the module docstring)."""
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                return send()
+            except openai.APIError as exc:
+                wait = self._retry_wait(exc, tries)
+                if wait is None:
+                    raise self._mapped(exc, tries) from exc
+                logger.info(
+                    "model server %s: %s, retrying in %.2f s",
+                    self.where,
+                    exc.__class__.__name__,
+                    wait,
+                )
+            time.sleep(wait)
+
+    def _retry_wait(self, exc: openai.APIError, tries: int) -> float | None:
+        if tries > self.config.max_retries:
+            return None
+        if isinstance(exc, openai.APITimeoutError):
+            return None  # the server may still be computing it
+        if isinstance(exc, openai.APIConnectionError):
+            return _backoff_s(tries, None)
+        if (
+            isinstance(exc, openai.APIStatusError)
+            and exc.status_code in RETRY_STATUSES
+            and not _names_response_format(exc)
+        ):
+            return _backoff_s(tries, exc.response.headers)
+        return None
+
+    def _mapped(self, exc: openai.APIError, tries: int = 1) -> LLMError:
+        """The LLMError for an SDK error after ``tries`` attempts."""
+        where, model = self.where, self._model
+        ctx: dict[str, Any] = {"base_url": where, "model": model}
+        if isinstance(exc, openai.APITimeoutError):
+            return LLMUnavailable(
+                f"The model server at {where} did not answer within "
+                f"{self.timeout_s:g} s (not sent again: it may still be "
+                "computing the answer).",
+                **ctx,
+            )
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__ or exc
+            return LLMUnavailable(
+                f"Could not reach the model server at {where}{self._tries(tries)}: "
+                f"{cause.__class__.__name__}.",
+                **ctx,
+            )
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            detail = _server_message(exc)
+            if status == 429:
+                return LLMUnavailable(
+                    f"The model server at {where} is rate-limiting requests "
+                    f"(HTTP 429){self._tries(tries)}: {detail}",
+                    status=status,
+                    **ctx,
+                )
+            if status >= 500 or status in (408, 409):
+                return LLMUnavailable(
+                    f"The model server at {where} failed with HTTP {status}"
+                    f"{self._tries(tries)}: {detail}",
+                    status=status,
+                    **ctx,
+                )
+            return LLMRequestRejected(
+                f"The model server at {where} rejected the request "
+                f"(HTTP {status}): {detail}",
+                status=status,
+                **ctx,
+            )
+        return LLMBadResponse(
+            f"The model server at {where} sent a response in an unexpected shape.",
+            **ctx,
+        )
 
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:
@@ -139,47 +426,8 @@ class OpenAICompatProvider:
             yield
         except LLMError:
             raise
-        except openai.APITimeoutError as exc:
-            raise LLMUnavailable(
-                f"The model server at {where} did not answer within "
-                f"{self.config.timeout_s:g} s{self._tries()}.",
-                **ctx,
-            ) from exc
-        except openai.APIConnectionError as exc:
-            cause = exc.__cause__ or exc
-            raise LLMUnavailable(
-                f"Could not reach the model server at {where}{self._tries()}: "
-                f"{cause.__class__.__name__}.",
-                **ctx,
-            ) from exc
-        except openai.APIStatusError as exc:
-            status = exc.status_code
-            detail = _server_message(exc)
-            if status == 429:
-                raise LLMUnavailable(
-                    f"The model server at {where} is rate-limiting requests "
-                    f"(HTTP 429){self._tries()}: {detail}",
-                    status=status,
-                    **ctx,
-                ) from exc
-            if status >= 500 or status in (408, 409):
-                raise LLMUnavailable(
-                    f"The model server at {where} failed with HTTP {status}"
-                    f"{self._tries()}: {detail}",
-                    status=status,
-                    **ctx,
-                ) from exc
-            raise LLMRequestRejected(
-                f"The model server at {where} rejected the request "
-                f"(HTTP {status}): {detail}",
-                status=status,
-                **ctx,
-            ) from exc
-        except openai.APIResponseValidationError as exc:
-            raise LLMBadResponse(
-                f"The model server at {where} sent a response in an unexpected shape.",
-                **ctx,
-            ) from exc
+        except openai.APIError as exc:
+            raise self._mapped(exc) from exc
         except ValueError as exc:  # json.JSONDecodeError on a garbage body
             raise LLMBadResponse(
                 f"The model server at {where} sent a response that is not valid JSON.",
@@ -189,7 +437,7 @@ class OpenAICompatProvider:
             if "Timeout" in type(exc).__name__:  # a stream that stalled mid-way
                 raise LLMUnavailable(
                     f"The model server at {where} stopped sending the answer for "
-                    f"more than {self.config.timeout_s:g} s.",
+                    f"more than {self.timeout_s:g} s.",
                     **ctx,
                 ) from exc
             raise LLMUnavailable(
@@ -208,44 +456,57 @@ class OpenAICompatProvider:
     # -------------------------------------------------------------- completions
 
     def _params(self, max_tokens: int | None) -> dict[str, Any]:
-        params: dict[str, Any] = {}
+        # A caller's own limit wins; otherwise the configured one, always sent:
+        # a server left to itself generates until its context is full.
+        params: dict[str, Any] = {"max_tokens": max_tokens or self.config.max_tokens}
         if self.config.temperature is not None:
             params["temperature"] = self.config.temperature
-        limit = max_tokens or self.config.max_tokens
-        if limit:
-            params["max_tokens"] = limit
         return params
 
-    def complete(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        response_format: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
+    @staticmethod
+    def _retry_params(params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("temperature") == 0:
+            return {**params, "temperature": RETRY_TEMPERATURE}
+        return params
+
+    @staticmethod
+    def _text_problem(text: str, finish_reason: str | None, limit: int) -> str | None:
+        """Why a reply is not an answer, or None."""
+        if not text.strip():
+            # A base model under a chat template often ends its turn at once.
+            return "returned an empty answer"
+        if finish_reason == "length":
+            return f"was cut off at the {limit}-token limit"
+        found = find_repetition(text)
+        if found is not None:
+            return f"kept repeating itself ({found.describe()})"
+        return None
+
+    def _complete_once(
+        self, messages: Sequence[ChatMessage], params: dict[str, Any]
     ) -> Completion:
-        """One non-streaming call. Raises LLMError subclasses, never SDK errors."""
+        """One call (with transport retries), under one of the server's slots."""
         started = time.monotonic()
-        params = self._params(max_tokens)
-        if response_format is not None:
-            params["response_format"] = response_format
-        with self._errors():
-            response = self._client.chat.completions.create(
-                model=self.model,
-                messages=[m.as_openai() for m in messages],  # type: ignore[misc]
-                **params,
+        model = self.model
+        with self._slot(), self._errors():
+            response = self._send(
+                lambda: self._client.chat.completions.create(
+                    model=model,
+                    messages=[m.as_openai() for m in messages],  # type: ignore[misc]
+                    timeout=self.timeout_s,
+                    **params,
+                )
             )
         choices = getattr(response, "choices", None)
         if not choices:
             raise self._empty()
         choice = choices[0]
         text = (choice.message.content if choice.message else None) or ""
-        if not text.strip():
-            raise self._empty()
         usage = getattr(response, "usage", None)
         prompt = "".join(m.content for m in messages)
         return Completion(
             text=text,
-            model=getattr(response, "model", None) or self.model,
+            model=getattr(response, "model", None) or model,
             prompt_tokens=usage.prompt_tokens if usage else _estimate_tokens(prompt),
             completion_tokens=(
                 usage.completion_tokens if usage else _estimate_tokens(text)
@@ -254,6 +515,61 @@ class OpenAICompatProvider:
             latency_s=time.monotonic() - started,
         )
 
+    def _ask_twice(
+        self,
+        messages: Sequence[ChatMessage],
+        params: dict[str, Any],
+        read: Callable[[Completion], T],
+    ) -> tuple[T, Completion]:
+        """Call, and call once more if ``read`` finds the reply unusable; a
+        second unusable reply is an LLMBadResponse, never an answer."""
+        problem: _Unusable | None = None
+        completion: Completion | None = None
+        for attempt in range(2):
+            completion = self._complete_once(
+                messages, self._retry_params(params) if attempt else params
+            )
+            try:
+                return read(completion), completion
+            except _Unusable as exc:
+                problem = exc
+                logger.warning(
+                    "model %s at %s %s%s",
+                    completion.model,
+                    self.where,
+                    exc,
+                    "; asking once more" if not attempt else "",
+                )
+        assert completion is not None and problem is not None
+        raise LLMBadResponse(
+            f"The model at {self.where} {problem} (asked twice); "
+            "its reply was not used.",
+            base_url=self.where,
+            model=completion.model,
+        )
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        response_format: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> Completion:
+        """One answer. A reply cut at the limit or repeating itself is asked
+        once more, then raised. Raises LLMError subclasses, never SDK errors."""
+        params = self._params(max_tokens)
+        if response_format is not None:
+            params["response_format"] = response_format
+
+        def read(completion: Completion) -> None:
+            problem = self._text_problem(
+                completion.text, completion.finish_reason, params["max_tokens"]
+            )
+            if problem:
+                raise _Unusable(problem)
+
+        return self._ask_twice(messages, params, read)[1]
+
     def stream(
         self, messages: Sequence[ChatMessage], *, max_tokens: int | None = None
     ) -> CompletionStream:
@@ -261,36 +577,50 @@ class OpenAICompatProvider:
 
         Connection and status errors are raised here, before the first delta. A
         stream that breaks off mid-way (no ``finish_reason``) raises
-        LLMUnavailable during iteration: the caller has partial text and must
-        not store it as a complete answer.
+        LLMUnavailable during iteration, and one cut at the token limit or
+        repeating itself raises LLMBadResponse after its last delta: the caller
+        has partial text and must not store it as a complete answer. The
+        server's slot is held until the stream ends or is closed.
         """
         started = time.monotonic()
         model = self.model
-        with self._errors():
-            raw = self._client.chat.completions.create(
-                model=model,
-                messages=[m.as_openai() for m in messages],  # type: ignore[misc]
-                stream=True,
-                stream_options={"include_usage": True},
-                **self._params(max_tokens),
-            )
+        params = self._params(max_tokens)
+        slot = self._slot()
+        try:
+            with self._errors():
+                raw = self._send(
+                    lambda: self._client.chat.completions.create(
+                        model=model,
+                        messages=[m.as_openai() for m in messages],  # type: ignore[misc]
+                        stream=True,
+                        stream_options={"include_usage": True},
+                        timeout=self.timeout_s,
+                        **params,
+                    )
+                )
+        except BaseException:
+            slot.release()
+            raise
         parts: list[str] = []
         state: dict[str, Any] = {"finish": None, "usage": None, "model": model}
 
         def deltas() -> Iterator[str]:
-            with self._errors():
-                for chunk in raw:
-                    if getattr(chunk, "usage", None):
-                        state["usage"] = chunk.usage
-                    if getattr(chunk, "model", None):
-                        state["model"] = chunk.model
-                    for choice in chunk.choices or ():
-                        delta = choice.delta.content if choice.delta else None
-                        if choice.finish_reason:
-                            state["finish"] = choice.finish_reason
-                        if delta:
-                            parts.append(delta)
-                            yield delta
+            try:
+                with self._errors():
+                    for chunk in raw:
+                        if getattr(chunk, "usage", None):
+                            state["usage"] = chunk.usage
+                        if getattr(chunk, "model", None):
+                            state["model"] = chunk.model
+                        for choice in chunk.choices or ():
+                            delta = choice.delta.content if choice.delta else None
+                            if choice.finish_reason:
+                                state["finish"] = choice.finish_reason
+                            if delta:
+                                parts.append(delta)
+                                yield delta
+            finally:
+                slot.release()
             if state["finish"] is None:
                 raise LLMUnavailable(
                     f"The model server at {self.where} closed the stream before "
@@ -298,8 +628,14 @@ class OpenAICompatProvider:
                     base_url=self.where,
                     model=model,
                 )
-            if not "".join(parts).strip():
-                raise self._empty()
+            text = "".join(parts)
+            problem = self._text_problem(text, state["finish"], params["max_tokens"])
+            if problem:
+                raise LLMBadResponse(
+                    f"The model at {self.where} {problem}; its reply was not used.",
+                    base_url=self.where,
+                    model=state["model"],
+                )
 
         def finish() -> Completion:
             text = "".join(parts)
@@ -318,7 +654,14 @@ class OpenAICompatProvider:
                 latency_s=time.monotonic() - started,
             )
 
-        return CompletionStream(deltas(), finish, raw.close)
+        def close() -> None:
+            raw.close()
+            slot.release()
+
+        stream = CompletionStream(deltas(), finish, close)
+        # A stream dropped without close() still gives its slot back.
+        weakref.finalize(stream, slot.release)
+        return stream
 
     # ---------------------------------------------------------------------- JSON
 
@@ -332,51 +675,58 @@ class OpenAICompatProvider:
     ) -> tuple[dict[str, Any], Completion]:
         """Ask for JSON matching ``schema``; return it parsed and validated.
 
-        Requests ``response_format={"type": "json_schema", ...}``. A server that
-        rejects that (HTTP 400: older llama.cpp/Ollama) is asked once more with
-        ``json_object``; the messages should describe the schema for that case,
-        as the builders in :mod:`llm.prompting` do. Unparseable or
-        schema-invalid output raises LLMBadResponse.
+        The structured-output mode is the one remembered for this server and
+        model, at first ``json_schema``; a server that rejects a mode (any
+        4xx/5xx naming ``response_format``) is asked with the next one in
+        :data:`JSON_MODES`, and that is remembered. Unparseable, cut-off,
+        repeating or schema-invalid output is asked once more, then raises
+        LLMBadResponse.
         """
-        response_format = {
-            "type": "json_schema",
-            "json_schema": {
-                "name": name,
-                "schema": schema,
-                "strict": _strict_compatible(schema),
-            },
-        }
-        try:
-            completion = self.complete(
-                messages, response_format=response_format, max_tokens=max_tokens
+        params = self._params(max_tokens)
+
+        def read(completion: Completion) -> dict[str, Any]:
+            problem = self._text_problem(
+                completion.text, completion.finish_reason, params["max_tokens"]
             )
-        except LLMRequestRejected as exc:
-            if exc.status != 400:
-                raise
-            completion = self.complete(
-                messages,
-                response_format={"type": "json_object"},
-                max_tokens=max_tokens,
+            if problem:
+                raise _Unusable(problem)
+            try:
+                value = parse_json_answer(completion.text)
+            except ValueError as exc:
+                raise _Unusable("returned output that is not valid JSON") from exc
+            problems = validate_json(value, schema)
+            if problems:
+                raise _Unusable(
+                    "returned JSON that does not match the expected format: "
+                    + "; ".join(problems[:3])
+                )
+            return value
+
+        names = [mode.name for mode in JSON_MODES]
+        start = names.index(self.json_mode)
+        for mode in JSON_MODES[start:]:
+            fmt = mode.response_format(schema, name)
+            asked = (
+                _with_instruction(messages, json_instruction(schema))
+                if mode.instructed
+                else list(messages)
             )
-        try:
-            value = parse_json_answer(completion.text)
-        except ValueError as exc:
-            truncated = " (cut off at the token limit)"
-            raise LLMBadResponse(
-                f"The model at {self.where} returned output that is not valid JSON"
-                f"{truncated if completion.finish_reason == 'length' else ''}.",
-                base_url=self.where,
-                model=completion.model,
-            ) from exc
-        problems = validate_json(value, schema)
-        if problems:
-            raise LLMBadResponse(
-                f"The model at {self.where} returned JSON that does not match the "
-                f"expected format: {'; '.join(problems[:3])}",
-                base_url=self.where,
-                model=completion.model,
-            )
-        return value, completion
+            try:
+                return self._ask_twice(
+                    asked, {**params, "response_format": fmt} if fmt else params, read
+                )
+            except LLMError as exc:
+                if mode is JSON_MODES[-1] or not _names_response_format(exc):
+                    raise
+                following = JSON_MODES[names.index(mode.name) + 1]
+                logger.warning(
+                    "model server %s rejected response_format %s; using %s from now on",
+                    self.where,
+                    mode.name,
+                    following.name,
+                )
+                self._server.json_modes[self.model] = following.name
+        raise AssertionError("unreachable: the last JSON mode raises or returns")
 
     # ------------------------------------------------------------- product calls
 
@@ -433,26 +783,60 @@ def _gate_chunk_indices(
 
 # ----------------------------------------------------------------- JSON helpers
 
-_FENCED_JSON_RE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL | re.IGNORECASE)
+_FENCED_JSON_RE = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL | re.IGNORECASE)
+_DECODER = json.JSONDecoder()
+
+
+def _without_trailing_commas(text: str) -> str:
+    """Drop commas that only close a list or object (``[1, 2,]``), outside
+    strings: small models write them and JSON forbids them."""
+    out: list[str] = []
+    in_string = escaped = False
+    for i, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == ",":
+            rest = text[i + 1 :].lstrip()
+            if rest[:1] in ("}", "]"):
+                continue
+        out.append(char)
+    return "".join(out)
+
+
+def _json_candidates(text: str) -> Iterator[str]:
+    yield text
+    fenced = _FENCED_JSON_RE.search(text)
+    if fenced:
+        yield fenced.group(1)
+    start = text.find("{")
+    if start > 0:
+        yield text[start:]
 
 
 def parse_json_answer(text: str) -> Any:
-    """Parse a model's JSON answer, tolerating a Markdown code fence around it.
+    """Parse a model's JSON answer, tolerating what models wrap around it: a
+    Markdown code fence, prose before or after it, trailing commas.
 
     Raises ValueError when there is no JSON object to be found.
     """
     text = text.strip()
-    fenced = _FENCED_JSON_RE.match(text)
-    if fenced:
-        text = fenced.group(1)
-    try:
-        return json.loads(text)
-    except ValueError:
-        # Some models wrap the object in a sentence; take the outermost braces.
-        start, end = text.find("{"), text.rfind("}")
-        if start == -1 or end <= start:
-            raise
-        return json.loads(text[start : end + 1])
+    for candidate in _json_candidates(text):
+        for attempt in (candidate, _without_trailing_commas(candidate)):
+            attempt = attempt.strip()
+            with contextlib.suppress(ValueError):
+                return json.loads(attempt)
+            if attempt.startswith("{"):
+                # The first complete object; whatever prose follows is ignored.
+                with contextlib.suppress(ValueError):
+                    return _DECODER.raw_decode(attempt)[0]
+    raise ValueError("no JSON object in the model's reply")
 
 
 _TYPE_CHECKS = {

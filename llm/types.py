@@ -13,6 +13,12 @@ from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant"]
 
+# Every request carries a token limit: a server left to itself generates until
+# its context is full (a small model repeating one sentence for 8,000 tokens).
+DEFAULT_MAX_TOKENS = 1024
+# The model's context window budget that callers size prompts to.
+DEFAULT_CONTEXT_TOKENS = 32768
+
 
 @dataclass(frozen=True)
 class ChatMessage:
@@ -56,21 +62,25 @@ class LLMConfig:
     base_url: str | None = None
     api_key: str | None = None
     model: str | None = None
+    # Seconds a sent request may take (times SINGLE_SLOT_TIMEOUT_FACTOR on a
+    # single-slot server); waiting for a free slot in this process is not counted.
     timeout_s: float = 60.0
-    # Retries are done by the openai SDK (exponential backoff with jitter,
-    # honouring Retry-After) on connection errors, timeouts, 408/409/429/5xx.
+    # Retries (llm.openai_compat._send: backoff honouring Retry-After) of what
+    # the server did not compute: connection errors, 429, 503. Never timeouts.
     max_retries: int = 2
     # None leaves it to the server (some reasoning models reject any value).
     temperature: float | None = 0.0
-    # Cap on answer length; None leaves it to the server.
-    max_tokens: int | None = None
+    # Cap on answer length, sent with every request (a caller's value wins).
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    # The model's context budget in tokens: what prompts are sized to.
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    # Requests in flight per server from this process; 0 = ask the server.
+    parallel: int = 0
     # Citation cascade stage 3 (llm_judge) uses judge_model, else model;
     # stage 4 (ensemble) asks every judge_models entry and needs ensemble_quorum.
     judge_model: str | None = None
     judge_models: tuple[str, ...] = ()
     ensemble_quorum: int = 2
-    # The model's context window (LLM_CONTEXT_TOKENS): what a prompt may fill.
-    context_tokens: int = 32768
 
     def __post_init__(self) -> None:
         # Configs are cache keys (get_provider), so they must stay hashable
@@ -102,13 +112,18 @@ class LLMConfig:
             timeout_s=float(getattr(settings, "LLM_TIMEOUT_S", 60.0)),
             max_retries=int(getattr(settings, "LLM_MAX_RETRIES", 2)),
             temperature=_optional_float(getattr(settings, "LLM_TEMPERATURE", 0.0)),
-            max_tokens=getattr(settings, "LLM_MAX_TOKENS", None) or None,
+            max_tokens=int(
+                getattr(settings, "LLM_MAX_TOKENS", None) or DEFAULT_MAX_TOKENS
+            ),
+            context_tokens=int(
+                getattr(settings, "LLM_CONTEXT_TOKENS", None) or DEFAULT_CONTEXT_TOKENS
+            ),
+            parallel=int(getattr(settings, "LLM_PARALLEL", 0) or 0),
             judge_model=text("LLM_JUDGE_MODEL"),
             judge_models=tuple(
                 m for m in getattr(settings, "LLM_ENSEMBLE_MODELS", ()) or () if m
             ),
             ensemble_quorum=int(getattr(settings, "LLM_ENSEMBLE_QUORUM", 2)),
-            context_tokens=int(getattr(settings, "LLM_CONTEXT_TOKENS", 32768)),
         )
 
 

@@ -268,7 +268,18 @@ def _run(
         columns={c.pk: c for c in ReviewColumn.objects.filter(review=review)},
     )
     run.heartbeat_at = run.checked_at = time.monotonic()
-    width = max(1, int(concurrency or getattr(settings, "TABULAR_CONCURRENCY", 8)))
+    # A model server computes parallel_slots requests at once (one on a CPU
+    # llama.cpp): more threads would only wait (llm.openai_compat).
+    width = max(
+        1,
+        int(
+            concurrency
+            or min(
+                getattr(settings, "TABULAR_CONCURRENCY", 8),
+                getattr(run.provider, "parallel_slots", None) or 1_000_000,
+            )
+        ),
+    )
     left: int | None = None
     try:
         while True:

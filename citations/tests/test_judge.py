@@ -120,7 +120,7 @@ def test_garbage_is_an_unsupported_verdict_with_the_reason(
 def test_schema_invalid_json_is_an_unsupported_verdict(
     server: ScriptedLLMServer, judge: OpenAIJudge
 ) -> None:
-    server.script(Reply.object({"supported": "yes", "span": PASSAGE}))
+    server.script(*[Reply.object({"supported": "yes", "span": PASSAGE})] * 2)
     result = judge(passage=PASSAGE, quote=QUOTE)
     assert result.supported is False
     assert "does not match the expected format" in result.explanation
@@ -129,7 +129,7 @@ def test_schema_invalid_json_is_an_unsupported_verdict(
 def test_prose_instead_of_json_is_an_unsupported_verdict(
     server: ScriptedLLMServer, judge: OpenAIJudge
 ) -> None:
-    server.script("Yes, this is clearly supported!")
+    server.script("Yes, this is clearly supported!", "Yes, this is clearly supported!")
     assert judge(passage=PASSAGE, quote=QUOTE).supported is False
 
 

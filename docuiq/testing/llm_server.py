@@ -20,9 +20,16 @@ What a call answers is decided, in order, by: the queue of scripted replies
 (:meth:`ScriptedLLMServer.script`), the responder function
 (:meth:`ScriptedLLMServer.respond_with`), then the server's ``mode``
 (``"extractive"`` quotes the first sentence of the first source in the prompt;
-``"echo"`` repeats the question). A :class:`Reply` can be text, a JSON object,
-an HTTP error, garbage, a dropped connection, an empty answer, or any of these
-after a delay.
+``"echo"`` repeats the question; ``"cut_off"`` and ``"repeating"`` give that
+answer stopped at the token limit or looping). A :class:`Reply` can be text, a
+JSON object, an HTTP error, garbage, a dropped connection, an empty answer, a
+reply cut at the token limit, a repeating one, or any of these after a delay.
+
+``profile=`` imitates a kind of real server (:data:`PROFILES`): which
+``response_format`` types it accepts and how it refuses the others
+(llama-cpp-python: HTTP 500 on ``json_schema``), how many requests it computes
+at once (``slots``: the rest wait, and one whose client gave up is computed
+anyway) and where it says so (llama.cpp's ``GET /props``).
 
 Usage::
 
@@ -71,10 +78,12 @@ except ImportError:  # pragma: no cover - exercised only outside the test env
 
 __all__ = [
     "LOOPBACK",
+    "PROFILES",
     "EmbeddingReply",
     "RecordedRequest",
     "Reply",
     "ScriptedLLMServer",
+    "ServerProfile",
     "extractive_reply",
     "llm_server",
     "word_vectors",
@@ -192,6 +201,19 @@ class Reply:
     def empty(cls, **kwargs: Any) -> Reply:
         """A well-formed completion whose content is the empty string."""
         return cls(kind="empty", **kwargs)
+
+    @classmethod
+    def cut_off(cls, text: str = "The notice period is thirty", **kwargs: Any) -> Reply:
+        """A reply the server stopped at the request's token limit
+        (``finish_reason: length``), as a real server does."""
+        return cls(kind="text", text=text, finish_reason="length", **kwargs)
+
+    @classmethod
+    def repeating(
+        cls, sentence: str = "The term is one year.", times: int = 20, **kwargs: Any
+    ) -> Reply:
+        """A small model's loop: one sentence over and over."""
+        return cls(kind="text", text=" ".join([sentence] * times), **kwargs)
 
     def with_delay(self, seconds: float) -> Reply:
         """The same reply, sent after ``seconds`` of latency."""
@@ -420,6 +442,20 @@ def _fill_schema(schema: Any, key: str, ctx: dict[str, Any]) -> Any:
     return "Scripted answer from the extractive test server."
 
 
+_WORDED_SCHEMA_RE = re.compile(r"JSON schema:\s*(\{.*\})\s*$", re.DOTALL)
+
+
+def _worded_schema(prompt: str) -> dict[str, Any] | None:
+    match = _WORDED_SCHEMA_RE.search(prompt)
+    if not match:
+        return None
+    try:
+        schema = json.loads(match.group(1))
+    except ValueError:
+        return None
+    return schema if isinstance(schema, dict) else None
+
+
 def extractive_reply(request: dict[str, Any]) -> Reply:
     """Quote the first sentence of the first source in the prompt.
 
@@ -439,10 +475,16 @@ def extractive_reply(request: dict[str, Any]) -> Reply:
         ref = attrs.get("id", "S1")
         index = int(attrs["index"]) if attrs.get("index", "").isdigit() else 0
     fmt = request.get("response_format") or {}
+    ctx = {"sentence": sentence, "index": index}
     if fmt.get("type") == "json_schema":
         schema = (fmt.get("json_schema") or {}).get("schema") or {}
         ctx = {"sentence": sentence, "index": index, "ref": ref}
         return Reply.object(_fill_schema(schema, "", ctx))
+    # A server without schema support reads the schema from the prompt, where
+    # the client spells it out (llm.openai_compat.json_instruction).
+    worded = _worded_schema(prompt)
+    if worded is not None:
+        return Reply.object(_fill_schema(worded, "", ctx))
     if fmt.get("type") == "json_object":
         return Reply.object({"answer": sentence})
     if not sentence:
@@ -457,10 +499,90 @@ def echo_reply(request: dict[str, Any]) -> Reply:
     return Reply.answer(_content_text(users[-1].get("content")) if users else "")
 
 
+def cut_off_reply(request: dict[str, Any]) -> Reply:
+    """The extractive answer, stopped half-way at the token limit."""
+    reply = extractive_reply(request)
+    text = reply.text if reply.kind == "text" else json.dumps(reply.obj)
+    return Reply.cut_off(text[: max(1, len(text) // 2)])
+
+
+def repeating_reply(request: dict[str, Any]) -> Reply:
+    """The extractive answer's sentence, repeated twenty times."""
+    reply = extractive_reply(request)
+    sentence = reply.text if reply.kind == "text" else json.dumps(reply.obj)
+    return Reply.repeating(sentence)
+
+
 _MODES: dict[str, Callable[[dict[str, Any]], Reply]] = {
     "extractive": extractive_reply,
     "echo": echo_reply,
+    "cut_off": cut_off_reply,
+    "repeating": repeating_reply,
 }
+
+
+@dataclass(frozen=True)
+class ServerProfile:
+    """How a kind of real server behaves, for the scripted one to imitate.
+
+    ``formats``: the ``response_format`` types it accepts ("text" is none);
+    any other is answered ``reject_status`` with a message naming
+    ``response_format``. ``slots``: requests it computes at once (None: as
+    many as arrive); the others wait, and a request whose client gave up is
+    still computed to the end, as on a real server. ``announces``: where it
+    says its slots (``"props"``: llama.cpp's ``GET /props`` ``total_slots``;
+    ``"openapi"``: llama-cpp-python's ``/openapi.json`` title; None).
+    """
+
+    name: str
+    formats: frozenset[str]
+    reject_status: int = 400
+    slots: int | None = None
+    announces: str | None = None
+    # Whether a stream ends with a usage chunk when stream_options asks for one
+    # (llama-cpp-python ignores it).
+    stream_usage: bool = True
+
+    def rejection(self, wanted: str) -> str:
+        """The error message for a response_format type it does not accept."""
+        allowed = " or ".join(repr(f) for f in sorted(self.formats, reverse=True))
+        if self.reject_status == 500:
+            # llama-cpp-python: its pydantic validation error, as a 500.
+            return (
+                "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+                f"'response_format', 'type'), 'msg': \"Input should be {allowed}\", "
+                f"'input': {wanted!r}}}"
+            )
+        return (
+            f"response_format type {wanted!r} is not supported by this server "
+            f"({self.name}); use {allowed}"
+        )
+
+
+_ALL_FORMATS = frozenset({"text", "json_object", "json_schema"})
+PROFILES: dict[str, ServerProfile] = {
+    profile.name: profile
+    for profile in (
+        ServerProfile("openai", _ALL_FORMATS),
+        # llama-cpp-python's server: json_schema answered HTTP 500, one
+        # request at a time behind a lock.
+        ServerProfile(
+            "llama-cpp-python",
+            frozenset({"text", "json_object"}),
+            reject_status=500,
+            slots=1,
+            announces="openapi",
+            stream_usage=False,
+        ),
+        # llama.cpp's own server: every format, slots at GET /props.
+        ServerProfile("llama.cpp", _ALL_FORMATS, slots=4, announces="props"),
+        # Older Ollama and vLLM builds: json_object only, 400 otherwise.
+        ServerProfile("json-object-only", frozenset({"text", "json_object"})),
+        # A server with no structured output at all (422 from its validator).
+        ServerProfile("text-only", frozenset({"text"}), reject_status=422),
+    )
+}
+LLAMA_CPP_PYTHON_TITLE = "\U0001f999 llama.cpp Python API"
 
 
 # ---------------------------------------------------------------------- the server
@@ -540,6 +662,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _announces(self, where: str) -> bool:
+        scripted = self.server.scripted
+        return scripted.profile.announces == where and scripted.slots is not None
+
     def _route(self) -> str:
         # Accept base URLs with or without the /v1 prefix.
         path = self.path.split("?", 1)[0].rstrip("/")
@@ -564,6 +690,17 @@ class _Handler(BaseHTTPRequestHandler):
                         }
                     ],
                 },
+            )
+        elif self._route() == "/props" and self._announces("props"):
+            scripted = self.server.scripted
+            self._send_json(
+                200,
+                {"total_slots": scripted.slots, "model_path": scripted.model},
+            )
+        elif self._route() == "/openapi.json" and self._announces("openapi"):
+            self._send_json(
+                200,
+                {"openapi": "3.1.0", "info": {"title": LLAMA_CPP_PYTHON_TITLE}},
             )
         else:
             self._not_found()
@@ -668,6 +805,20 @@ class _Handler(BaseHTTPRequestHandler):
     # -- chat completions
 
     def _chat(self, body: dict[str, Any], scripted: ScriptedLLMServer) -> None:
+        wanted = (body.get("response_format") or {}).get("type") or "text"
+        if wanted not in scripted.profile.formats:
+            self._send_error(
+                Reply.error(
+                    scripted.profile.reject_status,
+                    scripted.profile.rejection(wanted),
+                    retry_after_s=None,
+                )
+            )
+            return
+        with scripted._slot():
+            self._answer(body, scripted)
+
+    def _answer(self, body: dict[str, Any], scripted: ScriptedLLMServer) -> None:
         reply = scripted._next_reply(body)
         delay = scripted.latency_s + reply.delay_s
         # Wait on the stop event rather than sleep, so stop() is never held up.
@@ -813,7 +964,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
         send([{"index": 0, "delta": {}, "finish_reason": reply.finish_reason}])
         options = body.get("stream_options") or {}
-        if options.get("include_usage"):
+        if options.get("include_usage") and scripted.profile.stream_usage:
             send([], usage=self._usage(body, reply, content))
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
@@ -837,9 +988,21 @@ class ScriptedLLMServer:
         model: str = DEFAULT_MODEL,
         embedding_dim: int = 64,
         embedding_latency_s: float = 0.0,
+        profile: str = "openai",
+        slots: int | None = None,
     ) -> None:
         if mode is not None and mode not in _MODES:
             raise ValueError(f"unknown mode {mode!r}; choose from {sorted(_MODES)}")
+        if profile not in PROFILES:
+            raise ValueError(
+                f"unknown profile {profile!r}; choose from {sorted(PROFILES)}"
+            )
+        # Which real server it imitates (PROFILES); ``slots`` overrides its own.
+        self.profile = PROFILES[profile]
+        self.slots = slots if slots is not None else self.profile.slots
+        self._slots_gate = (
+            threading.BoundedSemaphore(self.slots) if self.slots else None
+        )
         self.port_requested = port
         self.mode = mode
         self.latency_s = latency_s
@@ -1027,6 +1190,21 @@ class ScriptedLLMServer:
         with self._lock:
             self._requests.append(request)
 
+    @contextlib.contextmanager
+    def _slot(self) -> Iterator[None]:
+        """Hold one of the server's slots while a reply is computed."""
+        gate = self._slots_gate
+        if gate is None:
+            yield
+            return
+        while not gate.acquire(timeout=0.05):
+            if self._stopping.is_set():
+                raise ConnectionResetError("the scripted server is stopping")
+        try:
+            yield
+        finally:
+            gate.release()
+
     def _enter(self) -> None:
         with self._lock:
             self._in_flight += 1
@@ -1085,9 +1263,21 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--mode", choices=sorted(_MODES), default="extractive")
     parser.add_argument("--model", default=DEFAULT_MODEL)
+    parser.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        default="openai",
+        help="the real server to imitate (structured output, slots)",
+    )
+    parser.add_argument("--slots", type=int, default=None)
     args = parser.parse_args(argv)
     server = ScriptedLLMServer(
-        port=args.port, mode=args.mode, latency_s=args.latency, model=args.model
+        port=args.port,
+        mode=args.mode,
+        latency_s=args.latency,
+        model=args.model,
+        profile=args.profile,
+        slots=args.slots,
     )
     server.start()
     # Flushed: scripts (and a test) read the address from a pipe.

@@ -44,6 +44,22 @@ def _wait(predicate, timeout: float, what: str, log: Path | None = None) -> None
     raise RuntimeError(f"{what} did not start in {timeout:.0f} s\n{tail}")
 
 
+def _spawn(
+    args: list[str], log_path: Path, env: Mapping[str, str] | None = None
+) -> subprocess.Popen:
+    """Start ``args`` in a session of its own (so a kill takes its children),
+    its output appended to ``log_path``."""
+    with Path(log_path).open("ab") as log:
+        return subprocess.Popen(
+            args,
+            cwd=ROOT,
+            env=None if env is None else dict(env),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
 def _stop(proc: subprocess.Popen | None, sig: int = signal.SIGTERM) -> None:
     if proc is None or proc.poll() is not None:
         return
@@ -138,16 +154,11 @@ class CeleryWorker:
 
     def _spawn(self, args: list[str], marker: bytes, what: str) -> subprocess.Popen:
         offset = self.log_path.stat().st_size if self.log_path.exists() else 0
-        log = self.log_path.open("ab")
-        proc = subprocess.Popen(
+        proc = _spawn(
             [sys.executable, "-m", "celery", "-A", "docuiq", *args],
-            cwd=ROOT,
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            self.log_path,
+            self.env,
         )
-        log.close()
 
         def ready() -> bool:
             if proc.poll() is not None:
@@ -217,7 +228,30 @@ class CeleryWorker:
         return self.log_path.read_text(errors="replace")[-n:]
 
 
-class GunicornServer:
+class _HTTPProcess:
+    """A server process on 127.0.0.1:``port``: waited for at start, killed
+    (with its children) if it does not come up."""
+
+    port: int
+    proc: subprocess.Popen
+    log_path: Path
+
+    def _wait_up(self, up, timeout: float, what: str) -> None:
+        try:
+            _wait(up, timeout, what, self.log_path)
+        except Exception:
+            _stop(self.proc, signal.SIGKILL)
+            raise
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        _stop(self.proc)
+
+
+class GunicornServer(_HTTPProcess):
     """`make serve`'s server on a free port: static files collected first,
     then gunicorn with docuiq/gunicorn_conf.py and `env` added."""
 
@@ -233,36 +267,85 @@ class GunicornServer:
             env=self.env,
             check=True,
         )
-        log = self.log_path.open("ab")
-        self.proc = subprocess.Popen(
+        self.proc = _spawn(
             [
                 str(Path(sys.executable).with_name("gunicorn")),
                 "docuiq.wsgi:application",
                 "-c",
                 "docuiq/gunicorn_conf.py",
             ],
-            cwd=ROOT,
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            self.log_path,
+            self.env,
         )
-        log.close()
 
         def up() -> bool:
             if self.proc.poll() is not None:
                 raise RuntimeError("gunicorn exited:\n" + self.log_path.read_text())
             return _port_open(self.port)
 
-        try:
-            _wait(up, 60, "gunicorn", self.log_path)
-        except Exception:
-            _stop(self.proc, signal.SIGKILL)
-            raise
+        self._wait_up(up, 60, "gunicorn")
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
-    def stop(self) -> None:
-        _stop(self.proc)
+MODEL_DIR = ROOT / "var" / "model"
+
+
+def built_model() -> tuple[Path, Path] | None:
+    """(the model venv's python, the GGUF) when `make model` has run, else None."""
+    python = MODEL_DIR / "venv" / "bin" / "python"
+    marker = MODEL_DIR / "MODEL_PATH"
+    if not (python.exists() and marker.exists()):
+        return None
+    model = Path(marker.read_text().strip())
+    return (python, model) if model.exists() else None
+
+
+class LlamaServer(_HTTPProcess):
+    """llama-cpp-python's OpenAI-compatible server (`make model`) on a free
+    port, as a new user would run it: one slot, ``n_ctx`` tokens of context.
+    Ready when ``GET /v1/models`` answers."""
+
+    def __init__(
+        self,
+        python: Path,
+        model: Path,
+        log_path: Path,
+        *,
+        n_ctx: int = 8192,
+        port: int | None = None,
+        startup_s: float = 120.0,
+    ) -> None:
+        self.port = port or free_port()
+        self.log_path = Path(log_path)
+        self.proc = _spawn(
+            [
+                str(python),
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(model),
+                "--n_ctx",
+                str(n_ctx),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+            ],
+            self.log_path,
+        )
+
+        def up() -> bool:
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    "llama_cpp.server exited:\n" + self.log_path.read_text()[-4000:]
+                )
+            if not _port_open(self.port):
+                return False
+            import urllib.request
+
+            try:
+                with urllib.request.urlopen(f"{self.url}/v1/models", timeout=2) as r:
+                    return r.status == 200
+            except OSError:
+                return False
+
+        self._wait_up(up, startup_s, "llama_cpp.server")

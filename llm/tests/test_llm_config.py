@@ -77,3 +77,35 @@ def test_ensemble_models_given_as_a_list_keep_the_config_hashable() -> None:
     config = LLMConfig(base_url="http://127.0.0.1:9/v1", judge_models=["a", "b"])  # type: ignore[arg-type]
     assert config.judge_models == ("a", "b")
     assert hash(config)
+
+
+def test_token_limits_context_and_parallelism_are_read_from_settings() -> None:
+    config = LLMConfig.from_settings(
+        SimpleNamespace(
+            LLM_BASE_URL="http://127.0.0.1:9/v1",
+            LLM_MAX_TOKENS=300,
+            LLM_TEMPERATURE=None,
+            LLM_CONTEXT_TOKENS=8192,
+            LLM_PARALLEL=1,
+        )
+    )
+    assert (config.max_tokens, config.temperature) == (300, None)
+    assert (config.context_tokens, config.parallel) == (8192, 1)
+    defaults = LLMConfig.from_settings(SimpleNamespace(LLM_BASE_URL=""))
+    assert (defaults.max_tokens, defaults.temperature) == (1024, 0.0)
+    assert (defaults.context_tokens, defaults.parallel) == (32768, 0)
+
+
+def test_the_settings_module_reads_them_from_the_environment(monkeypatch) -> None:
+    import runpy
+
+    import docuiq.settings as module
+
+    monkeypatch.setenv("LLM_MAX_TOKENS", "512")
+    monkeypatch.setenv("LLM_TEMPERATURE", "none")
+    monkeypatch.setenv("LLM_CONTEXT_TOKENS", "8192")
+    monkeypatch.setenv("LLM_PARALLEL", "2")
+    # A fresh run of the module: the process's own settings are left alone.
+    fresh = runpy.run_path(module.__file__)
+    assert (fresh["LLM_MAX_TOKENS"], fresh["LLM_TEMPERATURE"]) == (512, None)
+    assert (fresh["LLM_CONTEXT_TOKENS"], fresh["LLM_PARALLEL"]) == (8192, 2)

@@ -83,13 +83,17 @@ def test_without_a_model_name_it_uses_the_servers_first_model(
     assert any(r.path == "/v1/models" for r in server.requests)
 
 
-def test_it_sends_max_tokens_only_when_set(server: ScriptedLLMServer) -> None:
-    server.script("a", "b")
+def test_every_request_carries_max_tokens_and_a_callers_value_wins(
+    server: ScriptedLLMServer,
+) -> None:
+    server.script("a", "b", "c")
     provider = provider_for(server)
     provider.complete(QUESTION)
-    assert "max_tokens" not in server.last_request.body
+    assert server.last_request.body["max_tokens"] == 1024  # LLM_MAX_TOKENS' default
     provider.complete(QUESTION, max_tokens=50)
     assert server.last_request.body["max_tokens"] == 50
+    provider_for(server, max_tokens=300).complete(QUESTION)
+    assert server.last_request.body["max_tokens"] == 300
 
 
 # ------------------------------------------------------------------ streaming
@@ -162,15 +166,15 @@ def test_complete_json_asks_for_a_json_schema_and_validates(
 
 
 def test_schema_invalid_json_is_a_bad_response(server: ScriptedLLMServer) -> None:
-    server.script(
-        Reply.object({"value": "30", "confidence": "sure", "cited_chunk_indices": []})
-    )
+    wrong = {"value": "30", "confidence": "sure", "cited_chunk_indices": []}
+    server.script(Reply.object(wrong), Reply.object(wrong))
     with pytest.raises(LLMBadResponse, match=r"\$\.confidence: 'sure' is not one of"):
         provider_for(server).complete_json(QUESTION, schema=SCHEMA, name="cell")
+    assert len(server.chat_requests) == 2  # asked once more, then refused
 
 
 def test_json_that_is_not_json_is_a_bad_response(server: ScriptedLLMServer) -> None:
-    server.script("Sure! The value is 30 days.")
+    server.script("Sure! The value is 30 days.", "It is 30 days.")
     with pytest.raises(LLMBadResponse, match="not valid JSON"):
         provider_for(server).complete_json(QUESTION, schema=SCHEMA, name="cell")
 
@@ -192,6 +196,14 @@ def test_a_server_without_json_schema_support_gets_json_object(
 def test_parse_json_answer_tolerates_fences_and_prose() -> None:
     assert parse_json_answer('```json\n{"a": 1}\n```') == {"a": 1}
     assert parse_json_answer('Here you go: {"a": 1} Hope it helps.') == {"a": 1}
+    assert parse_json_answer('Sure:\n```json\n{"a": [1, 2,],}\n```\nDone.') == {
+        "a": [1, 2]
+    }
+    # A comma before a brace inside a string is text, not a trailing comma.
+    assert parse_json_answer('{"q": "a, }", "b": 1,}') == {"q": "a, }", "b": 1}
+    assert parse_json_answer('{"q": "say \\"x,\\" }",}') == {"q": 'say "x," }'}
+    # The first complete object, whatever follows it.
+    assert parse_json_answer('{"a": 1} and also {"b": 2}') == {"a": 1}
     with pytest.raises(ValueError):
         parse_json_answer("no json here")
 
@@ -215,11 +227,19 @@ def test_validate_json_reports_readable_problems() -> None:
 # ---------------------------------------------------------------------- faults
 
 
-def test_a_500_then_success_is_retried_by_the_sdk(server: ScriptedLLMServer) -> None:
-    server.script(Reply.error(500), "Recovered.")
+def test_a_503_then_success_is_retried(server: ScriptedLLMServer) -> None:
+    server.script(Reply.error(503), "Recovered.")
     completion = provider_for(server, max_retries=2).complete(QUESTION)
     assert completion.text == "Recovered."
     assert len(server.chat_requests) == 2
+
+
+def test_a_500_is_not_retried(server: ScriptedLLMServer) -> None:
+    """llama.cpp and vLLM answer 500 for requests that fail the same way again."""
+    server.script(Reply.error(500, "failed to decode"), "never asked")
+    with pytest.raises(LLMUnavailable, match="HTTP 500"):
+        provider_for(server, max_retries=2).complete(QUESTION)
+    assert len(server.chat_requests) == 1
 
 
 def test_429_until_retries_run_out_is_unavailable(server: ScriptedLLMServer) -> None:
@@ -271,9 +291,17 @@ def test_a_garbage_body_is_a_bad_response(server: ScriptedLLMServer) -> None:
 
 
 def test_an_empty_answer_is_a_bad_response(server: ScriptedLLMServer) -> None:
-    server.script(Reply.empty())
+    server.script(Reply.empty(), Reply.empty())
     with pytest.raises(LLMBadResponse, match="empty answer"):
         provider_for(server).complete(QUESTION)
+    assert len(server.chat_requests) == 2  # asked once more
+
+
+def test_an_empty_answer_then_a_real_one_is_the_real_one(
+    server: ScriptedLLMServer,
+) -> None:
+    server.script(Reply.empty(), "Thirty days.")
+    assert provider_for(server).complete(QUESTION).text == "Thirty days."
 
 
 def test_an_auth_error_is_rejected_not_retried(server: ScriptedLLMServer) -> None:
