@@ -31,7 +31,9 @@ def test_each_metadata_rule_rejects_its_examples(rule, example):
     [(r.name, e) for r in HEADING_REJECTS for e in r.examples],
 )
 def test_each_heading_rule_rejects_its_examples(rule, example):
-    assert heading_rejected_by(example) == rule
+    (named,) = [r for r in HEADING_REJECTS if r.name == rule]
+    assert named.rejects(example)
+    assert heading_rejected_by(example)
 
 
 CUAD_OPENINGS = [
@@ -102,7 +104,7 @@ def test_the_order_metadata_then_heading_then_file_name():
         "metadata",
     )
     assert pdf_title("Microsoft Word - msa_v7.docx", page, "x.pdf") == (
-        "MASTER SUPPLY AGREEMENT",
+        "Master Supply Agreement",
         "heading",
     )
     assert pdf_title(
@@ -133,6 +135,6 @@ def test_an_uploaded_pdf_is_titled_by_its_heading_and_keeps_its_file_name(
         )
     with tenant_scope(tenant_a):
         document = Document.objects.select_related("file").get(pk=document.pk)
-    assert document.title == "STRATEGIC ALLIANCE AGREEMENT"
+    assert document.title == "Strategic Alliance Agreement"
     assert document.file.filename == "ENTRUSTINC_07_24_1998-EX-10.5.pdf"
     assert document.metadata["title_from"] == "heading"
