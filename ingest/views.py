@@ -22,11 +22,13 @@ from ingest.collections import (
     collection_rename,
 )
 from ingest.errors import ExtractionError
+from ingest.models import TitleChange
 from ingest.page_image import page_picture, page_png
 from ingest.progress import upload_progress
 from ingest.search import search_chunks
 from ingest.selectors import document_get, document_list, documents_pending
 from ingest.services import Upload, document_upload_result
+from ingest.titling import TitleInvalid, document_rename
 from ingest.trash import (
     document_delete,
     document_get_any,
@@ -202,6 +204,46 @@ def document_restore_view(request: HttpRequest, pk: str) -> HttpResponse:
 
 @require_POST
 @login_required
+def document_rename_view(request: HttpRequest, pk: str) -> HttpResponse:
+    """Rename a document from its page or its row (issue 32): htmx swaps the
+    title block (a refused title comes back in it with the reason, at 200 so
+    htmx swaps it); without JS, back to where the form was."""
+    require_tenant(request)
+    document = document_get(tenant=request.tenant, pk=pk)
+    if document is None:
+        raise Http404("No such document.")
+    title = request.POST.get("title", "")
+    error = ""
+    try:
+        document = document_rename(
+            document=document, title=title, user=request.user, via=TitleChange.Via.PAGE
+        )
+    except TitleInvalid as refused:
+        error = refused.message
+    on_page = request.POST.get("where") == "page"
+    if request.htmx:
+        return render(
+            request,
+            "ingest/_title_block.html",
+            {
+                "d": document,
+                "heading": on_page,
+                "title_error": error,
+                "title_value": title,
+                "renamed": not error,
+            },
+        )
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, f"Renamed to “{document.title}”.")
+    if on_page:
+        return redirect("ingest:document-detail", pk=document.pk)
+    return _back(request)
+
+
+@require_POST
+@login_required
 def collection_create_view(request: HttpRequest) -> HttpResponse:
     require_tenant(request)
     try:
@@ -334,7 +376,9 @@ def document_detail(request: HttpRequest, pk: str) -> HttpResponse:
         "meta_items": [
             (k.replace("_", " ").capitalize(), v)
             for k, v in document.metadata.items()
-            if isinstance(v, str | int | float) and k not in {"text"}
+            if isinstance(v, str | int | float)
+            and k not in {"text"}
+            and not k.startswith("title_")
         ][:12],
         "attachments": list(document.attachments.filter(is_deleted=False)),
     }
