@@ -70,6 +70,16 @@ class DocumentNames:
     party_names: tuple[str, ...] = ()
 
     @property
+    def kind_words(self) -> tuple[str, ...]:
+        """The title without the parties a title adds to tell documents apart
+        ("Joint Venture Agreement — MJ Syndicated" gives the words of "Joint
+        Venture Agreement"), or () when the title adds none."""
+        kind, sep, _parties = self.title.partition(" — ")
+        if not sep:
+            return ()
+        return tuple(w.text for w in words_of(kind))
+
+    @property
     def title_words(self) -> tuple[str, ...]:
         stem = re.sub(r"\.[A-Za-z0-9]{2,4}$", "", self.title)
         return tuple(w.text for w in words_of(re.sub(r"[_]+", " ", stem)))
@@ -120,10 +130,23 @@ class NamedDocuments:
     document_ids: list = field(default_factory=list)
     matches: list[Match] = field(default_factory=list)
     search_text: str = ""
+    question: str = ""
 
     @property
     def rules(self) -> list[str]:
         return [m.rule for m in self.matches]
+
+    @property
+    def ambiguous(self) -> bool:
+        """The question names one document, but its words fit several ("the
+        joint venture agreement" when two are): one naming, several documents,
+        and nothing in the question asks about several ("both", "compare",
+        "the agreements"). Decides whether chat asks "which one?"."""
+        if len(self.document_ids) < 2 or not self.matches:
+            return False
+        if len({m.document_ids for m in self.matches}) != 1:
+            return False  # two names: the question is about each of them
+        return not _SEVERAL.search(self.question)
 
 
 class NameIndex:
@@ -145,6 +168,12 @@ class NameIndex:
         title = core_name(doc.title_words)
         if len(title) >= 2 and not all(w in GENERIC_WORDS for w in title):
             self._phrase(title, "title", doc.id)
+        # "the joint venture agreement" names every document of that kind,
+        # also those whose title adds their parties: a question that names
+        # one of them is asked "which one?" (NamedDocuments.ambiguous).
+        kind = core_name(doc.kind_words)
+        if len(kind) >= 2 and not all(w in GENERIC_WORDS for w in kind):
+            self._phrase(kind, "title", doc.id)
         for token in doc.title_tokens:
             self.squashed.setdefault(token, set()).add(doc.id)
             bare = _strip_suffix(token)
@@ -320,7 +349,7 @@ def named_documents(question: str, index: NameIndex) -> NamedDocuments:
     words. Words are matched left to right; at each word the rules are tried
     in order and the first that applies consumes its words."""
     words = words_of(question)
-    result = NamedDocuments(search_text=question)
+    result = NamedDocuments(search_text=question, question=question)
     i = 0
     while i < len(words):
         for rule in NAME_RULES:
@@ -338,14 +367,32 @@ def named_documents(question: str, index: NameIndex) -> NamedDocuments:
                 break
         else:
             i += 1
+    # The narrower naming decides: "the MJ Syndicated joint venture agreement"
+    # names MJ's, though "joint venture agreement" alone fits two.
+    naming = [
+        m
+        for m in result.matches
+        if not any(
+            o.document_ids and o.document_ids < m.document_ids for o in result.matches
+        )
+    ]
     ordered: list = []
-    for match in result.matches:
+    for match in naming:
         for doc_id in sorted(match.document_ids, key=str):
             if doc_id not in ordered:
                 ordered.append(doc_id)
     result.document_ids = ordered
     result.search_text = _without(question, result.matches)
     return result
+
+
+# Words that ask about several documents at once: never "which one?".
+_SEVERAL = re.compile(
+    r"\b(both|all|each|every|compare[sd]?|comparison|between|across|any of|"
+    r"either of|which of|differ\w*|agreements|contracts|documents|leases|"
+    r"licen[cs]es|amendments)\b",
+    re.I,
+)
 
 
 def _without(question: str, matches: Sequence[Match]) -> str:

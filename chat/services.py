@@ -23,6 +23,7 @@ from chat.payload import build_payload
 from chat.retrieval import Retrieved, retrieve
 from chat.scope import Scope, choice_of, scope_for
 from chat.sources import SourceChunk, message_sources_create
+from chat.which_one import which_one_answer
 from citations.extraction import extract_citations
 from citations.relevance import Relevance, RelevanceJudge
 from citations.services import citations_rate, citations_record
@@ -139,7 +140,9 @@ def turn_for(*, question: Message) -> Turn:
         session=session,
         question=question,
         scope=scope,
-        retrieved=retrieve(session=session, scope=scope),
+        # An ambiguous question is asked "which one?" (chat.which_one): nothing
+        # is retrieved for it.
+        retrieved=[] if scope.ambiguous else retrieve(session=session, scope=scope),
     )
 
 
@@ -272,6 +275,8 @@ def message_ask(
 def turn_answer(*, turn: Turn) -> Message:
     """Answer a stored question without streaming; a model failure is stored
     as a failed answer."""
+    if turn.scope.ambiguous:  # issue 32: "which one?" (chat.which_one)
+        return which_one_answer(turn=turn)
     if not turn.retrieved:
         return turn_finish(turn=turn, completion=_no_sources_completion())
     try:
@@ -289,6 +294,9 @@ def turn_answer(*, turn: Turn) -> Message:
 def message_stream(*, turn: Turn) -> Iterator[str | Message]:
     """Yield the answer's text deltas as the model writes them, then the stored
     assistant Message (or a failed one)."""
+    if turn.scope.ambiguous:  # issue 32: "which one?" (chat.which_one)
+        yield which_one_answer(turn=turn)
+        return
     if not turn.retrieved:
         completion = _no_sources_completion()
         yield completion.text
