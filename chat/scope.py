@@ -40,6 +40,7 @@ from chat.naming import (
     parties,
 )
 from ingest.models import Document
+from llm.textfold import fold_compat
 
 if TYPE_CHECKING:
     from accounts.models import Tenant
@@ -129,7 +130,7 @@ def name_index(tenant: Tenant) -> tuple[NameIndex, dict]:
             id=pk,
             title=title,
             filename=filename or "",
-            party_names=tuple(parties(head or "")),
+            party_names=tuple(parties(fold_compat(head or ""))),
         )
         for pk, title, filename, head in rows
     ]

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from llm import prompting
 from llm.errors import LLMRequestRejected
+from llm.textfold import fold_compat
 from llm.types import ChatMessage, Completion, CompletionStream
 
 __all__ = ["ExtractiveProvider", "split_sentences", "terms"]
@@ -93,8 +94,11 @@ _WORD_RE = re.compile(r"\w+")
 
 
 def terms(text: str) -> list[str]:
-    """Stemmed content words of ``text``, in order (stopwords removed)."""
-    return [_stem(w) for w in _WORD_RE.findall(text.lower()) if w not in _STOPWORDS]
+    """Stemmed content words of ``text``, in order (stopwords removed);
+    ligatures and other compatibility letters read as the letters they stand
+    for ("Conﬁdential" is "confidential", issue 32)."""
+    words = _WORD_RE.findall(fold_compat(text).lower())
+    return [_stem(w) for w in words if w not in _STOPWORDS]
 
 
 # ---------------------------------------------------------------- sentences

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from ingest.extractors._common import title_from_filename
 from ingest.parties import companies, core_name, fold, words_of
+from llm.textfold import fold_compat
 
 MAX_TITLE = 300  # the rename form's limit too (ingest.services.TITLE_MAX)
 
@@ -602,7 +603,10 @@ TITLE_SOURCES: tuple[TitleSource, ...] = (
 
 def document_title(metadata_title: str, opening: str, filename: str) -> TitleChoice:
     """The title of a document whose opening pages are `opening` (see the
-    module docstring); the file name when no source finds one."""
+    module docstring); the file name when no source finds one. Ligatures
+    read as their letters ("Conﬁdentiality Agreement")."""
+    opening = fold_compat(opening)
+    metadata_title = fold_compat(metadata_title or "")
     parties = contract_parties(opening)
     for source in TITLE_SOURCES:
         found = source.find(metadata_title, opening, filename)
