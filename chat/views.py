@@ -298,7 +298,12 @@ def document_suggest(request: HttpRequest) -> JsonResponse:
     tenant = require_tenant(request)
     found = document_titles(tenant=tenant, query=request.GET.get("q", ""), limit=8)
     return JsonResponse(
-        {"documents": [{"id": str(d.pk), "title": d.title} for d in found]}
+        {
+            "documents": [
+                {"id": str(d.pk), "title": d.title, "filename": d.file.filename}
+                for d in found
+            ]
+        }
     )
 
 

@@ -151,7 +151,7 @@ _CONTINUES = re.compile(
 _KIND = re.compile(
     r"\b(agreements?|contracts?|licen[cs]e|lease|amendments?|addendum|statement|"
     r"power of attorney|memorandum|deed|indenture|guarant(y|ee)|undertaking|"
-    r"terms and conditions|terms of service|letter|charter|protocol|plan|"
+    r"terms and conditions|terms of service|letter|charter|protocol|"
     r"by-?laws|certificate|consent|waiver|policy|mou|term sheet|rider|"
     r"purchase order|work order|statement of work|sow)\b",
     re.I,
