@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 from ingest.extractors._common import title_from_filename
 from ingest.parties import companies, core_name, fold, words_of
@@ -359,11 +360,16 @@ def first_heading(page_text: str) -> str:
     return ""
 
 
+# "MUTUAL NONDISCLOSURE AGREEMENT (page 2.)": a page reference, not the name.
+_PAGE_NOTE = re.compile(r"\s*\((?:page|p\.)\s*\d+\.?\)\s*$", re.I)
+
+
 def _kind_of(line: str) -> str:
     """The part of a heading that names the kind ("Promotion Agreement" of
     "Promotion Agreement Between PageMaster ..."), or "" when it names none or
     is the bare word ("AGREEMENT")."""
-    kind = _KIND_ENDS.sub("", line).strip(" ,-–:")
+    kind = _KIND_ENDS.sub("", line)
+    kind = _PAGE_NOTE.sub("", kind).strip(" ,-–:")
     if not _KIND.search(kind):
         return ""
     if len(_words(kind)) < 2:
@@ -419,6 +425,14 @@ def filename_kind(filename: str) -> str:
 _ACRONYM = re.compile(r"^[A-Z0-9&]{2,4}$")
 
 
+def _capital_first(word: str) -> str:
+    """ "(two" -> "(Two", "“cnda”" -> "“Cnda”"."""
+    for i, char in enumerate(word):
+        if char.isalpha():
+            return word[:i] + char.upper() + word[i + 1 :]
+    return word
+
+
 def title_case(text: str) -> str:
     """A heading set in capitals as a lawyer writes it: "JOINT VENTURE
     AGREEMENT" -> "Joint Venture Agreement"; text already in mixed case, short
@@ -428,7 +442,7 @@ def title_case(text: str) -> str:
         return text
     out: list[str] = []
     for i, word in enumerate(text.split(" ")):
-        bare = word.strip("()[],.;:'\"")
+        bare = word.strip("()[],.;:'\"“”‘’")
         lower = word.lower()
         if i and bare.lower() in _SMALL_WORDS:
             out.append(lower)
@@ -436,13 +450,11 @@ def title_case(text: str) -> str:
             _ACRONYM.match(bare) and not re.search(r"[AEIOUY]", bare)
         ) or bare.upper() in {"IP", "OEM", "ODM", "USA", "US", "UK", "EU", "LLC"}:
             out.append(word)
+        elif word[:1] in '(“"' and len(bare) <= 5 and bare.isalpha():
+            out.append(word)  # a defined short name: ("CNDA")
         else:
             # "NON-COMPETITION" -> "Non-Competition", "CO-BRANDING" -> "Co-Branding"
-            out.append(
-                "-".join(p[:1].upper() + p[1:] for p in lower.split("-")).replace(
-                    "/", "/"
-                )
-            )
+            out.append(re.sub(r"[^-/]+", lambda m: _capital_first(m.group()), lower))
     return " ".join(out)
 
 
@@ -662,6 +674,7 @@ def distinct_title(choice: TitleChoice, filename: str, taken: set[str]) -> str:
     candidates = [choice.title]
     if choice.parties:
         candidates.append(with_parties(choice.title, choice.parties))
+    filename = unquote(filename)  # "Acme%20NDA.pdf" as the person named it
     filer = filename_filer(filename)
     if filer and fold(filer) != fold(choice.title):
         candidates.append(f"{candidates[-1]} ({filer})"[:MAX_TITLE])
