@@ -213,6 +213,8 @@ class TitleChange(models.Model):
         on_delete=models.SET_NULL,
         related_name="+",
     )
+    # Who, as a name that outlives the account: "alice", "API key ci-bot".
+    actor = models.CharField(max_length=200, blank=True)
     via = models.CharField(max_length=16, choices=Via.choices)
     created_at = models.DateTimeField(auto_now_add=True)
 

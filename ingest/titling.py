@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
@@ -94,11 +95,23 @@ def document_rename(
             document=locked,
             old_title=old,
             new_title=title,
-            changed_by=user if user is not None and user.is_authenticated else None,
+            changed_by=user if isinstance(user, get_user_model()) else None,
+            actor=_actor(user),
             via=via,
         )
     document.refresh_from_db()
     return document
+
+
+def _actor(user: object) -> str:
+    """Who made a change, in words: a person's username, or the API key's
+    name (an API key is no User row)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return ""
+    key_name = getattr(user, "key_name", None)
+    if key_name is not None:
+        return f"API key {key_name}"[:200]
+    return str(getattr(user, "get_username", lambda: "")())[:200]
 
 
 def _taken(document: Document, title: str) -> set[str]:
@@ -211,6 +224,7 @@ def documents_retitle(*, tenant: Tenant, apply: bool = True) -> Iterator[Retitle
                     document=document,
                     old_title=old,
                     new_title=new,
+                    actor="manage.py retitle",
                     via=TitleChange.Via.RETITLE,
                 )
             document.title = new

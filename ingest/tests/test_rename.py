@@ -51,6 +51,7 @@ def test_the_api_renames_and_records_who(a_user_api, alice, tenant_a, lease):
         "Office Lease — Acme Properties",
     )
     assert change.changed_by == alice and change.via == "api"
+    assert change.actor == "alice"
     with tenant_scope(tenant_a):
         assert Document.objects.get(pk=lease.pk).metadata["title_from"] == "person"
 
@@ -75,6 +76,12 @@ def test_a_bad_title_is_a_400_and_changes_nothing(
     with tenant_scope(tenant_a):
         assert Document.objects.get(pk=lease.pk).title == lease.title
     assert _changes(tenant_a) == []
+
+
+def test_an_api_key_rename_records_the_keys_name(a_key_api, tenant_a, lease):
+    assert rename(a_key_api, lease, "Office Lease").status_code == 200
+    (change,) = _changes(tenant_a)
+    assert change.changed_by is None and change.actor == "API key test"
 
 
 def test_exactly_300_characters_is_accepted(a_user_api, lease):
