@@ -386,6 +386,11 @@ def kind_heading(opening: str) -> str:
         joined = _joined(lines, i)
         if heading_rejected_by(joined):
             continue
+        # "AMENDMENT" / "TO THE DISTRIBUTOR AGREEMENT": the line goes on the one before.
+        if i and joined.split()[0].lower() in _SMALL_WORDS:
+            before = f"{lines[i - 1]} {joined}"
+            if not heading_rejected_by(lines[i - 1]) and _kind_of(before):
+                return _kind_of(before)
         kind = _kind_of(joined)
         if kind:
             return kind
