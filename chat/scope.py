@@ -7,7 +7,11 @@ In order, the first that applies decides (`Scope.kind` says which):
 3. `session`: documents picked for the chat (the picker; "Ask about this
    document" starts a chat with one);
 4. `named`: documents the question names by title, filename or party
-   (chat.naming), within the chat's collection if it has one;
+   (chat.naming), within the chat's collection if it has one; when the
+   naming words fit several documents and the question asks about one
+   ("the joint venture agreement" with two of them), `ambiguous`: nothing is
+   searched, the answer asks which one (chat.which_one) and the payload's
+   `searched.ambiguous` lists the candidates;
 5. `collection` / `all`: the chat's collection, else every ready document.
 
 The words that named or mentioned documents are taken out of the search
@@ -36,6 +40,7 @@ from chat.naming import (
     parties,
 )
 from ingest.models import Document
+from llm.textfold import fold_compat
 
 if TYPE_CHECKING:
     from accounts.models import Tenant
@@ -49,7 +54,7 @@ class Scope:
     """The documents a question searches, how they were chosen, and the text
     to search with (the question less the words that named documents)."""
 
-    kind: str  # chosen | mentioned | session | named | collection | all
+    kind: str  # chosen | mentioned | session | named | ambiguous | collection | all
     documents: list[Document] = field(default_factory=list)
     collection: Collection | None = None
     search_text: str = ""
@@ -60,9 +65,15 @@ class Scope:
         """Did the question itself (not the chat) narrow the search?"""
         return self.kind in {"named", "mentioned"}
 
+    @property
+    def ambiguous(self) -> bool:
+        """The question names one document in words that fit several."""
+        return self.kind == "ambiguous"
+
     def describe(self) -> dict[str, Any]:
-        """What was searched, for the payload and the "Searched:" line."""
-        return {
+        """What was searched, for the payload and the "Searched:" line; for an
+        ambiguous question, the candidates to choose from."""
+        described = {
             "kind": self.kind,
             "documents": [{"id": str(d.pk), "title": d.title} for d in self.documents],
             "collection": (
@@ -72,6 +83,17 @@ class Scope:
             ),
             "named_by": self.named_by,
         }
+        if self.ambiguous:
+            described["ambiguous"] = [
+                {
+                    "id": str(d.pk),
+                    "title": d.title,
+                    "filename": d.file.filename,
+                    "added": d.created_at.date().isoformat(),
+                }
+                for d in self.documents
+            ]
+        return described
 
 
 # ------------------------------------------------------------- name index
@@ -108,7 +130,7 @@ def name_index(tenant: Tenant) -> tuple[NameIndex, dict]:
             id=pk,
             title=title,
             filename=filename or "",
-            party_names=tuple(parties(head or "")),
+            party_names=tuple(parties(fold_compat(head or ""))),
         )
         for pk, title, filename, head in rows
     ]
@@ -161,7 +183,9 @@ def _documents(tenant: Tenant, ids: list) -> list[Document]:
             )
         except ValueError:
             continue
-    by_id = {d.pk: d for d in _ready(tenant).filter(pk__in=wanted)}
+    by_id = {
+        d.pk: d for d in _ready(tenant).filter(pk__in=wanted).select_related("file")
+    }
     return [by_id[i] for i in dict.fromkeys(wanted) if i in by_id]
 
 
@@ -216,7 +240,7 @@ def scope_for(
             documents = [d for d in documents if d.pk in inside]
         if documents:
             return Scope(
-                kind="named",
+                kind="ambiguous" if named.ambiguous and len(documents) > 1 else "named",
                 documents=documents,
                 collection=session.collection,
                 search_text=named.search_text,

@@ -252,7 +252,11 @@ def document_titles(*, tenant: Tenant, query: str = "", limit: int = PICKER_LIMI
     qs = document_list(tenant=tenant).filter(status=Document.Status.READY)
     for word in query.split()[:8]:
         qs = qs.filter(Q(title__icontains=word) | Q(file__filename__icontains=word))
-    return list(qs.select_related(None).only("id", "title", "created_at")[:limit])
+    return list(
+        qs.select_related(None)
+        .select_related("file")
+        .only("id", "title", "created_at", "file__filename")[:limit]
+    )
 
 
 def scope_documents(*, tenant: Tenant, ids: list) -> list:
@@ -268,6 +272,7 @@ class PickerOption:
     id: str
     title: str
     chosen: bool
+    filename: str = ""  # shown beside the title (issue 32)
 
 
 @dataclass
@@ -297,9 +302,11 @@ def picker_context(
     chosen_docs = scope_documents(tenant=tenant, ids=list(chosen))
     chosen_ids = {d.pk for d in chosen_docs}
     found = document_titles(tenant=tenant, query=query, limit=PICKER_LIMIT + 1)
-    options = [PickerOption(str(d.pk), d.title, True) for d in chosen_docs]
+    options = [
+        PickerOption(str(d.pk), d.title, True, d.file.filename) for d in chosen_docs
+    ]
     options += [
-        PickerOption(str(d.pk), d.title, False)
+        PickerOption(str(d.pk), d.title, False, d.file.filename)
         for d in found[:PICKER_LIMIT]
         if d.pk not in chosen_ids
     ]

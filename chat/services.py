@@ -35,6 +35,7 @@ from chat.retrieval import Retrieved, retrieve
 from chat.scope import Scope, choice_of, scope_for
 from chat.sources import message_sources_create
 from chat.structured import Rendered, StructuredAnswer, render
+from chat.which_one import which_one_answer
 from citations.extraction import extract_citations
 from citations.relevance import Relevance, RelevanceJudge
 from citations.services import (
@@ -167,6 +168,11 @@ def turn_for(*, question: Message) -> Turn:
         session=session, question=question.content, choice=choice_of(question)
     )
     history = _history(session=session, question=question)
+    if scope.ambiguous:
+        # Asked "which one?" (issue 32, chat.which_one): nothing is retrieved.
+        return Turn(
+            session=session, question=question, scope=scope, sources=[], history=history
+        )
     config = llm_config()
     if not config.configured:
         return Turn(
@@ -373,6 +379,8 @@ def message_ask(
 def turn_answer(*, turn: Turn) -> Message:
     """Answer a stored question without streaming; a model failure is stored
     as a failed answer."""
+    if turn.scope.ambiguous:  # issue 32: "which one?" (chat.which_one)
+        return which_one_answer(turn=turn)
     if turn.error:
         return turn_fail(turn=turn, error=turn.error)
     if not turn.sources:
@@ -426,6 +434,9 @@ def message_stream(*, turn: Turn) -> Iterator[str | Message]:
     """Yield the answer's text deltas as the model writes them, then the stored
     assistant Message (or a failed one). A structured answer is not streamed
     token by token: its rendered text comes in one piece once complete."""
+    if turn.scope.ambiguous:  # issue 32: "which one?" (chat.which_one)
+        yield which_one_answer(turn=turn)
+        return
     if turn.error:
         yield turn_fail(turn=turn, error=turn.error)
         return

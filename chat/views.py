@@ -139,6 +139,19 @@ def session_detail(request: HttpRequest, session_id) -> HttpResponse:
     )
 
 
+def _question_choice(request: HttpRequest, session) -> dict | None:
+    """This question's own scope: "Search all documents instead", or the
+    document a "which one?" chip chose (the tenant's, else ignored)."""
+    if request.POST.get("scope") == "all":
+        return {"all": True}
+    chosen = scope_documents(
+        tenant=session.tenant, ids=_uuids(request.POST.getlist("document"))
+    )
+    if chosen:
+        return {"document_ids": [str(d.pk) for d in chosen]}
+    return None
+
+
 @require_POST
 @login_required
 def message_create(request: HttpRequest, session_id) -> HttpResponse:
@@ -146,8 +159,7 @@ def message_create(request: HttpRequest, session_id) -> HttpResponse:
     question = request.POST.get("question", "").strip()
     if not question:
         return HttpResponse(status=204)
-    # "Search all documents instead": this question only, whatever the chat's scope.
-    choice = {"all": True} if request.POST.get("scope") == "all" else None
+    choice = _question_choice(request, session)
     if not request.htmx:  # without JS: answer in the request, then POST/redirect/GET
         message_ask(session=session, question=question, choice=choice)
         return redirect("chat:session", session_id=session.pk)
@@ -286,7 +298,12 @@ def document_suggest(request: HttpRequest) -> JsonResponse:
     tenant = require_tenant(request)
     found = document_titles(tenant=tenant, query=request.GET.get("q", ""), limit=8)
     return JsonResponse(
-        {"documents": [{"id": str(d.pk), "title": d.title} for d in found]}
+        {
+            "documents": [
+                {"id": str(d.pk), "title": d.title, "filename": d.file.filename}
+                for d in found
+            ]
+        }
     )
 
 

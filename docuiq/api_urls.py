@@ -47,6 +47,7 @@ from ingest.api import (
     DocumentDeleteApi,
     DocumentDetailApi,
     DocumentListApi,
+    DocumentRenameApi,
     DocumentRestoreApi,
     DocumentUploadApi,
 )
@@ -114,6 +115,11 @@ urlpatterns = [
         "documents/<str:document_id>/restore",
         DocumentRestoreApi.as_view(),
         name="document-restore",
+    ),
+    path(
+        "documents/<str:document_id>/rename",
+        DocumentRenameApi.as_view(),
+        name="document-rename",
     ),
     path("search", ChunkSearchApi.as_view(), name="search"),
     # connector sources (issue 29)

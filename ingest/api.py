@@ -31,10 +31,11 @@ from accounts.api import (
     uuid_path,
 )
 from accounts.models import Collection
-from ingest.models import Document
+from ingest.models import Document, TitleChange
 from ingest.search import search_chunks
 from ingest.selectors import document_get, document_list
 from ingest.services import Upload, document_upload_result
+from ingest.titling import TitleInvalid, document_rename
 from ingest.trash import document_delete, document_get_any, document_restore
 
 if TYPE_CHECKING:
@@ -365,6 +366,54 @@ class DocumentRestoreApi(TenantApiView):
             .prefetch_related("collections")
             .get(pk=document.pk)
         )
+        return Response(DocumentOutputSerializer(document).data)
+
+
+class DocumentRenameApi(TenantApiView):
+    """Give a document the title a person chose (issue 32): naming in chat and
+    `@` mentions use it at once, a new revision never replaces it, and a
+    TitleChange records who changed it. 400 for an empty title, one over 300
+    characters or one holding control characters (nothing changes)."""
+
+    class InputSerializer(serializers.Serializer):
+        title = serializers.CharField(
+            allow_blank=True,
+            trim_whitespace=False,
+            help_text="1-300 characters, no control characters; shown as text",
+        )
+
+        class Meta:
+            ref_name = "DocumentRenameInput"
+
+    @extend_schema(
+        operation_id="documents_rename",
+        summary="Rename a document",
+        parameters=[uuid_path("document_id")],
+        request=InputSerializer,
+        responses={
+            200: DocumentOutputSerializer,
+            400: ERROR_400,
+            404: ERROR_404,
+            **COMMON_ERRORS,
+        },
+        tags=["documents"],
+    )
+    def post(self, request: Request, document_id: str) -> Response:
+        document = document_get(tenant=self.tenant, pk=parse_uuid(document_id))
+        if document is None:
+            raise not_found()
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            document_rename(
+                document=document,
+                title=data.validated_data["title"],
+                user=request.user,
+                via=TitleChange.Via.API,
+            )
+        except TitleInvalid as error:
+            raise serializers.ValidationError({"title": [error.message]}) from error
+        document = document_get(tenant=self.tenant, pk=document.pk)
         return Response(DocumentOutputSerializer(document).data)
 
 

@@ -188,6 +188,45 @@ class Document(models.Model):
         return min(100, round(100 * self.progress_done / self.progress_total))
 
 
+class TitleChange(models.Model):
+    """An audit event: a document's title changed by a person (the documents
+    page, the REST API) or by `manage.py retitle` (issue 32)."""
+
+    class Via(models.TextChoices):
+        PAGE = "page", "Documents page"
+        API = "api", "REST API"
+        RETITLE = "retitle", "manage.py retitle"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
+    document = models.ForeignKey(
+        Document, on_delete=models.CASCADE, related_name="title_changes"
+    )
+    old_title = models.CharField(max_length=500)
+    new_title = models.CharField(max_length=500)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    # Who, as a name that outlives the account: "alice", "API key ci-bot".
+    actor = models.CharField(max_length=200, blank=True)
+    via = models.CharField(max_length=16, choices=Via.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ScopedManager(tenant="tenant")
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.old_title} -> {self.new_title}"
+
+
 class DocumentRevision(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey(

@@ -39,6 +39,7 @@ from ingest.normalize import normalize_pages
 from ingest.sandbox import extract_in_child
 from ingest.search import refresh_statistics
 from ingest.signals import revision_created
+from ingest.titling import revision_title
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -453,7 +454,11 @@ def _store_revision(document: Document, extracted: Extracted) -> None:
         return
     content_sha = hashlib.sha256(text.content.encode()).hexdigest()
     previous = document.current_revision
-    title = (extracted.title or document.title).strip()[:500] or document.title
+    title, metadata = revision_title(
+        document,
+        (extracted.title or document.title).strip()[:500] or document.title,
+        extracted.metadata,
+    )
     with transaction.atomic():
         locked = Document.objects.select_for_update().get(pk=document.pk)
         if previous is not None and previous.content_sha256 == content_sha:
@@ -505,7 +510,7 @@ def _store_revision(document: Document, extracted: Extracted) -> None:
             title=title,
             source_type=extracted.source_type,
             origin_url=(extracted.origin_url or document.origin_url or "")[:2000],
-            metadata={**document.metadata, **extracted.metadata},
+            metadata=metadata,
             progress_done=pages,
             progress_total=pages,
             updated_at=timezone.now(),

@@ -22,6 +22,11 @@ urlpatterns = [
         name="document-delete",
     ),
     path(
+        "documents/<uuid:pk>/rename/",
+        views.document_rename_view,
+        name="document-rename",
+    ),
+    path(
         "documents/<uuid:pk>/restore/",
         views.document_restore_view,
         name="document-restore",

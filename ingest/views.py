@@ -22,11 +22,15 @@ from ingest.collections import (
     collection_rename,
 )
 from ingest.errors import ExtractionError
+from ingest.exports import export_kind
+from ingest.models import Source, TitleChange
 from ingest.page_image import page_picture, page_png
 from ingest.progress import upload_progress
 from ingest.search import search_chunks
 from ingest.selectors import document_get, document_list, documents_pending
 from ingest.services import Upload, document_upload_result
+from ingest.sources import SourceError, source_create_export
+from ingest.titling import TitleInvalid, document_rename
 from ingest.trash import (
     document_delete,
     document_get_any,
@@ -202,6 +206,46 @@ def document_restore_view(request: HttpRequest, pk: str) -> HttpResponse:
 
 @require_POST
 @login_required
+def document_rename_view(request: HttpRequest, pk: str) -> HttpResponse:
+    """Rename a document from its page or its row (issue 32): htmx swaps the
+    title block (a refused title comes back in it with the reason, at 200 so
+    htmx swaps it); without JS, back to where the form was."""
+    require_tenant(request)
+    document = document_get(tenant=request.tenant, pk=pk)
+    if document is None:
+        raise Http404("No such document.")
+    title = request.POST.get("title", "")
+    error = ""
+    try:
+        document = document_rename(
+            document=document, title=title, user=request.user, via=TitleChange.Via.PAGE
+        )
+    except TitleInvalid as refused:
+        error = refused.message
+    on_page = request.POST.get("where") == "page"
+    if request.htmx:
+        return render(
+            request,
+            "ingest/_title_block.html",
+            {
+                "d": document,
+                "heading": on_page,
+                "title_error": error,
+                "title_value": title,
+                "renamed": not error,
+            },
+        )
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, f"Renamed to “{document.title}”.")
+    if on_page:
+        return redirect("ingest:document-detail", pk=document.pk)
+    return _back(request)
+
+
+@require_POST
+@login_required
 def collection_create_view(request: HttpRequest) -> HttpResponse:
     require_tenant(request)
     try:
@@ -267,19 +311,28 @@ def document_upload_view(request: HttpRequest) -> HttpResponse:
             pk=int(request.POST["collection"])
         ).first()
     files = request.FILES.getlist("files")
-    results = [
-        document_upload_result(
-            tenant=request.tenant,
-            upload=Upload(
-                filename=uploaded.name,
-                stream=uploaded,
-                content_type=uploaded.content_type or "",
-            ),
-            user=request.user,
-            collection=collection,
+    results = []
+    added_sources: list[str] = []
+    for uploaded in files:
+        # A Slack or Teams export is a source, not a document (issue 32).
+        kind = export_kind(uploaded, uploaded.name)
+        if kind:
+            added_sources.append(
+                _export_source(request, uploaded, kind=kind, collection=collection)
+            )
+            continue
+        results.append(
+            document_upload_result(
+                tenant=request.tenant,
+                upload=Upload(
+                    filename=uploaded.name,
+                    stream=uploaded,
+                    content_type=uploaded.content_type or "",
+                ),
+                user=request.user,
+                collection=collection,
+            )
         )
-        for uploaded in files
-    ]
     # Same bytes under another name are one document: say so, never answer
     # silently with the other name.
     notes = [
@@ -288,12 +341,35 @@ def document_upload_view(request: HttpRequest) -> HttpResponse:
         for r in results
         if r.outcome == "duplicate" and r.uploaded_as != r.document.title
     ]
+    notes += added_sources
     if not request.htmx:
         messages.success(request, f"{len(files)} file(s) uploaded.")
         for note in notes:
             messages.info(request, note)
         return redirect("ingest:document-list")
     return _rows(request, upload_notes=notes)
+
+
+def _export_source(request: HttpRequest, uploaded, *, kind: str, collection) -> str:
+    """Add an uploaded chat export as a source; the note that says so."""
+    label = Source.Kind(kind).label
+    try:
+        source = source_create_export(
+            tenant=request.tenant,
+            kind=kind,
+            filename=uploaded.name,
+            stream=uploaded,
+            user=request.user,
+            collection=collection,
+        )
+    except SourceError as error:
+        return (
+            f"“{uploaded.name}” looks like a {label} but was refused: {error.message}"
+        )
+    return (
+        f"“{uploaded.name}” is a {label}: added as the source “{source.name}” "
+        "(see Sources); its threads become documents as it syncs."
+    )
 
 
 def _viewer_url(document, state: ViewerState, **changes: object) -> str:
@@ -334,7 +410,9 @@ def document_detail(request: HttpRequest, pk: str) -> HttpResponse:
         "meta_items": [
             (k.replace("_", " ").capitalize(), v)
             for k, v in document.metadata.items()
-            if isinstance(v, str | int | float) and k not in {"text"}
+            if isinstance(v, str | int | float)
+            and k not in {"text"}
+            and not k.startswith("title_")
         ][:12],
         "attachments": list(document.attachments.filter(is_deleted=False)),
     }

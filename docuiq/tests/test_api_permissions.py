@@ -175,6 +175,13 @@ MATRIX: dict[tuple[str, str], Row] = {
         _post(lambda i: f"/api/documents/{i.document}/restore"),
         _expect(a_user=200, a_key=200, b_user=404, b_key=404),
     ),
+    ("api:document-rename", "POST"): Row(
+        _post(
+            lambda i: f"/api/documents/{i.document}/rename",
+            lambda i: {"title": "Renamed by the matrix"},
+        ),
+        _expect(a_user=200, a_key=200, b_user=404, b_key=404),
+    ),
     ("api:search", "GET"): Row(
         _get(
             lambda i: "/api/search",

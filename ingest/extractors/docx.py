@@ -18,6 +18,12 @@ from ingest.errors import ErrorCode, ExtractionError
 from ingest.extractors import Extracted
 from ingest.extractors._common import Progress, title_from_filename
 from ingest.extractors.archive import ZipBudget, check_zip
+from ingest.extractors.titles import (
+    document_title,
+    metadata_title_rejected_by,
+    opening_of,
+    title_metadata,
+)
 from ingest.limits import Limits
 
 __all__ = ["extract_docx"]
@@ -68,12 +74,19 @@ def extract_docx(
     metadata = _core_properties(document)
     metadata["paragraphs"] = sum(1 for _ in body.iter(_P))
     metadata["tables"] = sum(1 for _ in body.iter(_TBL))
-    title = (
-        metadata.get("title") or _first_heading(body) or title_from_filename(filename)
-    )
-    return Extracted(
-        title=title, source_type="docx", pages=["\n\n".join(blocks)], metadata=metadata
-    )
+    text = "\n\n".join(blocks)
+    # A Word file's own Title (an author set it), else the kind a contract's
+    # opening names ("Master Services Agreement"), else its first Heading 1.
+    own = metadata.get("title") or ""
+    choice = document_title("", opening_of([text]), filename)
+    if own and not metadata_title_rejected_by(own):
+        title = own
+    elif choice.kind:
+        title = choice.title
+        metadata.update(title_metadata(choice))
+    else:
+        title = _first_heading(body) or title_from_filename(filename)
+    return Extracted(title=title, source_type="docx", pages=[text], metadata=metadata)
 
 
 def _blocks(container: Any, depth: int) -> list[str]:

@@ -38,7 +38,7 @@ from ingest.errors import ErrorCode, ExtractionError
 from ingest.extractors import Extracted
 from ingest.extractors._common import Progress
 from ingest.extractors.pdf_layout import Segment, may_have_columns, reading_order
-from ingest.extractors.titles import pdf_title
+from ingest.extractors.titles import document_title, opening_of, title_metadata
 from ingest.limits import Limits
 from ingest.normalize import normalize_page, normalize_page_with_map
 
@@ -139,10 +139,11 @@ def extract_pdf(
     if damaged:
         metadata["damaged_pages"] = damaged[:1000]
     # The metadata Title, else page 1's heading, else the file name (titles.py).
-    title, metadata["title_from"] = pdf_title(
-        metadata.get("title") or "", pages[0] if pages else "", filename
+    choice = document_title(metadata.get("title") or "", opening_of(pages), filename)
+    metadata.update(title_metadata(choice))
+    return Extracted(
+        title=choice.title, source_type="pdf", pages=pages, metadata=metadata
     )
-    return Extracted(title=title, source_type="pdf", pages=pages, metadata=metadata)
 
 
 def page_char_boxes(path: Path, page_number: int) -> PageGeometry:

@@ -13,6 +13,7 @@ from ingest.extractors._common import (
     read_limited,
     title_from_filename,
 )
+from ingest.extractors.titles import document_title, opening_of, title_metadata
 from ingest.limits import Limits
 
 __all__ = ["extract_markdown", "extract_text", "markdown_title"]
@@ -30,12 +31,14 @@ def extract_text(
     text, encoding = _read(path, limits)
     pages = _pages(text)
     progress(len(pages), len(pages))
-    return Extracted(
-        title=title_from_filename(filename),
-        source_type="text",
-        pages=pages,
-        metadata={"encoding": encoding, "page_count": len(pages)},
-    )
+    metadata = {"encoding": encoding, "page_count": len(pages)}
+    # A contract saved as text is titled by its kind ("Distributor
+    # Agreement"); any other text keeps its file name.
+    choice = document_title("", opening_of(pages), filename)
+    title = choice.title if choice.kind else title_from_filename(filename)
+    if choice.kind:
+        metadata.update(title_metadata(choice))
+    return Extracted(title=title, source_type="text", pages=pages, metadata=metadata)
 
 
 def extract_markdown(

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import re
 
+from llm.textfold import fold_compat
+
 # Words that carry no retrieval signal in questions; both engines would match
 # them nearly everywhere, which makes OR queries slow and rankings noisy.
 STOPWORDS = frozenset(
@@ -149,7 +151,8 @@ MAX_TERMS = 16
 def query_terms(query: str) -> list[str]:
     """Content words of a question, lower-cased, deduplicated, in order."""
     seen: dict[str, None] = {}
-    for match in _WORD.finditer(query.lower()):
+    # Folded as the index folds chunks ("ﬁnal" asks for "final"; migration 0011).
+    for match in _WORD.finditer(fold_compat(query).lower()):
         word = match.group().replace("’", "'").split("'")[0]
         if len(word) < 2 and not word.isdigit():
             continue

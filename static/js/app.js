@@ -95,6 +95,12 @@ document.addEventListener("htmx:afterRequest", (event) => {
       li.id = "mention-" + i;
       li.dataset.title = d.title;
       li.textContent = shown(d.title);  // textContent: titles are never parsed as HTML
+      if (d.filename && d.filename !== d.title) {  // the file name beside it (issue 32)
+        const name = document.createElement("span");
+        name.className = "muted filename";
+        name.textContent = " " + d.filename;
+        li.appendChild(name);
+      }
       li.setAttribute("aria-selected", i === 0 ? "true" : "false");
       li.addEventListener("mousedown", (event) => { event.preventDefault(); choose(li); });
       ul.appendChild(li);

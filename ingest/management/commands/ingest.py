@@ -11,8 +11,10 @@ from tqdm import tqdm
 from accounts.models import Tenant
 from accounts.scoping import tenant_scope
 from accounts.services import collection_get_or_create
-from ingest.models import Document
+from ingest.exports import export_kind
+from ingest.models import Document, Source
 from ingest.services import Upload, document_upload
+from ingest.sources import SourceError, source_create_export
 
 
 def _expand(paths: list[str]) -> list[Path]:
@@ -32,6 +34,16 @@ def _expand(paths: list[str]) -> list[Path]:
         else:
             raise CommandError(f"No such file or folder: {raw}")
     return files
+
+
+def _wait_source(source: Source) -> Source:
+    """With a broker, a worker syncs: wait for the source's sync to finish."""
+    deadline = time.monotonic() + settings.INGEST_TIME_LIMIT_S * 4 + 60
+    while True:
+        source = Source.objects.get(pk=source.pk)
+        if source.status in {"ready", "failed"} or time.monotonic() > deadline:
+            return source
+        time.sleep(0.25)
 
 
 def _wait(document: Document) -> Document:
@@ -83,6 +95,12 @@ class Command(BaseCommand):
             for path in bar:
                 bar.set_description(path.name[:40])
                 with path.open("rb") as stream:
+                    kind = export_kind(stream, path.name)
+                    if kind:  # a Slack or Teams export: a source (issue 32)
+                        failed += self._source(
+                            tenant, path, stream, kind, collection, as_json
+                        )
+                        continue
                     document = document_upload(
                         tenant=tenant,
                         upload=Upload(filename=path.name, stream=stream),
@@ -110,3 +128,39 @@ class Command(BaseCommand):
                     tqdm.write(line, file=self.stdout._out)
         if failed:
             raise SystemExit(1)
+
+    def _source(self, tenant, path: Path, stream, kind: str, collection, as_json):
+        """Add a chat export as a source and sync it (eager without a broker);
+        1 if it failed."""
+        try:
+            source = source_create_export(
+                tenant=tenant,
+                kind=kind,
+                filename=path.name,
+                stream=stream,
+                collection=collection,
+            )
+        except SourceError as error:
+            source, message = None, error.message
+        if source is not None:
+            source = _wait_source(source)
+            message = source.error or ""
+        row = {
+            "file": str(path),
+            "source_id": str(source.pk) if source else None,
+            "kind": kind,
+            "status": source.status if source else "failed",
+            "documents": source.items.count() if source else 0,
+            "error": message or None,
+        }
+        if as_json:
+            self.stdout.write(json.dumps(row))
+        else:
+            line = (
+                f"{row['source_id'] or '-'}  {row['status']:<10} {kind} export "
+                f"({row['documents']} threads) {path}"
+            )
+            if row["error"]:
+                line += f"  ({row['error']})"
+            tqdm.write(line, file=self.stdout._out)
+        return int(row["status"] == "failed")
