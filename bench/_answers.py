@@ -189,6 +189,8 @@ def ask_all(tenant, asks: Iterable[Ask]) -> list[dict]:
                 citations.append(
                     {
                         "relevance": c.relevance,
+                        "rule": c.relevance_reason[:120],
+                        "quote": (c.quoted_text or "")[:240],
                         "verified": bool(c.verified),
                         "own_document": mine,
                         "holds": mine and holds(spans, region),

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import threading
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,7 @@ from chat.naming import (
     parties,
 )
 from ingest.models import Document
+from ingest.search.within import document_index
 
 if TYPE_CHECKING:
     from accounts.models import Tenant
@@ -117,6 +119,20 @@ def name_index(tenant: Tenant) -> tuple[NameIndex, dict]:
     with _LOCK:
         _CACHE[tenant.pk] = (version, index, titles)
     return index, titles
+
+
+def name_texts(documents: Sequence[Document]) -> list[str]:
+    """What names each document: its title, its file's names and the
+    parties its opening names (its first chunks, cached with its index).
+    Their words say which document, never what to find in it."""
+    texts: list[str] = []
+    for document in documents:
+        texts.append(document.title)
+        texts += list(document.file.filenames)
+        if document.current_revision_id:
+            opening = "\n".join(c.content for c in document_index(document).chunks[:4])
+            texts += parties(opening[:FIRST_PAGE_CHARS])
+    return texts
 
 
 # ----------------------------------------------------------------- mentions

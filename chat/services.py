@@ -21,7 +21,7 @@ from django.db import transaction
 from chat.models import ChatSession, Message
 from chat.payload import build_payload
 from chat.retrieval import Retrieved, retrieve
-from chat.scope import Scope, choice_of, scope_for
+from chat.scope import Scope, choice_of, name_texts, scope_for
 from chat.sources import SourceChunk, message_sources_create
 from citations.extraction import extract_citations
 from citations.relevance import Relevance, RelevanceJudge
@@ -96,8 +96,9 @@ class Turn:
     @cached_property
     def judge(self) -> RelevanceJudge:
         """Rates passages against the question less the words that named
-        documents (they name, they do not say what to find), its words
-        weighted by their rarity in the documents the passages come from."""
+        documents and the words of the searched documents' own names (they
+        name, they do not say what to find), its words weighted by their
+        rarity in the documents the passages come from."""
         documents = {
             r.hit.chunk.document_id: r.hit.chunk.document for r in self.retrieved
         }
@@ -106,6 +107,7 @@ class Turn:
             self.scope.search_text,
             weights=term_weights(searched, self.scope.search_text),
             written=written_in(searched),
+            names=name_texts(searched),
         )
 
     def rate(self, passage: str) -> Relevance:
