@@ -578,17 +578,19 @@ def _positions(
 ) -> list[int]:
     """Where in the passage's stems a concept is written (a phrase: its
     first word)."""
-    at = []
-    for i, stem in enumerate(stems):
-        for form in forms:
-            if len(form) == 1:
-                if same_word(form[0], stem):
-                    at.append(i)
-                    break
-            elif stems[i : i + len(form)] == form:
-                at.append(i)
-                break
-    return at
+    words = {
+        w
+        for form in forms
+        if len(form) == 1
+        for w in by_prefix.get(form[0][:MIN_SHARED_STEM], ())
+        if same_word(form[0], w)
+    }
+    phrases = [form for form in forms if len(form) > 1]
+    return [
+        i
+        for i, stem in enumerate(stems)
+        if stem in words or any(stems[i : i + len(form)] == form for form in phrases)
+    ]
 
 
 def _window(places: list[list[int]]) -> int:

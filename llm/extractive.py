@@ -336,9 +336,9 @@ Rater = Callable[[str], Rating]
 # sentence ending in a colon (a lead-in, not a claim to cite).
 NO_MODEL = "No model is configured, so none has read your documents"
 ALL_WORDS_LEAD = (
-    NO_MODEL
-    + "; these passages hold every word of your question{stated}, read them to judge:"
+    NO_MODEL + "; {which} every word of your question{stated}, read them to judge:"
 )
+_FIRST = {1: "the first passage holds", 2: "the first two passages hold"}
 SOME_WORDS_LEAD = (
     NO_MODEL
     + "; these passages match some of your question's words, read them to judge:"
@@ -387,14 +387,17 @@ def _rated_answer(
                 continue
             rated.append((rating, lexical.get((pos, start), 0.0), pos, sentence))
     rated.sort(key=_quote_order)
-    answering = [r for r in rated if r[0].label == "answers"][:MAX_QUOTES]
-    chosen = answering or rated[:MAX_QUOTES]
+    # Those holding every word first, the best of the others after them:
+    # word rules cannot tell which one answers, a reader can.
+    chosen = rated[:MAX_QUOTES]
     if not chosen:
         return prompting.NO_ANSWER
-    if answering:
-        stated = answering[0][0].stated
+    whole = sum(r[0].label == "answers" for r in chosen)
+    if whole:
+        stated = chosen[0][0].stated
         lead = ALL_WORDS_LEAD.format(
-            stated=f" and the first states {stated}" if stated else ""
+            which="these passages hold" if whole == len(chosen) else _FIRST[whole],
+            stated=f", and the first states {stated}" if stated else "",
         )
     else:
         lead = SOME_WORDS_LEAD

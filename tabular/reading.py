@@ -241,7 +241,8 @@ class ReadingRule:
 def _with_value(rating: Relevance) -> bool:
     """Answers, or would but for holding the question by one word: a typed
     candidate's value of the column's kind is the second piece of evidence
-    ("Termination is mutual" for "Who may terminate?", options Mutual/...)."""
+    ("Termination is mutual" for "Who may terminate?", options Mutual/...);
+    a yes/no's "Yes" is the value it reads."""
     return rating.label == ANSWERS or rating.rule == "one_word"
 
 
@@ -340,8 +341,17 @@ def _presence(kind: str, candidates: list[Candidate], **_: Any) -> Reading | Non
     if kind == values.YES_NO:
         # A "Yes" needs one sentence that holds everything the question
         # asks about: on the tune contracts a sentence covering only part
-        # of it was as often a false "Yes" as a true one.
-        answering = [c for c in answering if c.rating.score >= WHOLE_QUESTION]
+        # of it was as often a false "Yes" as a true one. One word may hold
+        # it ("assign" for "Is it assignable?"): chat marks no such sentence
+        # "answers", a yes/no column's "Yes" keeps it (issue 28's positions
+        # lose a third of their present clauses without it).
+        answering = [
+            c
+            for c in candidates
+            if _with_value(c.passage_rating)
+            and _with_value(c.rating)
+            and c.rating.score >= WHOLE_QUESTION
+        ]
         rule = "answering_clause"
     if not answering and in_passage and PASSAGE_IS_PRESENCE:
         answering, rule = in_passage, "answering_passage"

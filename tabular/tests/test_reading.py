@@ -396,3 +396,13 @@ def test_a_column_line_names_its_type_and_an_options_columns_options():
         parse_column("Pick (options): Which one? [Only one]")
     with pytest.raises(ReviewError, match="Unknown column type"):
         parse_column("A (colour): b?")
+
+
+def test_a_yes_may_rest_on_one_word_holding_the_whole_question():
+    """Chat marks no one-word match "answers"; a yes/no column's "Yes" keeps
+    a sentence that holds the whole question, even by one word."""
+    passages = [Passage(0, "Neither party may assign this Agreement without consent.")]
+    got = read_cell(
+        question="Is the agreement assignable?", column_type="yes_no", passages=passages
+    )
+    assert got.found and got.value == "Yes" and got.rule == "answering_clause"
