@@ -455,39 +455,17 @@ QUICK_NDA = (
 def quick_corpus(base: Path) -> tuple[Path, dict]:
     """A built-in contract (CUAD's layout) and NDA (ContractNLI's), and the
     questions file for the contract: the command's fixture."""
-    cuad = base / "cuad"
-    (cuad / "contracts_txt").mkdir(parents=True)
-    (cuad / "contracts_txt" / "quick.txt").write_text(QUICK_CONTRACT)
-    (cuad / "category_descriptions.csv").write_text(
-        "Category: Governing Law,Description: Which state's law governs?,"
-        "Answer Format: Location,Group: 1\n"
-        "Category: Anti-Assignment,Description: Is consent needed to assign?,"
-        "Answer Format: Yes/No,Group: 2\n"
-        "Category: Non-Compete,Description: Is there a non-compete?,"
-        "Answer Format: Yes/No,Group: 3\n"
-    )
-    categories = []
-    for category, clause in (
-        ("Governing Law", "governed by the laws of the State of New York"),
-        ("Anti-Assignment", "Neither party may assign this Agreement"),
-    ):
-        start = QUICK_CONTRACT.index(clause)
-        categories.append(
-            {
-                "category": category,
-                "normalized_answer": "New York"
-                if category == "Governing Law"
-                else "Yes",
-                "spans": [{"text": clause, "answer_start": start}],
-            }
-        )
-    record = {
-        "title": "quick",
-        "txt": "contracts_txt/quick.txt",
-        "pdf": "contracts_txt/quick.txt",
-        "categories": categories,
-    }
-    (cuad / "gold_spans.jsonl").write_text(json.dumps(record) + "\n")
+    te.write_cuad_corpus(
+        base,
+        QUICK_CONTRACT,
+        [
+            ("Governing Law", "Which state's law governs?", "Location",
+             "governed by the laws of the State of New York", "New York"),
+            ("Anti-Assignment", "Is consent needed to assign?", "Yes/No",
+             "Neither party may assign this Agreement", "Yes"),
+            ("Non-Compete", "Is there a non-compete?", "Yes/No", "", ""),
+        ],
+    )  # fmt: skip
     nli = base / "contractnli"
     nli.mkdir()
     spans = [

@@ -82,34 +82,55 @@ QUICK_CONTRACT = (
 )
 
 
-def _quick_corpus(base: Path) -> Path:
-    """A corpus of one built-in contract and two categories, in CUAD's layout."""
+def write_cuad_corpus(base: Path, text: str, categories: list[tuple]) -> Path:
+    """One built-in contract in CUAD's layout under `base`: `categories` are
+    (name, description, answer format, the clause quoted, normalized answer)."""
     cuad = base / "cuad"
     (cuad / "contracts_txt").mkdir(parents=True)
-    (cuad / "contracts_txt" / "quick.txt").write_text(QUICK_CONTRACT)
+    (cuad / "contracts_txt" / "quick.txt").write_text(text)
     (cuad / "category_descriptions.csv").write_text(
-        "Category: Governing Law,Description: Which state's law governs?,"
-        "Answer Format: Location,Group: 1\n"
-        "Category: Expiration Date,Description: When does the contract end?,"
-        "Answer Format: Date,Group: 2\n"
+        "".join(
+            f"Category: {name},Description: {description},"
+            f"Answer Format: {answer_format},Group: {i}\n"
+            for i, (name, description, answer_format, *_rest) in enumerate(categories)
+        )
     )
     spans = []
-    for category, clause in (
-        ("Governing Law", "governed by the laws of the State of New York"),
-        ("Expiration Date", "continues for three years"),
-    ):
-        start = QUICK_CONTRACT.index(clause)
+    for name, _description, _format, clause, answer in categories:
+        if not clause:
+            continue
+        start = text.index(clause)
         spans.append(
             {
-                "category": category,
+                "category": name,
+                "normalized_answer": answer,
                 "spans": [
                     {"text": clause, "answer_start": start, "all_starts": [start]}
                 ],
             }
         )
-    record = {"title": "quick", "txt": "contracts_txt/quick.txt", "categories": spans}
+    record = {
+        "title": "quick",
+        "txt": "contracts_txt/quick.txt",
+        "pdf": "contracts_txt/quick.txt",
+        "categories": spans,
+    }
     (cuad / "gold_spans.jsonl").write_text(json.dumps(record) + "\n")
     return base
+
+
+def _quick_corpus(base: Path) -> Path:
+    """A corpus of one built-in contract and two categories, in CUAD's layout."""
+    return write_cuad_corpus(
+        base,
+        QUICK_CONTRACT,
+        [
+            ("Governing Law", "Which state's law governs?", "Location",
+             "governed by the laws of the State of New York", "New York"),
+            ("Expiration Date", "When does the contract end?", "Date",
+             "continues for three years", ""),
+        ],
+    )  # fmt: skip
 
 
 QUESTIONS = ROOT / "bench" / "retrieval_questions.json"

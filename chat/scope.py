@@ -36,6 +36,7 @@ from chat.naming import (
     named_documents,
     parties,
 )
+from citations.relevance import passage_shape
 from ingest.models import Document
 from ingest.search.within import document_index
 
@@ -122,8 +123,9 @@ def name_index(tenant: Tenant) -> tuple[NameIndex, dict]:
 
 
 def name_texts(documents: Sequence[Document]) -> list[str]:
-    """What names each document: its title, its file's names and the
-    parties its opening names (its first chunks, cached with its index).
+    """What names each document: its title, its file's names, the heading it
+    opens with and the parties its opening names (its first chunks, cached
+    with its index).
     Their words say which document, never what to find in it."""
     texts: list[str] = []
     for document in documents:
@@ -132,6 +134,11 @@ def name_texts(documents: Sequence[Document]) -> list[str]:
         if document.current_revision_id:
             opening = "\n".join(c.content for c in document_index(document).chunks[:4])
             texts += parties(opening[:FIRST_PAGE_CHARS])
+            # The heading it opens with is its title as printed ("SUPPLY
+            # AGREEMENT" in a file named quick.txt).
+            first = next((line for line in opening.splitlines() if line.strip()), "")
+            if passage_shape(first) == "heading":
+                texts.append(first)
     return texts
 
 

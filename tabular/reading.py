@@ -588,16 +588,11 @@ def _closest(
     """The sentence that bears most on the question among the passages that
     relate: a clause before a heading, title or preamble, then the share of
     the question's rarer words it holds, then the better-retrieved passage."""
-    found = []
-    for passage in passages:
-        rated = ratings[passage.rank]
-        if rated.label == OFF_TOPIC:
-            continue
-        for start, end in split_sentences(passage.text):
-            rating = judge.rate(passage.text[start:end])
-            if rating.label == OFF_TOPIC:
-                continue
-            found.append(Candidate(passage, start, end, rating, rated))
+    found = [
+        c
+        for c in _candidates(judge, None, passages, ratings, ())
+        if c.rating.label != OFF_TOPIC
+    ]
     if not found:
         return None
     return min(
