@@ -98,7 +98,7 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("warranty", "warrant", "warrants", "guarantee"),
     ("audit", "inspect", "inspection", "examine", "records", "books"),
     ("insurance", "insure", "insured", "coverage", "policy", "insurer"),
-    ("exclusive", "exclusivity", "exclusively", "sole"),
+    ("exclusive", "exclusivity", "exclusively"),
     ("confidential", "confidentiality", "nondisclosure", "proprietary"),
     ("indemnify", "indemnification", "indemnity", "hold harmless"),
     ("royalty", "royalties"),

@@ -295,3 +295,14 @@ def test_a_governing_law_is_a_place_named_as_law_never_a_forum_or_an_address():
     # A question about the courts takes the forum.
     courts = RelevanceJudge("Which courts decide disputes, in which state?")
     assert courts.rate(forum).value is not None
+
+
+def test_solely_is_no_exclusivity():
+    """'exercisable solely during the term' grants nothing exclusive ('sole'
+    left the exclusivity synonyms once endings matched: 'solely' is 'sole')."""
+    judge = RelevanceJudge("Does the contract grant exclusivity?")
+    grant = (
+        "Channel Partner grants to you a royalty-free, non-exclusive, limited "
+        "license right exercisable solely during the term of this agreement."
+    )
+    assert judge.rate(grant).label == RELATED
