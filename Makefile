@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PG_URL ?= postgres://postgres@127.0.0.1:5432/docuiq
 REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: run test test-pg venv chromium axe migrate serve worker beat lint fmt bench bench-quick clean model test-model
+.PHONY: run test test-pg venv chromium axe migrate serve worker beat lint fmt bench bench-quick eval clean model test-model
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -104,6 +104,13 @@ fmt: venv
 
 bench: venv
 	@for f in bench/*.py; do case $$f in bench/_*) continue;; esac; echo "== $$f"; $(PY) $$f || exit 1; done
+
+# Answers, tabular and playbook on CUAD and ContractNLI's dev NDAs, offline and
+# with the configured model (bench/evaluate.py), niced: the machine may be shared.
+# EVAL_ARGS="--corpus nda --limit 8" for a subset.
+EVAL_ARGS ?=
+eval: venv
+	nice -n 10 $(PY) manage.py evaluate $(EVAL_ARGS)
 
 # Every bench script with --quick (built-in data, no corpus, under a minute in all), two at a time:
 # each must run and write its JSON (to var/bench-quick/, never over bench/results/). CI's lint step runs it.

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 TOP_K = 4  # as bench/retrieval_eval.py
@@ -147,62 +149,155 @@ def part_named(tenant, contracts, questions: dict) -> dict:
     return result
 
 
-def part_chat(tenant, contracts, questions: dict) -> tuple[dict, list[dict]]:
-    """Whole offline turns on named questions, about clauses the contract has
-    and clauses it lacks. Returns the figures and every citation seen (for
-    part_relevance)."""
+@dataclass(frozen=True)
+class Ask:
+    """One question of an evaluation: asked about `contract`'s `key`
+    (a CUAD category, a ContractNLI hypothesis), in a chat of its own that
+    searches `documents` (none: all the tenant's documents)."""
+
+    contract: Any
+    key: str
+    question: str
+    answerable: bool
+    documents: tuple = ()
+
+
+def ask_all(tenant, asks: Iterable[Ask]) -> list[dict]:
+    """Whole turns with the configured responder, one fresh chat each (no
+    history from another question), citations verified: a record per
+    question (not found, tokens, seconds, every citation against the
+    experts' spans)."""
     from accounts.scoping import tenant_scope
     from chat.services import message_ask
     from citations.models import MessageCitation
     from citations.services import message_citations_verify
 
-    rows: list[dict] = []
-    stats: dict = defaultdict(lambda: defaultdict(lambda: [0, 0]))
-    times: list[float] = []
+    records: list[dict] = []
     with tenant_scope(tenant):
-        session = _session(tenant)
-        for with_gold in (True, False):
-            for contract, category, question in _named_questions(
-                contracts, questions, with_gold=with_gold
-            ):
-                t0 = time.perf_counter()
-                message = message_ask(session=session, question=question)
-                times.append((time.perf_counter() - t0) * 1000)
-                message_citations_verify(message_id=message.pk)
-                citations = list(MessageCitation.objects.filter(message=message))
-                verified = [c for c in citations if c.verified]
-                spans = contract.gold.get(category, [])
-                not_found = bool((message.payload or {}).get("not_found"))
-                s = stats[contract.split]
-                s["verified_from_contract"][0] += sum(
-                    c.document_id == contract.document.pk for c in verified
+        for ask in asks:
+            session = _session(tenant, documents=list(ask.documents))
+            t0 = time.perf_counter()
+            message = message_ask(session=session, question=ask.question)
+            seconds = time.perf_counter() - t0
+            message_citations_verify(message_id=message.pk)
+            spans = ask.contract.gold.get(ask.key, []) if ask.answerable else []
+            own = ask.contract.document.pk
+            citations = []
+            for c in MessageCitation.objects.filter(message=message):
+                region = (c.source_offset_start, c.source_offset_end)
+                mine = c.document_id == own
+                citations.append(
+                    {
+                        "relevance": c.relevance,
+                        "rule": c.relevance_reason[:120],
+                        "quote": (c.quoted_text or "")[:240],
+                        "verified": bool(c.verified),
+                        "own_document": mine,
+                        "holds": mine and holds(spans, region),
+                        "overlaps": mine and overlaps(spans, region),
+                    }
                 )
-                s["verified_from_contract"][1] += len(verified)
-                if with_gold:
-                    s["answer_holds_clause"][0] += any(
-                        holds(spans, (c.source_offset_start, c.source_offset_end))
-                        for c in verified
-                        if c.document_id == contract.document.pk
-                    )
-                    s["answer_holds_clause"][1] += 1
-                    s["not_found_when_answerable"][0] += not_found
-                    s["not_found_when_answerable"][1] += 1
-                else:
-                    s["not_found_when_lacking"][0] += not_found
-                    s["not_found_when_lacking"][1] += 1
-                for c in citations:
-                    rows.append(
-                        {
-                            "split": contract.split,
-                            "relevance": c.relevance,
-                            "verified": c.verified,
-                            "holds": bool(spans)
-                            and c.document_id == contract.document.pk
-                            and holds(
-                                spans, (c.source_offset_start, c.source_offset_end)
-                            ),
-                        }
-                    )
+            records.append(
+                {
+                    "split": ask.contract.split,
+                    "contract": ask.contract.title,
+                    "key": ask.key,
+                    "question": ask.question,
+                    "answerable": ask.answerable,
+                    "failed": message.status == "failed",
+                    "not_found": bool((message.payload or {}).get("not_found")),
+                    "first_line": (message.content or message.error).split("\n")[0][
+                        :200
+                    ],
+                    "seconds": seconds,
+                    "tokens": (message.prompt_tokens or 0)
+                    + (message.completion_tokens or 0),
+                    "citations": citations,
+                }
+            )
+    return records
+
+
+def overlaps(spans: list[tuple[int, int]], region: tuple[int, int]) -> bool:
+    a, b = region
+    return any(min(e, b) > max(s, a) for s, e in spans)
+
+
+def answer_figures(records: list[dict]) -> dict:
+    """The answer row of `manage.py evaluate`: see bench/evaluate.py."""
+    answerable = [r for r in records if r["answerable"]]
+    absent = [r for r in records if not r["answerable"]]
+    verified = [c for r in records for c in r["citations"] if c["verified"]]
+    marked = [c for r in records for c in r["citations"] if c["relevance"] == "answers"]
+    answered = [r for r in records if not r["not_found"] and not r["failed"]]
+
+    def share(rows, test) -> dict:
+        return {
+            "share": _share(sum(bool(test(x)) for x in rows), len(rows)),
+            "n": len(rows),
+        }
+
+    return {
+        "questions": len(records),
+        "right_document": share(verified, lambda c: c["own_document"]),
+        "cites_clause": share(
+            answerable,
+            lambda r: any(c["verified"] and c["overlaps"] for c in r["citations"]),
+        ),
+        "presented_as_answer": share(
+            answerable,
+            lambda r: any(
+                c["verified"] and c["overlaps"] and c["relevance"] == "answers"
+                for c in r["citations"]
+            ),
+        ),
+        "false_not_found": share(answerable, lambda r: r["not_found"]),
+        "not_found_when_absent": share(absent, lambda r: r["not_found"]),
+        "answers_mark_holds_clause": share(marked, lambda c: c["overlaps"]),
+        "answers_marked": share(
+            answered,
+            lambda r: any(c["relevance"] == "answers" for c in r["citations"]),
+        ),
+        "failed": sum(r["failed"] for r in records),
+        "tokens_per_answer": round(sum(r["tokens"] for r in records) / len(records), 1)
+        if records
+        else None,
+        "seconds_per_answer": round(
+            sum(r["seconds"] for r in records) / len(records), 3
+        )
+        if records
+        else None,
+    }
+
+
+def part_chat(tenant, contracts, questions: dict) -> tuple[dict, list[dict]]:
+    """Whole offline turns on named questions, about clauses the contract has
+    and clauses it lacks. Returns the figures and every citation seen (for
+    part_relevance)."""
+    asks = [
+        Ask(contract, category, question, with_gold)
+        for with_gold in (True, False)
+        for contract, category, question in _named_questions(
+            contracts, questions, with_gold=with_gold
+        )
+    ]
+    records = ask_all(tenant, asks)
+    stats: dict = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    rows: list[dict] = []
+    for r in records:
+        s = stats[r["split"]]
+        verified = [c for c in r["citations"] if c["verified"]]
+        s["verified_from_contract"][0] += sum(c["own_document"] for c in verified)
+        s["verified_from_contract"][1] += len(verified)
+        if r["answerable"]:
+            s["answer_holds_clause"][0] += any(c["holds"] for c in verified)
+            s["answer_holds_clause"][1] += 1
+            s["not_found_when_answerable"][0] += r["not_found"]
+            s["not_found_when_answerable"][1] += 1
+        else:
+            s["not_found_when_lacking"][0] += r["not_found"]
+            s["not_found_when_lacking"][1] += 1
+        rows += [{"split": r["split"], **c} for c in r["citations"]]
     result: dict[str, Any] = {
         split: {key: _share(*pair) for key, pair in values.items()}
         for split, values in stats.items()
@@ -211,7 +306,7 @@ def part_chat(tenant, contracts, questions: dict) -> tuple[dict, list[dict]]:
         split: {key: pair[1] for key, pair in values.items()}
         for split, values in stats.items()
     }
-    ordered = sorted(times)
+    ordered = sorted(r["seconds"] * 1000 for r in records)
     result["ask_p95_ms"] = (
         round(ordered[int(0.95 * (len(ordered) - 1))], 1) if ordered else None
     )

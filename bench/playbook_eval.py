@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -253,87 +254,82 @@ def _evaluate(args: argparse.Namespace, corpus: Path) -> int:
 
 
 def _run(tenant, playbook, group, split, mode) -> list[dict]:
-    from django.conf import settings
-
     from accounts.scoping import tenant_scope
     from playbook.models import Finding, RunPosition
     from playbook.runs import findings_sync, run_create
     from tabular.executor import review_run
 
-    server = None
-    saved = {
-        k: getattr(settings, k)
-        for k in ("LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY", "LLM_JUDGE_MODEL")
-    }
-    if mode == "model":
-        from docuiq.testing.llm_server import ScriptedLLMServer
+    with te.model_row(mode), tenant_scope(tenant):
+        documents = [doc for doc, *_ in group.values()]
+        run = run_create(
+            tenant=tenant,
+            playbook=playbook,
+            document_ids=[d.pk for d in documents],
+            name=f"CUAD {split} {mode}",
+            start=False,
+        )
+        t0 = time.monotonic()
+        review_run(review_id=run.review_id)
+        findings_sync(run)
+        print(
+            f"{split}/{mode}: {len(documents)} contracts x {RunPosition.objects.filter(run=run).count()} positions in {time.monotonic() - t0:.1f} s",
+            file=sys.stderr,
+        )
+        by_doc = {
+            str(doc.pk): (title, spans, answers, texts)
+            for title, (doc, spans, answers, texts) in group.items()
+        }
+        records = []
+        for f in Finding.objects.filter(run=run).select_related(
+            "position", "row", "cell", "cell__citation"
+        ):
+            title, spans, answers, texts = by_doc[str(f.row.document_uid)]
+            category = f.position.title
+            key = category.lower()
+            answered = bool(spans.get(key))
+            expected = expected_finding(
+                category,
+                answered,
+                answers.get(key, ""),
+                texts.get(key, []),
+                f.position,
+            )
+            citation = f.cell.citation
+            cited_in_clause = bool(
+                citation is not None
+                and citation.verified
+                and te.overlaps(
+                    spans.get(key, []),
+                    citation.source_offset_start,
+                    citation.source_offset_end,
+                )
+            )
+            records.append(
+                {
+                    "split": split,
+                    "mode": mode,
+                    "contract": title,
+                    "position": category,
+                    "expert_answered": answered,
+                    "expert_answer": answers.get(key, ""),
+                    "expected": expected,
+                    "finding": f.kind,
+                    "severity": f.severity,
+                    "rule": f.rule,
+                    "value": f.cell.shown_value,
+                    "verified": bool(citation and citation.verified),
+                    "cited_in_clause": cited_in_clause,
+                    "reads_yes": (f.cell.typed_value or {}).get("value") is True,
+                    "non_exclusive": NON_EXCLUSIVE.search(f.cell.quote) is not None,
+                    "reason": f.reason[:200],
+                    "quote": f.cell.quote[:200],
+                }
+            )
+        return records
 
-        server = ScriptedLLMServer().start()
-        settings.LLM_BASE_URL = server.base_url
-        settings.LLM_MODEL = server.model
-        settings.LLM_API_KEY = "bench"
-        settings.LLM_JUDGE_MODEL = ""
-    try:
-        with tenant_scope(tenant):
-            documents = [doc for doc, *_ in group.values()]
-            run = run_create(
-                tenant=tenant,
-                playbook=playbook,
-                document_ids=[d.pk for d in documents],
-                name=f"CUAD {split} {mode}",
-                start=False,
-            )
-            t0 = time.monotonic()
-            review_run(review_id=run.review_id)
-            findings_sync(run)
-            print(
-                f"{split}/{mode}: {len(documents)} contracts x {RunPosition.objects.filter(run=run).count()} positions in {time.monotonic() - t0:.1f} s",
-                file=sys.stderr,
-            )
-            by_doc = {
-                str(doc.pk): (title, spans, answers, texts)
-                for title, (doc, spans, answers, texts) in group.items()
-            }
-            records = []
-            for f in Finding.objects.filter(run=run).select_related(
-                "position", "row", "cell", "cell__citation"
-            ):
-                title, spans, answers, texts = by_doc[str(f.row.document_uid)]
-                category = f.position.title
-                key = category.lower()
-                answered = bool(spans.get(key))
-                expected = expected_finding(
-                    category,
-                    answered,
-                    answers.get(key, ""),
-                    texts.get(key, []),
-                    f.position,
-                )
-                citation = f.cell.citation
-                records.append(
-                    {
-                        "split": split,
-                        "mode": mode,
-                        "contract": title,
-                        "position": category,
-                        "expert_answered": answered,
-                        "expert_answer": answers.get(key, ""),
-                        "expected": expected,
-                        "finding": f.kind,
-                        "severity": f.severity,
-                        "rule": f.rule,
-                        "value": f.cell.shown_value,
-                        "verified": bool(citation and citation.verified),
-                        "reason": f.reason[:200],
-                        "quote": f.cell.quote[:200],
-                    }
-                )
-            return records
-    finally:
-        if server is not None:
-            server.stop()
-        for key, value in saved.items():
-            setattr(settings, key, value)
+
+# A quote granting a non-exclusive right is no exclusivity clause.
+NON_EXCLUSIVE = re.compile(r"\bnon[-\s]?exclusiv", re.IGNORECASE)
 
 
 def _share(hits: int, n: int) -> float | None:
@@ -361,6 +357,17 @@ def _metrics(records: list[dict]) -> dict:
         ),
         "n": len(answered),
     }
+    out["present_found_cited"] = {
+        "share": _share(
+            sum(r["finding"] != "missing" and r["cited_in_clause"] for r in answered),
+            len(answered),
+        ),
+        "n": len(answered),
+    }
+    out["non_exclusive_as_exclusivity"] = sum(
+        r["position"] == "Exclusivity" and r["reads_yes"] and r["non_exclusive"]
+        for r in records
+    )
     out["meets_unverified"] = sum(
         r["finding"] == "meets" and not r["verified"] for r in records
     )

@@ -71,13 +71,15 @@ INGEST_CODE = [
 # ------------------------------------------------------------------ setting up
 
 
-def boot(var_dir: Path) -> None:
-    """Django on the SQLite database under `var_dir`, offline responder,
-    the default embedder."""
+def boot(var_dir: Path, *, offline: bool = True) -> None:
+    """Django on the SQLite database under `var_dir`, the default embedder;
+    the offline responder unless `offline` is False (then the model the
+    environment configures, if any)."""
     os.environ["DOCUIQ_VAR_DIR"] = str(var_dir)
     os.environ.pop("DATABASE_URL", None)
     os.environ.pop("CELERY_BROKER_URL", None)
-    os.environ["LLM_BASE_URL"] = ""
+    if offline:
+        os.environ["LLM_BASE_URL"] = ""
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     os.environ["DJANGO_SETTINGS_MODULE"] = "docuiq.settings"
     import django
@@ -202,19 +204,36 @@ def covers_half(spans: list[tuple[int, int]], chunk: tuple[int, int]) -> bool:
 
 @dataclass
 class Contract:
+    """An ingested document of a corpus and its experts' spans, by category
+    (CUAD) or hypothesis (ContractNLI), as offsets into the product's text."""
+
     title: str
     split: str
     document: object
     gold: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     unaligned: int = 0
+    # CUAD: the expert's normalized answer and span texts, by category;
+    # ContractNLI: the expert's choice (Entailment / Contradiction /
+    # NotMentioned), by hypothesis.
+    answers: dict[str, str] = field(default_factory=dict)
+    texts: dict[str, list[str]] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 def load_questions() -> dict:
     return json.loads(QUESTIONS.read_text(encoding="utf-8"))
 
 
-def ingest_corpus(tenant, corpus: Path, questions: dict) -> list[Contract]:
-    """Upload each CUAD PDF once (cached database) and align its gold spans."""
+def ingest_corpus(
+    tenant,
+    corpus: Path,
+    questions: dict,
+    *,
+    limit: int | None = None,
+    splits: tuple[str, ...] | None = None,
+) -> list[Contract]:
+    """Upload each CUAD PDF once (cached database) and align its gold spans;
+    `splits`: only the contracts of those splits, `limit`: the first N."""
     from accounts.scoping import tenant_scope
     from ingest.models import Document
     from ingest.services import Upload, document_upload
@@ -226,6 +245,10 @@ def ingest_corpus(tenant, corpus: Path, questions: dict) -> list[Contract]:
         if not line.strip():
             continue
         record = json.loads(line)
+        if splits is not None and split.get(record["title"], "") not in splits:
+            continue
+        if limit is not None and len(out) >= limit:
+            break
         pdf = corpus / "cuad" / record["pdf"]
         with tenant_scope(tenant):
             document = (
@@ -250,6 +273,14 @@ def ingest_corpus(tenant, corpus: Path, questions: dict) -> list[Contract]:
             title=record["title"],
             split=split.get(record["title"], ""),
             document=document,
+            answers={
+                c["category"]: c.get("normalized_answer") or ""
+                for c in record["categories"]
+            },
+            texts={
+                c["category"]: [sp["text"] for sp in c["spans"]]
+                for c in record["categories"]
+            },
         )
         for category in record["categories"]:
             for span in category["spans"]:

@@ -48,6 +48,8 @@ import tempfile
 import time
 from bisect import bisect_left
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,34 +82,55 @@ QUICK_CONTRACT = (
 )
 
 
-def _quick_corpus(base: Path) -> Path:
-    """A corpus of one built-in contract and two categories, in CUAD's layout."""
+def write_cuad_corpus(base: Path, text: str, categories: list[tuple]) -> Path:
+    """One built-in contract in CUAD's layout under `base`: `categories` are
+    (name, description, answer format, the clause quoted, normalized answer)."""
     cuad = base / "cuad"
     (cuad / "contracts_txt").mkdir(parents=True)
-    (cuad / "contracts_txt" / "quick.txt").write_text(QUICK_CONTRACT)
+    (cuad / "contracts_txt" / "quick.txt").write_text(text)
     (cuad / "category_descriptions.csv").write_text(
-        "Category: Governing Law,Description: Which state's law governs?,"
-        "Answer Format: Location,Group: 1\n"
-        "Category: Expiration Date,Description: When does the contract end?,"
-        "Answer Format: Date,Group: 2\n"
+        "".join(
+            f"Category: {name},Description: {description},"
+            f"Answer Format: {answer_format},Group: {i}\n"
+            for i, (name, description, answer_format, *_rest) in enumerate(categories)
+        )
     )
     spans = []
-    for category, clause in (
-        ("Governing Law", "governed by the laws of the State of New York"),
-        ("Expiration Date", "continues for three years"),
-    ):
-        start = QUICK_CONTRACT.index(clause)
+    for name, _description, _format, clause, answer in categories:
+        if not clause:
+            continue
+        start = text.index(clause)
         spans.append(
             {
-                "category": category,
+                "category": name,
+                "normalized_answer": answer,
                 "spans": [
                     {"text": clause, "answer_start": start, "all_starts": [start]}
                 ],
             }
         )
-    record = {"title": "quick", "txt": "contracts_txt/quick.txt", "categories": spans}
+    record = {
+        "title": "quick",
+        "txt": "contracts_txt/quick.txt",
+        "pdf": "contracts_txt/quick.txt",
+        "categories": spans,
+    }
     (cuad / "gold_spans.jsonl").write_text(json.dumps(record) + "\n")
     return base
+
+
+def _quick_corpus(base: Path) -> Path:
+    """A corpus of one built-in contract and two categories, in CUAD's layout."""
+    return write_cuad_corpus(
+        base,
+        QUICK_CONTRACT,
+        [
+            ("Governing Law", "Which state's law governs?", "Location",
+             "governed by the laws of the State of New York", "New York"),
+            ("Expiration Date", "When does the contract end?", "Date",
+             "continues for three years", ""),
+        ],
+    )  # fmt: skip
 
 
 QUESTIONS = ROOT / "bench" / "retrieval_questions.json"
@@ -513,8 +536,6 @@ def _evaluate(args: argparse.Namespace, corpus: Path) -> int:
 
 def _run_split(tenant, columns, group, split, mode) -> list[dict]:
     """One review over the split's contracts x all columns; a record per cell."""
-    from django.conf import settings
-
     from accounts.scoping import tenant_scope
     from citations.models import MessageCitation
     from ingest.models import DocumentChunk
@@ -523,158 +544,164 @@ def _run_split(tenant, columns, group, split, mode) -> list[dict]:
     from tabular.executor import review_run
     from tabular.models import Cell
 
-    server = None
-    saved = {
-        k: getattr(settings, k)
-        for k in ("LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY", "LLM_JUDGE_MODEL")
-    }
-    if mode == "model":
-        from docuiq.testing.llm_server import ScriptedLLMServer
-
-        server = ScriptedLLMServer().start()
-        settings.LLM_BASE_URL = server.base_url
-        settings.LLM_MODEL = server.model
-        settings.LLM_API_KEY = "bench"
-        settings.LLM_JUDGE_MODEL = ""
-    try:
-        with tenant_scope(tenant):
-            documents = [doc for doc, *_ in group.values()]
-            review = services.review_create(
-                tenant=tenant,
-                name=f"CUAD {split} {mode}",
-                document_ids=[d.pk for d in documents],
-                columns=[
-                    services.ColumnSpec(
-                        name=c["name"], question=c["question"], type=c["type"]
-                    )
-                    for c in columns
-                ],
-            )
-            t0 = time.monotonic()
-            review_run(review_id=review.pk)
-            print(
-                f"{split}/{mode}: {len(documents)} x {len(columns)} cells in "
-                f"{time.monotonic() - t0:.1f} s",
-                file=sys.stderr,
-            )
-            by_doc = {
-                str(doc.pk): (title, spans, answers, texts)
-                for title, (doc, spans, answers, texts) in group.items()
-            }
-            cells = list(
-                Cell.objects.filter(review=review).select_related("row", "column")
-            )
-            citations = {
-                c.pk: c
-                for c in MessageCitation.objects.filter(
-                    pk__in=[cell.citation_id for cell in cells if cell.citation_id]
+    with model_row(mode), tenant_scope(tenant):
+        documents = [doc for doc, *_ in group.values()]
+        review = services.review_create(
+            tenant=tenant,
+            name=f"CUAD {split} {mode}",
+            document_ids=[d.pk for d in documents],
+            columns=[
+                services.ColumnSpec(
+                    name=c["name"], question=c["question"], type=c["type"]
                 )
-            }
-            chunk_spans = {
-                str(uid): (a, b)
-                for uid, a, b in DocumentChunk.objects.filter(
-                    document_id__in=[d.pk for d in documents]
-                ).values_list("uid", "start_offset", "end_offset")
-            }
-            records = []
-            for cell in cells:
-                title, spans_by, answers, texts = by_doc[str(cell.row.document_uid)]
-                category = cell.column.name
-                spans = spans_by.get(category.lower(), [])
-                answered_by_expert = bool(spans)
-                citation = citations.get(cell.citation_id)
-                record = {
-                    "split": split,
-                    "mode": mode,
-                    "contract": title,
-                    "category": category,
-                    "type": cell.column.type,
-                    "expert_answered": answered_by_expert,
-                    "expert_answer": answers.get(category.lower(), ""),
-                    "status": cell.status,
-                    "not_found": cell.is_not_found,
-                    "value": cell.value,
-                    "typed": cell.typed_value,
-                    "support": cell.support,
-                    "confidence": cell.confidence,
-                    "rule": cell.confidence_rule,
-                    "verified": bool(citation and citation.verified),
-                    "method": citation.verification_method if citation else "",
-                    "relevance": citation.relevance if citation else "",
-                    "relevance_score": citation.relevance_score if citation else None,
-                    "best_score": max(
-                        (
-                            p["score"]
-                            for p in (cell.searched or {}).get("passages", [])
-                            if p["score"] is not None
-                        ),
-                        default=None,
+                for c in columns
+            ],
+        )
+        t0 = time.monotonic()
+        review_run(review_id=review.pk)
+        print(
+            f"{split}/{mode}: {len(documents)} x {len(columns)} cells in "
+            f"{time.monotonic() - t0:.1f} s",
+            file=sys.stderr,
+        )
+        by_doc = {
+            str(doc.pk): (title, spans, answers, texts)
+            for title, (doc, spans, answers, texts) in group.items()
+        }
+        cells = list(Cell.objects.filter(review=review).select_related("row", "column"))
+        citations = {
+            c.pk: c
+            for c in MessageCitation.objects.filter(
+                pk__in=[cell.citation_id for cell in cells if cell.citation_id]
+            )
+        }
+        chunk_spans = {
+            str(uid): (a, b)
+            for uid, a, b in DocumentChunk.objects.filter(
+                document_id__in=[d.pk for d in documents]
+            ).values_list("uid", "start_offset", "end_offset")
+        }
+        records = []
+        for cell in cells:
+            title, spans_by, answers, texts = by_doc[str(cell.row.document_uid)]
+            category = cell.column.name
+            spans = spans_by.get(category.lower(), [])
+            answered_by_expert = bool(spans)
+            citation = citations.get(cell.citation_id)
+            record = {
+                "split": split,
+                "mode": mode,
+                "contract": title,
+                "category": category,
+                "type": cell.column.type,
+                "expert_answered": answered_by_expert,
+                "expert_answer": answers.get(category.lower(), ""),
+                "status": cell.status,
+                "not_found": cell.is_not_found,
+                "value": cell.value,
+                "typed": cell.typed_value,
+                "support": cell.support,
+                "confidence": cell.confidence,
+                "rule": cell.confidence_rule,
+                "verified": bool(citation and citation.verified),
+                "method": citation.verification_method if citation else "",
+                "relevance": citation.relevance if citation else "",
+                "relevance_score": citation.relevance_score if citation else None,
+                "best_score": max(
+                    (
+                        p["score"]
+                        for p in (cell.searched or {}).get("passages", [])
+                        if p["score"] is not None
                     ),
-                    "facts": (cell.searched or {}).get("facts", {}),
-                    "labels": [
-                        p["label"] for p in (cell.searched or {}).get("passages", [])
-                    ],
-                    "quote": cell.quote[:300],
-                }
-                # Value right: a value category with a comparable expert value,
-                # or any yes/no pair.
-                right = None
-                if cell.column.type == "yes_no":
-                    key = cell_value_key(cell) if cell.status == "done" else None
-                    right = key is not None and key == answered_by_expert
-                elif category in VALUE_CATEGORIES and not answered_by_expert:
-                    # The expert found no such clause: "not found" is right
-                    # (counted for the confidence bands, not as a value).
-                    record["band_right"] = cell.status == "done" and cell.is_not_found
-                elif category in VALUE_CATEGORIES and answered_by_expert:
-                    gold = gold_value(
-                        category,
-                        answers.get(category.lower(), ""),
-                        texts.get(category.lower(), []),
+                    default=None,
+                ),
+                "facts": (cell.searched or {}).get("facts", {}),
+                "labels": [
+                    p["label"] for p in (cell.searched or {}).get("passages", [])
+                ],
+                "quote": cell.quote[:300],
+            }
+            # Value right: a value category with a comparable expert value,
+            # or any yes/no pair.
+            right = None
+            if cell.column.type == "yes_no":
+                key = cell_value_key(cell) if cell.status == "done" else None
+                right = key is not None and key == answered_by_expert
+            elif category in VALUE_CATEGORIES and not answered_by_expert:
+                # The expert found no such clause: "not found" is right
+                # (counted for the confidence bands, not as a value).
+                record["band_right"] = cell.status == "done" and cell.is_not_found
+            elif category in VALUE_CATEGORIES and answered_by_expert:
+                gold = gold_value(
+                    category,
+                    answers.get(category.lower(), ""),
+                    texts.get(category.lower(), []),
+                )
+                if gold is not None:
+                    record["gold"] = sorted(str(g) for g in gold)
+                    key = (
+                        None
+                        if cell.is_not_found or cell.status != "done"
+                        else cell_value_key(cell)
                     )
-                    if gold is not None:
-                        record["gold"] = sorted(str(g) for g in gold)
-                        key = (
-                            None
-                            if cell.is_not_found or cell.status != "done"
-                            else cell_value_key(cell)
-                        )
-                        right = key is not None and key in gold
-                record["right"] = right
-                record.setdefault("band_right", right)
-                if citation is not None and citation.verified and spans:
-                    record["quote_in"] = quote_inside(
-                        spans, citation.source_offset_start, citation.source_offset_end
+                    right = key is not None and key in gold
+            record["right"] = right
+            record.setdefault("band_right", right)
+            if citation is not None and citation.verified and spans:
+                record["quote_in"] = quote_inside(
+                    spans, citation.source_offset_start, citation.source_offset_end
+                )
+                record["quote_ov"] = overlaps(
+                    spans, citation.source_offset_start, citation.source_offset_end
+                )
+            if spans:
+                regions = [
+                    chunk_spans[c] for c in cell.cited_chunk_ids if c in chunk_spans
+                ]
+                record["cited"] = half_inside(spans, regions)
+                retrieved = [
+                    chunk_spans[c] for c in cell.retrieved_chunk_ids if c in chunk_spans
+                ]
+                record["cell@4"] = half_inside(spans, retrieved)
+                if mode == "offline":
+                    document = next(
+                        d for d in documents if str(d.pk) == str(cell.row.document_uid)
                     )
-                    record["quote_ov"] = overlaps(
-                        spans, citation.source_offset_start, citation.source_offset_end
+                    hits = search_chunks(
+                        tenant, cell.column.question, document=document, k=4
                     )
-                if spans:
-                    regions = [
-                        chunk_spans[c] for c in cell.cited_chunk_ids if c in chunk_spans
-                    ]
-                    record["cited"] = half_inside(spans, regions)
-                    retrieved = [
-                        chunk_spans[c]
-                        for c in cell.retrieved_chunk_ids
-                        if c in chunk_spans
-                    ]
-                    record["cell@4"] = half_inside(spans, retrieved)
-                    if mode == "offline":
-                        document = next(
-                            d
-                            for d in documents
-                            if str(d.pk) == str(cell.row.document_uid)
-                        )
-                        hits = search_chunks(
-                            tenant, cell.column.question, document=document, k=4
-                        )
-                        record["fts@4"] = half_inside(
-                            spans,
-                            [(h.chunk.start_offset, h.chunk.end_offset) for h in hits],
-                        )
-                records.append(record)
-            return records
+                    record["fts@4"] = half_inside(
+                        spans,
+                        [(h.chunk.start_offset, h.chunk.end_offset) for h in hits],
+                    )
+            records.append(record)
+        return records
+
+
+@contextmanager
+def model_row(mode: str) -> Iterator[None]:
+    """The responder a run measures: "offline" (the built-in reader, whatever
+    the environment configures), "model" (the scripted server: plumbing, not
+    a model), "configured" (the settings as they are: LLM_BASE_URL's model,
+    or offline without one)."""
+    from django.conf import settings
+
+    keys = ("LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY", "LLM_JUDGE_MODEL")
+    saved = {k: getattr(settings, k) for k in keys}
+    server = None
+    try:
+        if mode == "offline":
+            settings.LLM_BASE_URL = ""
+            settings.LLM_JUDGE_MODEL = ""
+        elif mode == "model":
+            from docuiq.testing.llm_server import ScriptedLLMServer
+
+            server = ScriptedLLMServer().start()
+            settings.LLM_BASE_URL = server.base_url
+            settings.LLM_MODEL = server.model
+            settings.LLM_API_KEY = "bench"
+            settings.LLM_JUDGE_MODEL = ""
+        yield
     finally:
         if server is not None:
             server.stop()

@@ -13,13 +13,7 @@ from django.conf import settings
 from chat.naming import NAME_RULES
 from citations.marks import RELEVANCE_MARKS
 from citations.presentation import BADGE_STATES
-from citations.relevance import (
-    ANSWERS_AT,
-    ANSWERS_WEIGHT_AT,
-    RARE_AT,
-    RELATED_AT,
-    RELEVANCE_RULES,
-)
+from citations.relevance import NEAR_WORDS, RELEVANCE_RULES
 from citations.values import QUESTION_RULES
 
 PATH = Path(settings.BASE_DIR) / "docs" / "answers.md"
@@ -135,13 +129,17 @@ def answers_markdown() -> str:
         "",
         "## Does a passage bear on the question (`citations/relevance.py`)",
         "",
-        f"Offline: a passage relates from {RELATED_AT} of the question's concepts "
-        f"(its words, each with the words contracts use for it); it answers from "
-        f"{ANSWERS_AT} of them and {ANSWERS_WEIGHT_AT} of their weight (a word's "
-        f"weight is its rarity in the documents searched); under {RARE_AT} of the "
-        "weight it is off-topic. With a judge model configured, one structured "
-        "call per answer rates its citations instead. The first rule that "
-        "applies decides.",
+        "Offline, word rules label only what they can show: a passage answers "
+        "when it holds every concept of the question (its words, each with the "
+        "words contracts use for it; the words naming the searched documents "
+        "are none) by two words or more, within "
+        f"{NEAR_WORDS} content words, and the value asked for, and is no "
+        "heading, title, preamble or signature; it is off-topic only when it "
+        "holds none of the concepts; anything between relates. Every offline "
+        'answer says first that no model read the documents, and says "not '
+        'found" only when no passage searched holds a word of the question. '
+        "With a judge model configured, one structured call per answer rates "
+        "its citations instead. The first rule that applies decides.",
         "",
         "| rule | what it decides |",
         "|---|---|",

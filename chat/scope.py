@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import threading
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +40,9 @@ from chat.naming import (
     named_documents,
     parties,
 )
+from citations.relevance import passage_shape
 from ingest.models import Document
+from ingest.search.within import document_index
 from llm.textfold import fold_compat
 
 if TYPE_CHECKING:
@@ -139,6 +142,26 @@ def name_index(tenant: Tenant) -> tuple[NameIndex, dict]:
     with _LOCK:
         _CACHE[tenant.pk] = (version, index, titles)
     return index, titles
+
+
+def name_texts(documents: Sequence[Document]) -> list[str]:
+    """What names each document: its title, its file's names, the heading it
+    opens with and the parties its opening names (its first chunks, cached
+    with its index).
+    Their words say which document, never what to find in it."""
+    texts: list[str] = []
+    for document in documents:
+        texts.append(document.title)
+        texts += list(document.file.filenames)
+        if document.current_revision_id:
+            opening = "\n".join(c.content for c in document_index(document).chunks[:4])
+            texts += parties(opening[:FIRST_PAGE_CHARS])
+            # The heading it opens with is its title as printed ("SUPPLY
+            # AGREEMENT" in a file named quick.txt).
+            first = next((line for line in opening.splitlines() if line.strip()), "")
+            if passage_shape(first) == "heading":
+                texts.append(first)
+    return texts
 
 
 # ----------------------------------------------------------------- mentions

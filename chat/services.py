@@ -32,7 +32,7 @@ from chat.reading import (
     scope_read,
 )
 from chat.retrieval import Retrieved, retrieve
-from chat.scope import Scope, choice_of, scope_for
+from chat.scope import Scope, choice_of, name_texts, scope_for
 from chat.sources import message_sources_create
 from chat.structured import Rendered, StructuredAnswer, render
 from chat.which_one import which_one_answer
@@ -126,14 +126,16 @@ class Turn:
     @cached_property
     def judge(self) -> RelevanceJudge:
         """Rates passages against the question less the words that named
-        documents (they name, they do not say what to find), its words
-        weighted by their rarity in the documents the passages come from."""
+        documents and the words of the searched documents' own names (they
+        name, they do not say what to find), its words weighted by their
+        rarity in the documents the passages come from."""
         documents = {r.document.pk: r.document for r in self.sources}
         searched = list(documents.values())
         return RelevanceJudge(
             self.scope.search_text,
             weights=term_weights(searched, self.scope.search_text),
             written=written_in(searched),
+            names=name_texts(searched),
         )
 
     def rate(self, passage: str) -> Relevance:

@@ -9,13 +9,19 @@ asked. `RelevanceJudge(question)` rates passages as
 - `related`: it touches the question's concepts without covering them;
 - `off_topic`: it does not bear on the question.
 
-Offline the rating is measured: the share of the question's concepts the
-passage holds (words stemmed, each concept with the other words contracts use
-for it: "terminate for convenience" is also "without cause"), blended with the
-embedding similarity of question and passage when an embedder gave one. The
-thresholds were chosen on the tune half of the retrieval evaluation
-(bench/retrieval_eval.py). The labels come from `RELEVANCE_RULES`, an ordered
-table of named rules; `Relevance.rule` says which decided. Pure: no Django.
+Offline, word rules label only what they can show (issue 35): a passage
+answers when it holds every concept of the question (words stemmed, each
+concept with the other words contracts use for it: "terminate for
+convenience" is also "without cause"), and the value asked for, and is no
+title, heading, preamble or party description; it is off-topic only when it
+holds none of the question's concepts; anything between relates. Words that
+name the searched documents (title, file name, parties) are no concepts:
+inside a distribution agreement "distribution" says nothing. The score (the
+share of the concepts held, blended with the embedding similarity when an
+embedder gave one) and `weighted` (the share of the concepts' rarity) rank
+passages; they label nothing. The labels come from `RELEVANCE_RULES`, an
+ordered table of named rules; `Relevance.rule` says which decided. Pure: no
+Django.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from citations import values
-from llm.extractive import terms
+from llm.extractive import MIN_SHARED_STEM, same_word, split_sentences, terms
 
 # Kinds of value read from a passage's words (not yes/no).
 VALUE_KINDS = frozenset(
@@ -43,19 +49,15 @@ DENSE_WEIGHT = 0.3
 # Embedding cosines below FLOOR mean nothing in common; above CEILING, the same topic.
 DENSE_FLOOR = 0.2
 DENSE_CEILING = 0.7
-# Chosen on the tune half of the CUAD development contracts (bench/
-# retrieval_eval.py): a passage relates from 0.3 of the question's concepts
-# and 0.2 of their weight; it answers from 0.6 and 0.5.
-ANSWERS_AT = 0.6
-ANSWERS_WEIGHT_AT = 0.5
-RELATED_AT = 0.3
-RARE_AT = 0.2
-# The documents are silent when the question's words they never write carry
-# more than this share of its weight. Stems shorter than SILENT_MIN_CHARS never
-# count: fragments and abbreviations ("post-", "auto-", "IP") are written in
-# other forms.
-SILENT_AT = 0.5
+# Stems shorter than SILENT_MIN_CHARS never count as unwritten: fragments
+# and abbreviations ("post-", "auto-", "IP") are written in other forms.
 SILENT_MIN_CHARS = 5
+# A passage answers only when its words holding the question's concepts
+# stand within this many content words (stopwords left out) of each other.
+NEAR_WORDS = 12
+
+# A question with one of these asks for a place as the law that governs.
+LAW_WORDS = frozenset(terms("law laws govern governs governed governing"))
 
 # Words of a question that say nothing about what to find in a contract.
 QUESTION_NOISE = frozenset(
@@ -74,6 +76,7 @@ QUESTION_NOISE = frozenset(
         compare comparison contrast difference differences differ list
         explain describe show tell give find identify quote cite detail
         details specify specific exact exactly please whether mean means
+        nda ndas let lets
         """
     )
 )
@@ -84,7 +87,7 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("terminate", "termination", "cancel", "cancellation", "end"),
     ("convenience", "without cause", "any reason", "no reason", "at will"),
     ("assign", "assignment", "transfer", "delegate"),
-    ("govern", "governing", "laws", "law", "construed", "jurisdiction"),
+    ("govern", "governing", "laws", "law", "construed"),
     ("compete", "competition", "competitive", "competitor", "noncompete"),
     ("solicit", "solicitation", "hire", "employ", "recruit", "poach"),
     ("liability", "liable", "damages"),
@@ -95,7 +98,7 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("warranty", "warrant", "warrants", "guarantee"),
     ("audit", "inspect", "inspection", "examine", "records", "books"),
     ("insurance", "insure", "insured", "coverage", "policy", "insurer"),
-    ("exclusive", "exclusivity", "exclusively", "sole"),
+    ("exclusive", "exclusivity", "exclusively"),
     ("confidential", "confidentiality", "nondisclosure", "proprietary"),
     ("indemnify", "indemnification", "indemnity", "hold harmless"),
     ("royalty", "royalties"),
@@ -110,9 +113,9 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("disparage", "disparagement", "derogatory"),
     ("escrow", "deposit"),
     ("sue", "suit", "claim", "action", "proceeding"),
-    ("beneficiary", "beneficiaries", "third party", "third-party"),
+    ("beneficiary", "beneficiaries"),
     ("first refusal", "first offer", "first negotiation", "rofr"),
-    ("revenue", "profit", "sharing", "share"),
+    ("revenue", "profit"),
     ("volume", "quantity", "usage", "units"),
     ("perpetual", "irrevocable", "forever"),
     ("affiliate", "affiliates", "subsidiary", "subsidiaries"),
@@ -180,6 +183,8 @@ class Relevance:
 class _Reading:
     """What the rules look at for one passage."""
 
+    span: int  # fewest words of the passage that hold every concept it holds
+    evidence: int  # distinct words of the passage holding concepts (+1: a value)
     concepts: int
     coverage: float
     score: float
@@ -188,25 +193,91 @@ class _Reading:
     value: values.Value | None
     matched: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
-    unwritten_weight: float = (
-        0.0  # share of the concepts' weight no searched document writes
-    )
+    silent: bool = False  # the searched documents write none of the concepts
+    shape: str = ""  # heading | signature | preamble | party (passage_shape)
 
 
 @dataclass(frozen=True)
 class RelevanceRule:
-    """A named rule: when it decides, and the label it gives."""
+    """A named rule: when it decides, the label it gives, and (question,
+    passage) pairs it decides (its examples; the tests check each)."""
 
     name: str
     applies: Callable[[_Reading], bool]
     label: Callable[[_Reading], str]
     doc: str
+    examples: tuple[tuple[str, str], ...] = ()
 
 
-def _by_score(r: _Reading) -> str:
-    if r.score >= ANSWERS_AT and r.weighted >= ANSWERS_WEIGHT_AT:
-        return ANSWERS
-    return RELATED if r.score >= RELATED_AT else OFF_TOPIC
+# What a passage is, when it is no clause: a title or heading names the
+# subject, a preamble names the parties and the agreement, a party
+# description says where a party is incorporated ("a British Columbia
+# corporation" is no governing law). None of them is quoted as the answer.
+HEADING_WORDS = 5
+_PREAMBLE_RE = re.compile(
+    r"\b(?:is|are|was)\s+(?:made|entered\s+into|dated)\b[^.]{0,200}\b(?:between|among)\b"
+    r"|\bby\s+and\s+(?:between|among)\b",
+    re.IGNORECASE,
+)
+_PARTY_RE = re.compile(
+    r"\b(?:organi[sz]ed|incorporated|existing|formed|registered)\s+"
+    r"(?:and\s+existing\s+)?(?:under|in\s+accordance\s+with)\s+the\s+laws?\s+of\b"
+    r"|\b(?:a|an)\s+(?:[A-Z][\w.&'-]*\s+){1,4}(?:corporation|company|limited\s+liability"
+    r"\s+company|partnership|limited\s+partnership|société|gmbh|ltd|llc|b\.v\.)"
+    r"|\bwith\s+(?:its|a)\s+(?:principal|registered)\s+(?:place\s+of\s+business|office)\b",
+    re.IGNORECASE,
+)
+
+
+# A heading says no more than its words: short, in capitals or title case,
+# without a verb that makes it a clause ("shall", "may", "is").
+HEADING_MAX_WORDS = 15
+_CLAUSE_VERB_RE = re.compile(
+    r"\b(?:shall|will|may|must|is|are|was|were|be|has|have|does|do|agrees?|"
+    r"means|includes?|grants?|warrants?)\b"
+)
+# A signature block: "By: /s/ ... Name: ... Title: ...".
+_SIGNATURE_RE = re.compile(r"/s/|\b(?:By|Name|Title|Its|Dated)\s*:", re.IGNORECASE)
+
+
+def _heading(words: list[str]) -> bool:
+    if len(words) < HEADING_WORDS:
+        return True
+    if len(words) > HEADING_MAX_WORDS:
+        return False
+    alpha = [w for w in words if w[:1].isalpha()]
+    capital = [w for w in alpha if w[:1].isupper()]
+    short_ones = sum(len(w) <= 3 for w in alpha if not w[:1].isupper())
+    titled = len(capital) + short_ones >= len(alpha)  # "Limitation of Liability"
+    return bool(alpha) and titled and not _CLAUSE_VERB_RE.search(" ".join(words))
+
+
+def passage_shape(text: str) -> str:
+    """The passage's shape when it is no clause: "heading", "signature",
+    "preamble" or "party" (of its first sentence), when every sentence of
+    it is one of them; "" otherwise (a chunk that opens with the preamble
+    holds clauses too)."""
+    sentences = split_sentences(text) or [(0, len(text))]
+    shapes = [_sentence_shape(text[a:b]) for a, b in sentences]
+    return shapes[0] if all(shapes) else ""
+
+
+def _sentence_shape(text: str) -> str:
+    words = text.split()
+    if _heading(words):
+        return "heading"
+    if len(_SIGNATURE_RE.findall(text)) >= 2:
+        return "signature"
+    if _PREAMBLE_RE.search(text):
+        return "preamble"
+    if _PARTY_RE.search(text):
+        return "party"
+    return ""
+
+
+def _dates_the_agreement(r: _Reading) -> bool:
+    """A preamble does answer when the agreement was made ("dated as of")."""
+    return r.shape == "preamble" and r.value_kind == values.DATE_KIND
 
 
 RELEVANCE_RULES: tuple[RelevanceRule, ...] = (
@@ -216,40 +287,138 @@ RELEVANCE_RULES: tuple[RelevanceRule, ...] = (
         lambda r: RELATED,
         'the question names nothing to look for ("summarise this"): any '
         "passage of the searched documents relates, none is known to answer",
+        examples=(("Summarise this", "The Customer shall pay each invoice."),),
     ),
     RelevanceRule(
         "documents_silent",
-        lambda r: r.unwritten_weight > SILENT_AT,
+        lambda r: r.silent,
         lambda r: OFF_TOPIC,
-        "the words that carry most of the question's weight appear nowhere in "
-        "the searched documents, in any of their forms ('the capital of "
-        "France' in contracts that never write 'France', though one mentions "
-        "capital equipment): no passage of them can answer",
+        "the searched documents write none of the question's concepts, in any "
+        "of their forms ('the capital of Singapore' in contracts that never "
+        "write 'capital' nor 'Singapore'): no passage of them can answer. One "
+        "word written is enough to keep them searched: inside one NDA "
+        "'confidential' is everywhere and the rest is worded otherwise",
     ),
     RelevanceRule(
-        "rare_concepts_missing",
-        lambda r: r.weighted < RARE_AT,
+        "holds_no_concept",
+        lambda r: not r.matched,
         lambda r: OFF_TOPIC,
-        "the passage holds only the question's common words: in a contract "
-        "every chunk says 'party' and 'agreement'; the rare words say what "
-        "the question is about (weights: the words' rarity in the documents)",
+        "the passage holds none of the question's concepts (the documents' "
+        "own names are none): it does not bear on it",
+        examples=(("Is there a non-compete?", "The Customer shall pay each invoice."),),
+    ),
+    RelevanceRule(
+        "not_a_clause",
+        lambda r: bool(r.shape) and not _dates_the_agreement(r),
+        lambda r: RELATED,
+        "a title, heading, preamble or party description ('XYZ Corp., a "
+        "British Columbia corporation'): it may share the question's words, "
+        "it is never the clause that answers (but a preamble's date, for a "
+        "question asking when the agreement was made)",
+        examples=(
+            (
+                "Which law governs the agreement?",
+                "Acme Corp., a corporation organized under the laws of British "
+                "Columbia, and Widget Ltd.",
+            ),
+            ("Which law governs the agreement?", "12. GOVERNING LAW"),
+            (
+                "Who made the agreement?",
+                "This Agreement is made on 1 May 2020 by and between Acme Corp. and "
+                "Widget Ltd.",
+            ),
+        ),
     ),
     RelevanceRule(
         "value_missing",
         lambda r: r.value_kind is not None and r.value is None,
-        lambda r: RELATED if r.score >= RELATED_AT else OFF_TOPIC,
+        lambda r: RELATED,
         "the question asks for a value (a period, an amount, a date, a place) "
         "and the passage holds none of that kind: it cannot answer",
+        examples=(
+            (
+                "How much notice is needed to terminate the agreement?",
+                "The agreement may be terminated by the Board on notice.",
+            ),
+        ),
     ),
     RelevanceRule(
-        "score",
+        "one_word",
+        lambda r: r.coverage >= 1.0 and r.evidence < 2,
+        lambda r: RELATED,
+        "the passage holds the whole question by one word ('exclusive' for 'Is "
+        "the agreement exclusive?', 'share' for 'profit sharing'): one word "
+        "shows what it mentions, not that it answers ('exclusive remedy')",
+        examples=(
+            (
+                "Is the agreement exclusive?",
+                "This remedy is the exclusive remedy of the Customer.",
+            ),
+        ),
+    ),
+    RelevanceRule(
+        "scattered",
+        lambda r: r.coverage >= 1.0 and r.span > NEAR_WORDS,
+        lambda r: RELATED,
+        "the passage holds every concept, but far apart (more than NEAR_WORDS "
+        "content words from the first to the last): a long sentence that "
+        "mentions a licence here and a grant there is no licence grant",
+        examples=(
+            (
+                "What licence is granted?",
+                "Each party shall grant the other access to its premises for "
+                "audits, inspections, tests, reviews and meetings during the term "
+                "and for any reason whatsoever, in particular a review of the "
+                "licence fees.",
+            ),
+        ),
+    ),
+    RelevanceRule(
+        "whole_question",
+        lambda r: r.coverage >= 1.0,
+        lambda r: ANSWERS,
+        "the passage holds every concept of the question, by two words or "
+        "more (or one and the value asked for): the most word rules can show; "
+        "a model decides whether it answers",
+        examples=(
+            (
+                "Can either party terminate for convenience?",
+                "Either party may terminate this Agreement without cause upon "
+                "ninety (90) days prior written notice.",
+            ),
+        ),
+    ),
+    RelevanceRule(
+        "part_of_question",
         lambda r: True,
-        _by_score,
-        "the passage's share of the question's concepts, blended with the "
-        "embedding similarity: answers from 0.6 (and half the concepts' "
-        "weight), related from 0.3",
+        lambda r: RELATED,
+        "the passage holds some of the question's concepts, not all: it "
+        "relates; whether it answers, word rules cannot show",
+        examples=(
+            (
+                "Can the customer withhold payment of disputed amounts?",
+                "The Customer shall pay each undisputed invoice within thirty (30) "
+                "days of receipt.",
+            ),
+        ),
     ),
 )
+
+
+# "non-exclusive" is not "exclusive": a concept the passage writes only
+# behind "non-" it does not hold (unless the question says "non-" too).
+_NON_RE = re.compile(r"\bnon[-\u2010\u2011]\s?(?=[A-Za-z])", re.IGNORECASE)
+
+
+def name_stems(names: Iterable[str]) -> frozenset[str]:
+    """The stems of the words that name documents (titles, file names,
+    parties): "LIMEENERGYCO_09_09_1999-EX-10-DISTRIBUTOR AGREEMENT" names by
+    "limeenergyco" and "distributor"."""
+    stems: set[str] = set()
+    for name in names:
+        name = re.sub(r"\.[A-Za-z0-9]{2,4}$", "", name or "")
+        stems.update(_stems(re.sub(r"[_]+", " ", name)))
+    return frozenset(s for s in stems if not s.isdigit())
 
 
 class RelevanceJudge:
@@ -260,17 +429,23 @@ class RelevanceJudge:
         question: str,
         weights: Mapping[str, float] | None = None,
         written: Callable[[str], bool] | None = None,
+        names: Iterable[str] = (),
     ) -> None:
         """`weights`: how rare each question word (stem) is in the documents
-        searched (an IDF); without them every concept weighs alike.
-        `written`: whether the searched documents write a stem at all
-        (`ingest.search.within.written_in`); without it every word counts
-        as written."""
+        searched (an IDF; it ranks, it labels nothing); without them every
+        concept weighs alike. `written`: whether the searched documents write
+        a stem at all (`ingest.search.within.written_in`); without it every
+        word counts as written. `names`: the searched documents' titles,
+        file names and parties, whose words are no concepts."""
         self.question = question
         kind = values.value_kind(question)
         # A yes/no is read from what a passage is about, not from its words.
         self.value_kind = kind if kind in VALUE_KINDS else None
-        self.concepts = _concepts(question)
+        named = name_stems(names)
+        self.concepts = [c for c in _concepts(question) if c.word not in named]
+        self.asks_law = self.value_kind == values.JURISDICTION and any(
+            c.word in LAW_WORDS for c in self.concepts
+        )
         self.weights = {
             c.word: max(0.0, float((weights or {}).get(c.word, 1.0)))
             for c in self.concepts
@@ -282,25 +457,59 @@ class RelevanceJudge:
             and len(c.word) >= SILENT_MIN_CHARS
             and not any(all(written(s) for s in form) for form in c.forms)
         )
-        total = sum(self.weights.values())
-        self.unwritten_weight = (
-            sum(self.weights[w] for w in self.unwritten) / total if total else 0.0
-        )
+        unwritable = [
+            c
+            for c in self.concepts
+            if written is not None
+            and not any(all(written(s) for s in form) for form in c.forms)
+        ]
+        self.silent = bool(self.concepts) and len(unwritable) == len(self.concepts)
+        # Words the question itself writes behind "non-" ("a non-compete").
+        self._non_ok: set[str] = set()
+        for m in _NON_RE.finditer(question):
+            for stem in _stems(question[m.end() : m.end() + 40])[:1]:
+                self._non_ok.add(stem)
+                for form in _SYNONYM_STEMS.get(stem, ()):
+                    self._non_ok.update(form[:1])
+
+    def _in_role(self, value: values.Value) -> bool:
+        """A place asked for as the governing law is one a passage names as a
+        law ("governed by the laws of", "the laws of"), never a forum, an
+        address or a party's incorporation ("a British Columbia corporation")."""
+        if not self.asks_law:
+            return True
+        return getattr(value, "role", "") in (values.GOVERNING_LAW, values.LAW)
 
     def __call__(self, passage: str, *, dense: float | None = None) -> Relevance:
         return self.rate(passage, dense=dense)
 
+    def _without_non(self, passage: str) -> str:
+        def joined(m: re.Match) -> str:
+            following = _stems(passage[m.end() : m.end() + 40])[:1]
+            return m.group(0) if set(following) & self._non_ok else "non_"
+
+        return _NON_RE.sub(joined, passage)
+
     def rate(self, passage: str, *, dense: float | None = None) -> Relevance:
-        stems = _passage_stems(passage)
+        stems = _passage_stems(self._without_non(passage))
         have = set(stems)
+        by_prefix: dict[str, list[str]] = {}
+        for stem in have:
+            by_prefix.setdefault(stem[:MIN_SHARED_STEM], []).append(stem)
         text = " " + " ".join(stems) + " "
         matched, missing = [], []
+        evidence: set[str] = set()  # the passage's words that hold concepts
+        places: list[list[int]] = []  # where each held concept stands
         for concept in self.concepts:
-            if any(
-                (form[0] in have) if len(form) == 1 else (f" {' '.join(form)} " in text)
+            held = [
+                found
                 for form in concept.forms
-            ):
+                if (found := _held(form, have, by_prefix, text)) is not None
+            ]
+            if held:
                 matched.append(concept.word)
+                evidence.add(held[0])
+                places.append(_positions(stems, concept.forms, by_prefix))
             else:
                 missing.append(concept.word)
         coverage = len(matched) / len(self.concepts) if self.concepts else 0.0
@@ -314,9 +523,15 @@ class RelevanceJudge:
             )
         value = None
         if self.value_kind is not None:
-            found = values.find_values(passage, self.value_kind)
+            found = [
+                v
+                for v in values.find_values(passage, self.value_kind)
+                if self._in_role(v)
+            ]
             value = found[0] if found else None
         reading = _Reading(
+            span=_window(places),
+            evidence=len(evidence) + (value is not None),
             concepts=len(self.concepts),
             coverage=coverage,
             score=score,
@@ -325,7 +540,8 @@ class RelevanceJudge:
             value=value,
             matched=tuple(matched),
             missing=tuple(missing),
-            unwritten_weight=self.unwritten_weight,
+            silent=self.silent,
+            shape=passage_shape(passage),
         )
         rule = next(r for r in RELEVANCE_RULES if r.applies(reading))
         return Relevance(
@@ -338,6 +554,60 @@ class RelevanceJudge:
             weighted=round(weighted, 4),
             unwritten=self.unwritten,
         )
+
+
+def _held(
+    form: tuple[str, ...], have: set[str], by_prefix: dict, text: str
+) -> str | None:
+    """The passage's word (or phrase) that writes `form`, in any ending the
+    stemmer left ("assignable" / "assign"), or None."""
+    if len(form) > 1:
+        phrase = " ".join(form)
+        return phrase if f" {phrase} " in text else None
+    stem = form[0]
+    if stem in have:
+        return stem
+    for written in by_prefix.get(stem[:MIN_SHARED_STEM], ()):
+        if same_word(stem, written):
+            return stem
+    return None
+
+
+def _positions(
+    stems: tuple[str, ...], forms: frozenset[tuple[str, ...]], by_prefix: dict
+) -> list[int]:
+    """Where in the passage's stems a concept is written (a phrase: its
+    first word)."""
+    words = {
+        w
+        for form in forms
+        if len(form) == 1
+        for w in by_prefix.get(form[0][:MIN_SHARED_STEM], ())
+        if same_word(form[0], w)
+    }
+    phrases = [form for form in forms if len(form) > 1]
+    return [
+        i
+        for i, stem in enumerate(stems)
+        if stem in words or any(stems[i : i + len(form)] == form for form in phrases)
+    ]
+
+
+def _window(places: list[list[int]]) -> int:
+    """The fewest consecutive stems holding one place of each concept."""
+    if len(places) < 2 or not all(places):
+        return 1
+    events = sorted((p, k) for k, ps in enumerate(places) for p in ps)
+    best, count, seen, lo = len(events) + 10**6, 0, [0] * len(places), 0
+    for pos, k in events:
+        seen[k] += 1
+        count += seen[k] == 1
+        while count == len(places):
+            best = min(best, pos - events[lo][0] + 1)
+            seen[events[lo][1]] -= 1
+            count -= seen[events[lo][1]] == 0
+            lo += 1
+    return best
 
 
 def _concepts(question: str) -> list[Concept]:
@@ -370,4 +640,6 @@ __all__ = [
     "Relevance",
     "RelevanceJudge",
     "best_first",
+    "name_stems",
+    "passage_shape",
 ]

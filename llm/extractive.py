@@ -24,7 +24,7 @@ from llm.errors import LLMRequestRejected
 from llm.textfold import fold_compat
 from llm.types import ChatMessage, Completion, CompletionStream
 
-__all__ = ["ExtractiveProvider", "split_sentences", "terms"]
+__all__ = ["ENDINGS", "ExtractiveProvider", "same_word", "split_sentences", "terms"]
 
 MODEL_NAME = "extractive"
 MAX_QUOTES = 3
@@ -91,6 +91,60 @@ def _stem(word: str) -> str:
 
 
 _WORD_RE = re.compile(r"\w+")
+
+# Endings the light stemmer leaves on a word: a stem and a written word that
+# differ only by one of them are one word in two forms ("assignabl" /
+# "assign", "commit" / "commitment", "restrictiv" / "restrict"), while
+# "franc" (France) and "franchis" are not. Both keep MIN_SHARED_STEM letters.
+ENDINGS = frozenset(
+    [
+        "abl",
+        "ibl",
+        "able",
+        "ible",
+        "ment",
+        "ments",
+        "m",
+        "ion",
+        "ions",
+        "iv",
+        "ive",
+        "ing",
+        "ed",
+        "er",
+        "or",
+        "ity",
+        "iti",
+        "al",
+        "ly",
+        "anc",
+        "ance",
+        "enc",
+        "ence",
+        "s",
+        "e",
+        "es",
+        "ship",
+        "ness",
+        "it",
+        "itiv",
+        "itor",
+        "ition",
+    ]
+)
+MIN_SHARED_STEM = 4
+
+
+def same_word(a: str, b: str) -> bool:
+    """Two stems of one word: equal, or one is the other plus an ending."""
+    if a == b:
+        return True
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return (
+        len(short) >= MIN_SHARED_STEM
+        and long.startswith(short)
+        and long[len(short) :] in ENDINGS
+    )
 
 
 def terms(text: str) -> list[str]:
@@ -351,27 +405,60 @@ def _pick(candidates: list[_Candidate]) -> list[_Candidate]:
 class Rating(Protocol):
     """How a passage bears on the question (citations.relevance gives these):
     `label` is "answers", "related" or "off_topic"; `stated` a short value the
-    passage states when the question asks for one ("90 days"), else None."""
+    passage states when the question asks for one ("90 days"), else None;
+    `weighted` the share of the question's word rarity the passage holds;
+    `rule` the name of the rule that labelled it."""
 
     label: str
     score: float
+    weighted: float
+    rule: str
 
     @property
     def stated(self) -> str | None: ...
 
 
 Rater = Callable[[str], Rating]
-CLOSEST_LEAD = "The closest passages (none of them answers the question directly):"
-ANSWER_LEAD = "The documents say:"
+# Said first by every offline answer: no model read the documents, so the
+# quotes are what matched the question's words, not what answers it. One
+# sentence ending in a colon (a lead-in, not a claim to cite).
+NO_MODEL = "No model is configured, so none has read your documents"
+ALL_WORDS_LEAD = (
+    NO_MODEL + "; {which} every word of your question{stated}, read them to judge:"
+)
+_FIRST = {1: "the first passage holds", 2: "the first two passages hold"}
+SOME_WORDS_LEAD = (
+    NO_MODEL
+    + "; these passages match some of your question's words, read them to judge:"
+)
+# A title, heading, preamble or party description (citations.relevance's
+# rule not_a_clause) is quoted last, never first.
+NOT_A_CLAUSE = "not_a_clause"
+
+
+def _quote_order(item: tuple) -> tuple:
+    """Answering passages first; then clauses before titles and preambles;
+    then the share of the question's rarer words held; then the
+    better-retrieved source, the better rating, the lexical score."""
+    rating, lexical, pos = item[0], item[1], item[2]
+    return (
+        rating.label != "answers",
+        getattr(rating, "rule", "") == NOT_A_CLAUSE,
+        -round(getattr(rating, "weighted", 0.0), 2),
+        pos,
+        -rating.score,
+        -lexical,
+    )
 
 
 def _rated_answer(
     question: str, sources: Sequence[prompting.PromptSource], rate: Rater
 ) -> str:
-    """Quote the passages that answer, best first, and no others; lead with
-    "The closest passages" when they only relate; say there is no answer when
-    nothing bears on the question. A value is stated only as read from the
-    first quote shown."""
+    """Quote the passages that bear on the question, those holding all of
+    its words first, after a first line saying that no model read them; say
+    there is no answer only when no passage holds any of the question's
+    words. A value is stated only as read from the first quote, which holds
+    it whole."""
     candidates, _query = _rank(question, [s.text for s in sources])
     lexical = {(c.source_pos, c.start): c.score for c in candidates}
     rated = []
@@ -387,16 +474,21 @@ def _rated_answer(
             if rating.label == "off_topic":
                 continue
             rated.append((rating, lexical.get((pos, start), 0.0), pos, sentence))
-    # Answering passages first; among them the better-retrieved source first
-    # (the search already weighed the whole chunk), then the better rating.
-    rated.sort(key=lambda r: (r[0].label != "answers", r[2], -r[0].score, -r[1]))
-    answering = [r for r in rated if r[0].label == "answers"][:MAX_QUOTES]
-    chosen = answering or rated[:MAX_QUOTES]
+    rated.sort(key=_quote_order)
+    # Those holding every word first, the best of the others after them:
+    # word rules cannot tell which one answers, a reader can.
+    chosen = rated[:MAX_QUOTES]
     if not chosen:
         return prompting.NO_ANSWER
-    lead = ANSWER_LEAD if answering else CLOSEST_LEAD
-    if answering and answering[0][0].stated:
-        lead = f"{answering[0][0].stated}, as the first quote below states:"
+    whole = sum(r[0].label == "answers" for r in chosen)
+    if whole:
+        stated = chosen[0][0].stated
+        lead = ALL_WORDS_LEAD.format(
+            which="these passages hold" if whole == len(chosen) else _FIRST[whole],
+            stated=f", and the first states {stated}" if stated else "",
+        )
+    else:
+        lead = SOME_WORDS_LEAD
     lines = [lead]
     lines += [
         f'"{sentence}" (Source: [{sources[pos].ref}])' for _, _, pos, sentence in chosen

@@ -225,6 +225,21 @@ def _off_topic(c: CellFacts, p: PositionFacts) -> Decided | None:
     )
 
 
+def _unjudged(c: CellFacts, p: PositionFacts) -> Decided | None:
+    # The built-in reader states no value where word rules prove none: the
+    # closest passage is quoted (tabular.reading's closest_passage), neither
+    # a clause found nor one missing.
+    if not (c.offline and c.outcome == "answered" and not c.typed and not c.value):
+        return None
+    return Decided(
+        NEEDS_REVIEW,
+        p.severity,
+        "",
+        "No model read the contract, and no passage holds the whole question: "
+        "the closest passage is quoted; read it against the standard.",
+    )
+
+
 def _no_rule(c: CellFacts, p: PositionFacts) -> Decided | None:
     if p.rule:
         return None
@@ -377,7 +392,9 @@ FINDING_RULES: tuple[FindingRule, ...] = (
         "clause_missing",
         "No passage answers the question (with a model: it read the whole "
         "contract): missing, with the position's 'if absent' severity (none "
-        "when absence is acceptable) and what was searched or read.",
+        "when absence is acceptable) and what was searched or read. Offline "
+        "that is only when no passage read shares the question's words "
+        "(otherwise the closest one is quoted: offline_unjudged).",
         _missing,
         (
             Example(
@@ -420,6 +437,20 @@ FINDING_RULES: tuple[FindingRule, ...] = (
         "The quoted passage does not bear on the question.",
         _off_topic,
         (Example(_days(90, relevance="off_topic"), _DAYS, NEEDS_REVIEW),),
+    ),
+    FindingRule(
+        "offline_unjudged",
+        "Read offline, no passage holds the whole question, though one shares "
+        "its words: the closest passage is quoted, neither found nor missing "
+        "(word rules prove neither).",
+        _unjudged,
+        (
+            Example(
+                _days(0, typed=None, value="", offline=True),
+                _DAYS,
+                NEEDS_REVIEW,
+            ),
+        ),
     ),
     FindingRule(
         "no_typed_rule",

@@ -155,15 +155,26 @@ CONFIDENCE_RULES: tuple[ConfidenceRule, ...] = (
         "contracts)",
         examples=(CellFacts("offline", False, values.DATE_KIND, relevance="related"),),
     ),
+    # Word rules cannot prove an absence (issue 35): a clause worded
+    # otherwise reads as none, so no "not found" is ever "high".
     ConfidenceRule(
-        "clear_absence",
-        HIGH,
-        lambda f: f.source == "offline" and not f.found and f.relevance != "answers",
-        "not found, and no passage read answers the question: 117 of 128 such "
-        "yes/no and duration cells right on the tune contracts",
+        "absence_no_words",
+        MEDIUM,
+        lambda f: f.source == "offline" and not f.found and f.relevance == "off_topic",
+        "not found, and no passage read holds any of the question's words: "
+        "medium, never high (the clause may be worded otherwise)",
+        examples=(CellFacts("offline", False, values.DURATION, relevance="off_topic"),),
+    ),
+    ConfidenceRule(
+        "absence_unproven",
+        LOW,
+        lambda f: f.source == "offline" and not f.found,
+        "not found by word rules, though passages read share the question's "
+        "words: low (none holds the whole question; a model would have to read "
+        "them)",
         examples=(
             CellFacts("offline", False, values.YES_NO, relevance="related"),
-            CellFacts("offline", False, values.DURATION, relevance="off_topic"),
+            CellFacts("offline", False, values.YES_NO, relevance="answers"),
         ),
     ),
     ConfidenceRule(
@@ -207,6 +218,22 @@ CONFIDENCE_RULES: tuple[ConfidenceRule, ...] = (
         ),
     ),
     ConfidenceRule(
+        "closest_passage",
+        LOW,
+        lambda f: f.reading == "closest_passage",
+        "no value stated: the closest passage read offline, unjudged",
+        examples=(
+            CellFacts(
+                "offline",
+                kind=values.YES_NO,
+                support="unchecked",
+                relevance="related",
+                reading="closest_passage",
+                **_ANSWERED,
+            ),
+        ),
+    ),
+    ConfidenceRule(
         "answering_sentence",
         MEDIUM,
         lambda f: f.source == "offline" and f.found and f.relevance in ("answers", ""),
@@ -235,11 +262,8 @@ CONFIDENCE_RULES: tuple[ConfidenceRule, ...] = (
         "absence_near_miss",
         MEDIUM,
         lambda f: not f.found,
-        "not found, though a passage read answers part of the question",
-        examples=(
-            CellFacts("offline", False, values.YES_NO, relevance="answers"),
-            CellFacts("model", False, values.DURATION),
-        ),
+        "a model's 'not found' (offline ones are decided above)",
+        examples=(CellFacts("model", False, values.DURATION),),
     ),
     ConfidenceRule(
         "model_plausible",

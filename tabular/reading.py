@@ -11,13 +11,17 @@ cell retrieved, by the same two signals chat uses:
 `read_cell` returns a `Reading`: the short value, the quote (a sentence of
 one passage, copied character for character, so the cascade verifies it
 exactly), and the facts the confidence calibration reads. The rules are an
-ordered table (`READING_RULES`); `Reading.rule` names the one that decided:
+ordered table (`READING_RULES`): the first that applies to the column's kind
+and reads the cell decides; `Reading.rule` names it:
 
 - a typed column answers with the value of its kind that the best
   answering sentence states, nearest to the question's words;
 - a yes/no column answers "Yes" when a passage answers the question, with
   its best sentence as the quote;
 - a text column answers with the best sentence of an answering passage;
+- otherwise, while a passage shares the question's words, the cell states
+  no value and quotes the closest sentence (word rules prove neither the
+  value nor an absence: issue 35);
 - otherwise the cell is "not found", with the passages that were read.
 
 `value_support` checks any value (the model's, the reader's, a reviewer's)
@@ -234,15 +238,21 @@ class ReadingRule:
     doc: str
 
 
+def _with_value(rating: Relevance) -> bool:
+    """Answers, or would but for holding the question by one word: a typed
+    candidate's value of the column's kind is the second piece of evidence
+    ("Termination is mutual" for "Who may terminate?", options Mutual/...);
+    a yes/no's "Yes" is the value it reads."""
+    return rating.label == ANSWERS or rating.rule == "one_word"
+
+
 def _typed_answer(kind: str, candidates: list[Candidate], **_: Any) -> Reading | None:
     # The value's own sentence must answer (half the question's concepts and
     # the value): on the tune contracts a period or date read from a sentence
     # of an answering passage that does not itself answer was mostly another
     # clause's ("ten (10) days to cure" for a renewal notice).
     answering = [
-        c
-        for c in candidates
-        if c.passage_rating.label == ANSWERS and c.rating.label == ANSWERS
+        c for c in candidates if _with_value(c.passage_rating) and _with_value(c.rating)
     ]
     if not answering:
         return None
@@ -331,8 +341,17 @@ def _presence(kind: str, candidates: list[Candidate], **_: Any) -> Reading | Non
     if kind == values.YES_NO:
         # A "Yes" needs one sentence that holds everything the question
         # asks about: on the tune contracts a sentence covering only part
-        # of it was as often a false "Yes" as a true one.
-        answering = [c for c in answering if c.rating.score >= WHOLE_QUESTION]
+        # of it was as often a false "Yes" as a true one. One word may hold
+        # it ("assign" for "Is it assignable?"): chat marks no such sentence
+        # "answers", a yes/no column's "Yes" keeps it (issue 28's positions
+        # lose a third of their present clauses without it).
+        answering = [
+            c
+            for c in candidates
+            if _with_value(c.passage_rating)
+            and _with_value(c.rating)
+            and c.rating.score >= WHOLE_QUESTION
+        ]
         rule = "answering_clause"
     if not answering and in_passage and PASSAGE_IS_PRESENCE:
         answering, rule = in_passage, "answering_passage"
@@ -361,6 +380,40 @@ def _presence(kind: str, candidates: list[Candidate], **_: Any) -> Reading | Non
     )
 
 
+def _closest_passage(
+    kind: str | None,
+    candidates: list[Candidate],
+    *,
+    judge: ColumnJudge,
+    passages: Sequence[Passage],
+    ratings: dict[int, Relevance],
+    **_: Any,
+) -> Reading | None:
+    # Word rules cannot prove an absence while a passage shares the
+    # question's words (issue 35): the cell states no value and quotes the
+    # closest sentence for a person (or a model) to judge.
+    closest = _closest(judge, passages, ratings)
+    if closest is None:
+        return None
+    lo, hi = _clip(
+        closest.passage.text, closest.start, closest.end, (closest.start, closest.start)
+    )
+    return _reading(
+        closest,
+        lo,
+        hi,
+        typed=None,
+        value="",
+        rule="closest_passage",
+        agree=0,
+        rivals=0,
+        why="No model read this document, and no sentence holds the whole "
+        "question: the closest one is quoted, unjudged (it shares: "
+        + (", ".join(closest.rating.matched) or "its words")
+        + ").",
+    )
+
+
 READING_RULES: tuple[ReadingRule, ...] = (
     ReadingRule(
         "parties",
@@ -380,6 +433,14 @@ READING_RULES: tuple[ReadingRule, ...] = (
         lambda kind: kind in (None, values.YES_NO),
         _presence,
         'yes/no: "Yes" when a passage answers the question; text: its best sentence',
+    ),
+    ReadingRule(
+        "closest_passage",
+        lambda kind: True,
+        _closest_passage,
+        "no rule above read the cell, but a passage shares the question's "
+        "words: no value is stated (word rules cannot prove it, nor an "
+        "absence), the closest sentence is quoted for a person to judge",
     ),
 )
 
@@ -494,10 +555,11 @@ def read_cell(
     candidates = _candidates(judge, kind, passages, ratings, options)
     for rule in READING_RULES:
         if rule.applies(kind):
-            reading = rule.read(kind, candidates)
+            reading = rule.read(
+                kind, candidates, judge=judge, passages=passages, ratings=ratings
+            )
             if reading is not None:
                 return _with(reading, searched=searched)
-            break
     best = min(
         ratings.values(), key=lambda r: (_LABEL_ORDER[r.label], -r.score), default=None
     )
@@ -517,6 +579,31 @@ def read_cell(
         passage_label=best.label if best else "",
         passage_score=best.score if best else 0.0,
         searched=searched,
+    )
+
+
+def _closest(
+    judge: ColumnJudge, passages: Sequence[Passage], ratings: dict[int, Relevance]
+) -> Candidate | None:
+    """The sentence that bears most on the question among the passages that
+    relate: a clause before a heading, title or preamble, then the share of
+    the question's rarer words it holds, then the better-retrieved passage."""
+    found = [
+        c
+        for c in _candidates(judge, None, passages, ratings, ())
+        if c.rating.label != OFF_TOPIC
+    ]
+    if not found:
+        return None
+    return min(
+        found,
+        key=lambda c: (
+            _LABEL_ORDER[c.rating.label],
+            c.heading or c.rating.rule == "not_a_clause",
+            -round(c.rating.weighted, 2),
+            c.passage.rank,
+            c.start,
+        ),
     )
 
 

@@ -31,6 +31,7 @@ from ingest.search.rerank import (
     _stems,
     score_chunk,
 )
+from llm.extractive import ENDINGS, MIN_SHARED_STEM
 
 if TYPE_CHECKING:
     from accounts.models import Tenant
@@ -236,47 +237,11 @@ def term_weights(documents: Sequence[Document], text: str) -> dict[str, float]:
     }
 
 
-# Endings the light stemmer leaves on a word: a stem and a written word that
-# differ only by one of them are one word in two forms ("assignabl" /
-# "assign", "commit" / "commitment", "restrictiv" / "restrict"), while
-# "franc" (France) and "franchis" are not.
-SUFFIXES = frozenset(
-    [
-        "abl",
-        "ibl",
-        "able",
-        "ible",
-        "ment",
-        "ments",
-        "m",
-        "ion",
-        "ions",
-        "iv",
-        "ive",
-        "ing",
-        "ed",
-        "er",
-        "or",
-        "ity",
-        "iti",
-        "al",
-        "ly",
-        "anc",
-        "ance",
-        "enc",
-        "ence",
-        "s",
-        "e",
-        "es",
-        "ship",
-        "ness",
-        "it",
-        "itiv",
-        "itor",
-        "ition",
-    ]
-)
-MIN_SHARED = 4
+# Endings the light stemmer leaves on a word (llm.extractive.ENDINGS): a
+# stem and a written word that differ only by one of them are one word in
+# two forms ("assignabl" / "assign"), while "franc" and "franchis" are not.
+SUFFIXES = ENDINGS
+MIN_SHARED = MIN_SHARED_STEM
 
 
 def _same_word(stem: str, vocabulary: tuple[str, ...], df: dict) -> bool:

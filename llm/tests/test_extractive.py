@@ -294,3 +294,72 @@ def test_extract_cell_with_no_match_is_empty(provider: ExtractiveProvider) -> No
         "quote": "",
         "invalid_chunk_indices": [],
     }
+
+
+# ----------------------------------------------------- rated answers (issue 35)
+
+
+def _rate(question: str, names=()):
+    from citations.relevance import RelevanceJudge
+
+    return RelevanceJudge(question, names=names).rate
+
+
+LIME = PromptSource(
+    "S1",
+    "pdf",
+    "Distributor agreement",
+    1,
+    "DISTRIBUTOR AGREEMENT\n\n"
+    "This Distributor Agreement is made by and between Electric City Corp., a "
+    "corporation organized under the laws of British Columbia, and Lime Energy "
+    "LLC.\n\n"
+    "12. Governing Law. This Agreement shall be governed by the laws of the "
+    "State of Illinois.",
+)
+
+
+def test_every_offline_answer_says_first_that_no_model_read_the_documents(provider):
+    question = "Which law governs the distributor agreement?"
+    text = provider.answer(question, [LIME], rate=_rate(question)).text
+    lead = text.split("\n\n")[0]
+    assert lead.startswith("No model is configured, so none has read your documents")
+    # One lead-in ending in a colon: no claim the coverage check would flag.
+    assert lead.endswith(":") and len(split_sentences(lead)) == 1
+
+
+def test_the_governing_law_is_the_clause_never_the_preamble(provider):
+    """The preamble says where a party is incorporated: it is no answer, and
+    its place is never stated as the governing law."""
+    question = "Which law governs the distributor agreement?"
+    text = provider.answer(
+        question, [LIME], rate=_rate(question, names=["DISTRIBUTOR AGREEMENT"])
+    ).text
+    assert "the first states Illinois" in text.split("\n\n")[0]
+    assert "British Columbia" not in text.split("\n\n")[0]
+    first_quote = quotes(text)[0][0]
+    assert first_quote.startswith("This Agreement shall be governed by the laws")
+
+
+def test_related_passages_are_shown_with_a_plain_lead_never_not_found(provider):
+    """A passage holds one of the question's words: word rules cannot prove
+    the answer absent, so it is shown, said to match only some words."""
+    question = "Can the receiving party share confidential information with employees?"
+    nda = PromptSource(
+        "S1",
+        "text",
+        "NDA",
+        None,
+        "The Recipient may disclose Confidential Information to its staff who "
+        "need to know it.",
+    )
+    text = provider.answer(question, [nda], rate=_rate(question)).text
+    assert not text.startswith(NO_ANSWER)
+    assert "match some of your question's words" in text.split("\n\n")[0]
+    assert quotes(text)[0][0].startswith("The Recipient may disclose")
+
+
+def test_not_found_only_when_no_passage_holds_a_word_of_the_question(provider):
+    question = "Is there a non-compete covenant?"
+    text = provider.answer(question, [POLICY], rate=_rate(question)).text
+    assert text == NO_ANSWER

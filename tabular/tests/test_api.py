@@ -79,8 +79,11 @@ def test_cells_come_with_their_citation(a_key_api, created):
     assert len(body["items"]) == 4 and body["next_skip"] is None
     done = [c for c in body["items"] if c["status"] == "done"]
     assert done
+    # Offline, a cell states a value only where word rules prove it; else it
+    # quotes the closest passage, unjudged, at low confidence (issue 35).
+    assert any(cell["value"] for cell in done)
     for cell in done:
-        assert cell["value"]
+        assert cell["value"] or cell["confidence"] == "low"
         assert cell["citation"]["status"] == "verified"
         assert cell["citation"]["page"] >= 1
         assert cell["citation"]["quote"]

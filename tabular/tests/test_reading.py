@@ -126,7 +126,20 @@ def test_yes_needs_a_sentence_that_holds_the_whole_question():
     assert "renews automatically" in got.quote
     # "notice" and "liability" are each somewhere, never in one sentence.
     partial = read("Is notice needed to cap liability?", "yes_no", "Odd question")
-    assert not partial.found and partial.value == ""
+    # No "Yes", and no "not found" either: word rules prove neither, so the
+    # closest sentence is quoted with no value (issue 35).
+    assert partial.rule == "closest_passage"
+    assert partial.value == "" and partial.typed is None and partial.quote
+
+
+def test_not_found_only_when_no_passage_shares_a_word_of_the_question():
+    passages = [Passage(0, "The Customer shall pay each invoice within 30 days.")]
+    got = read_cell(
+        question="Is there a non-compete covenant?",
+        column_type="yes_no",
+        passages=passages,
+    )
+    assert not got.found and got.rule == "not_found" and not got.quote
 
 
 def test_a_heading_is_never_the_answer_when_its_clause_follows():
@@ -383,3 +396,13 @@ def test_a_column_line_names_its_type_and_an_options_columns_options():
         parse_column("Pick (options): Which one? [Only one]")
     with pytest.raises(ReviewError, match="Unknown column type"):
         parse_column("A (colour): b?")
+
+
+def test_a_yes_may_rest_on_one_word_holding_the_whole_question():
+    """Chat marks no one-word match "answers"; a yes/no column's "Yes" keeps
+    a sentence that holds the whole question, even by one word."""
+    passages = [Passage(0, "Neither party may assign this Agreement without consent.")]
+    got = read_cell(
+        question="Is the agreement assignable?", column_type="yes_no", passages=passages
+    )
+    assert got.found and got.value == "Yes" and got.rule == "answering_clause"
