@@ -26,6 +26,7 @@ from citations.cascade.elision import (
     outer_party_difference,
     split_quote,
 )
+from citations.cascade.entities import entities_absent
 from citations.cascade.folding import IGNORABLE, PUNCTUATION_FOLDS
 from citations.cascade.furniture import furniture_difference
 from citations.cascade.judging import Judge, ensemble_vote, vote
@@ -408,6 +409,20 @@ def verify_quote(
         )
     started = time.perf_counter()
     quote = quote.strip()
+    # Before any judge: a quote naming a party, role, place, law, forum or
+    # period the passage never names has nothing a judge could support.
+    absent = entities_absent(quote, prepared.text[passage[0] : passage[1]])
+    if absent:
+        name = ENSEMBLE if use_ensemble else LLM_JUDGE
+        stages.append(_stage(name, "rejected", started, absent, absent.rule))
+        return _failed_from(
+            text,
+            match,
+            f"{match.reason}; not shown to a judge: {absent}",
+            stages,
+            page_starts,
+            rule=absent.rule,
+        )
     if use_ensemble:
         ballot = ensemble_vote(prepared, quote, passage, ensemble, quorum)
         confident = tuple(
@@ -436,15 +451,10 @@ def verify_quote(
             )
         dissent = next((v.reason for v in ballot.votes if not v.supported), "")
         detail = f"ensemble: {summary}" + (f"; {dissent}" if dissent else "")
+        # A guard that refused a judge's span is why the quorum failed.
+        rule = next((v.rule for v in ballot.votes if v.rule), None) or "judge.ensemble"
         stages.append(
-            _stage(
-                ENSEMBLE,
-                "rejected",
-                started,
-                detail,
-                "judge.ensemble",
-                votes=ballot.votes,
-            )
+            _stage(ENSEMBLE, "rejected", started, detail, rule, votes=ballot.votes)
         )
         return _failed_from(
             text,
@@ -452,7 +462,7 @@ def verify_quote(
             f"{match.reason}; {detail}",
             stages,
             page_starts,
-            rule="judge.ensemble",
+            rule=rule,
         )
     assert judge is not None
     result = vote(prepared, quote, passage, judge)
@@ -479,12 +489,14 @@ def verify_quote(
             stages=stages,
             judged_by=[result.judge],
         )
-    stages.append(_stage(LLM_JUDGE, "rejected", started, result.reason, "judge.judge"))
+    # A guard that refused the judge's span decided, not the judge.
+    rule = result.rule or "judge.judge"
+    stages.append(_stage(LLM_JUDGE, "rejected", started, result.reason, rule))
     return _failed_from(
         text,
         match,
         f"{match.reason}; {result.reason}",
         stages,
         page_starts,
-        rule="judge.judge",
+        rule=rule,
     )
