@@ -28,7 +28,11 @@ from citations.cascade.elision import (
 )
 from citations.cascade.entities import entities_absent
 from citations.cascade.folding import IGNORABLE, PUNCTUATION_FOLDS
-from citations.cascade.furniture import furniture_difference
+from citations.cascade.furniture import (
+    furniture_difference,
+    furniture_inside,
+    without_furniture,
+)
 from citations.cascade.judging import Judge, ensemble_vote, vote
 from citations.cascade.lettercase import case_difference
 from citations.cascade.prepared import PreparedText, cached, prepare
@@ -160,6 +164,8 @@ def match_quote(
     page's header or footer as text (furniture.py), nor differ in the case
     of a code, unit or label (lettercase.py)."""
     match = _match_quote(text, quote, region)
+    if match.found is None and match.near is not None and page_starts:
+        match = _past_furniture(text, quote, region, tuple(page_starts), match)
     found = match.found
     if found is not None:
         furniture = furniture_difference(
@@ -193,6 +199,41 @@ def match_quote(
         if case:
             return _refused(match, refusal("post.letter_case", case))
     return match
+
+
+def _past_furniture(
+    text: str,
+    quote: str,
+    region: tuple[int, int] | None,
+    page_starts: tuple[int, ...],
+    match: Match,
+) -> Match:
+    """A quote refused where the passage it was placed at holds a page's
+    header, footer or number inside the sentence ("war, 5 fire,"): found
+    again in the text with its proven furniture blanked (offsets unchanged),
+    it is the same quote skipping the page break. Only lines furniture.py
+    proves are blanked, so a number of the body is never left out."""
+    near = match.near
+    assert near is not None
+    if not furniture_inside(text, page_starts, near.start, near.end):
+        return match
+    blanked = without_furniture(text, page_starts)
+    if blanked is None:
+        return match
+    again = _match_quote(blanked, quote, region)
+    if again.found is None:
+        return match
+    record = {
+        "stage": TOLERANT_MATCH,
+        "outcome": "verified",
+        "detail": "found once the page furniture inside the passage was skipped",
+    }
+    return Match(
+        again.found,
+        None,
+        f"{again.reason}, skipping the page's furniture",
+        (*match.stages, record),
+    )
 
 
 def _refused(match: Match, reason: str, start: int | None = None) -> Match:
