@@ -85,8 +85,14 @@ _ROLE = re.compile(
     + r")(?:s|'s|s'|’s|s’)?(?![\w-])",
     re.IGNORECASE,
 )
+# The verbs whose subject is a party: modal verbs, and the verbs contracts
+# have a party do ("Seller has agreed", "Company understands", "Licensor
+# grants").
 _MODAL = re.compile(
-    r"\b(?:shall|may|must|will|should|can|cannot|might|would|could)\b", re.IGNORECASE
+    r"\b(?:shall|may|must|will|should|can|cannot|might|would|could|has|have"
+    r"|agrees|agreed|acknowledges|understands|warrants|represents|covenants"
+    r"|grants|undertakes|accepts|consents|elects)\b",
+    re.IGNORECASE,
 )
 # Words between a party and its modal verb ("the Licensee, at its option,
 # may"): a subject this far back still governs the verb.
@@ -443,8 +449,8 @@ def _term_words(text: str) -> frozenset[str]:
     return frozenset(w for t in _terms(text) for w in t.key.split())
 
 
-def _relations(text: str) -> set[str]:
-    return {_RELATIONS[m.group("word").lower()] for m in _RELATION.finditer(text)}
+def _relations(text: str) -> list[str]:
+    return [_RELATIONS[m.group("word").lower()] for m in _RELATION.finditer(text)]
 
 
 def _periods(text: str) -> list[str]:
@@ -474,7 +480,7 @@ def _missing(quote: Sequence[str], span: Sequence[str]) -> list[str]:
 # count); else it is the passage shown to a judge (presence only).
 
 
-def _role_rule(quote: str, text: str, strict: bool) -> str | None:
+def _role_rule(quote: str, text: str, strict: bool, context: str) -> str | None:
     q = _collapsed([r.key for r in _roles(quote)])
     t = _collapsed([r.key for r in _roles(text)])
     lacking = _missing(sorted(set(q)), sorted(set(t)))
@@ -516,31 +522,82 @@ def _stem(word: str) -> str:
 _LAW_ADJECTIVES = frozenset(a.lower() for a in values.LAW_ADJECTIVES)
 
 
-def _party_rule(quote: str, text: str, strict: bool) -> str | None:
-    """Every capitalised term of the quote, word by word, is one the source
-    writes (in any case): a name changed, or a party the source never
-    names, is no paraphrase."""
-    written = {_stem(w) for w in re.findall(r"\w+", text.lower())}
+def _stems(text: str) -> str:
+    return " " + " ".join(_stem(w) for w in re.findall(r"\w+", text.lower())) + " "
+
+
+def _party_rule(quote: str, text: str, strict: bool, context: str) -> str | None:
+    """Every capitalised term of the quote is a phrase the source writes (in
+    any case), and the parties the quote and the source both name come in
+    the same order: a name changed, a party the source never names, or two
+    parties swapped ("terminated by Company ... breach by Champion") is no
+    paraphrase."""
+    written = _stems(text)
     # Places and the adjectives of law ("English") are entity.place's.
     placed = {
         _stem(w) for name, _ in _places(quote) for w in re.findall(r"\w+", name.lower())
     } | _LAW_ADJECTIVES
     for term in _terms(quote):
-        lacking = [
-            w
-            for w in map(_stem, re.findall(r"\w+", term.key))
-            if w not in written and w not in placed
-        ]
-        if lacking:
+        kept = [w for w in _stems(term.key).split() if w not in placed]
+        if kept and f" {' '.join(kept)} " not in written:
             return f"the quote names '{term.key}', the source does not"
-    return _subject_acts(quote, text, roles=False) if strict else None
+    if not strict:
+        return None
+    agents = _agents(context)
+    q = [k for k in _parties(quote) if k in agents or not _is_word(k)]
+    t = [k for k in _parties(text) if k in agents or not _is_word(k)]
+    shared = set(q) & set(t)
+    q = _collapsed([k for k in q if k in shared])
+    t = _collapsed([k for k in t if k in shared])
+    if not _subsequence(q, t):
+        return (
+            f"the source names {', '.join(t)} in another order than the quote's "
+            f"{', '.join(q)}"
+        )
+    return _subject_acts(quote, text, roles=False)
+
+
+# Capitalised words that act in a contract yet name no party.
+_DOCUMENT_WORDS = frozenset(
+    [
+        "agreement", "contract", "section", "article", "exhibit", "schedule",
+        "appendix", "annex", "term", "territory", "effective date", "party",
+        "parties",
+    ]
+)  # fmt: skip
+
+
+@lru_cache(maxsize=64)
+def _agents(context: str) -> frozenset[str]:
+    """The capitalised terms the context makes the subject of a party's verb
+    ("Champion will", "Company understands"): the parties, whatever their
+    words, and the roles."""
+    found = {subject for subject, _ in _subjects(context)}
+    return frozenset(k for k in found if k not in _DOCUMENT_WORDS)
+
+
+def _is_word(key: str) -> bool:
+    """Is every word of the term a dictionary word ("Brand", "Confidential
+    Information")? Such a term names a party only as an agent (`_agents`)."""
+    from citations.cascade import lexicon
+    from citations.cascade.folding import ocr_skeleton
+
+    return bool(_ROLE.fullmatch(key)) is False and all(
+        lexicon.frequency(ocr_skeleton(w)) for w in key.split()
+    )
+
+
+def _parties(text: str) -> list[str]:
+    """Roles and capitalised terms, in order."""
+    found = sorted((*_roles(text), *_terms(text)), key=lambda e: e.start)
+    return [e.key for e in found]
 
 
 def _placed(text: str, roles: frozenset[str]) -> list[str]:
     return [name for name, role in _places(text) if role in roles]
 
 
-def _law_rule(quote: str, text: str, strict: bool) -> str | None:
+def _law_rule(quote: str, text: str, strict: bool, context: str) -> str | None:
     law = frozenset([values.GOVERNING_LAW, values.LAW])
     q = _placed(quote, law)
     if not q:
@@ -554,7 +611,7 @@ def _law_rule(quote: str, text: str, strict: bool) -> str | None:
     return None
 
 
-def _forum_rule(quote: str, text: str, strict: bool) -> str | None:
+def _forum_rule(quote: str, text: str, strict: bool, context: str) -> str | None:
     for reader, what in ((_forums, "forum"), (_institutions, "institution")):
         q, t = reader(quote), reader(text)
         # As many mentions: "the arbitrator ... any court" is not "the court
@@ -576,7 +633,7 @@ def _forum_rule(quote: str, text: str, strict: bool) -> str | None:
     return None
 
 
-def _place_rule(quote: str, text: str, strict: bool) -> str | None:
+def _place_rule(quote: str, text: str, strict: bool, context: str) -> str | None:
     q = [n for n, _ in _places(quote)]
     t = [n for n, _ in _places(text)]
     lacking = _missing(sorted(set(q)), sorted(set(t)))
@@ -585,24 +642,24 @@ def _place_rule(quote: str, text: str, strict: bool) -> str | None:
     return None
 
 
-def _date_rule(quote: str, text: str, strict: bool) -> str | None:
+def _date_rule(quote: str, text: str, strict: bool, context: str) -> str | None:
     lacking = _missing(_periods(quote), _periods(text))
     if lacking:
         return f"the quote's '{lacking[0]}' is not the source's"
     # 'After' where the source says only 'before' (and the reverse); a
     # source that says neither ("within 30 days of") leaves it to the judge.
     said = _relations(text)
-    for relation in sorted(_relations(quote) - said):
-        if said:
-            return (
-                f"the quote says '{relation}', the source '{', '.join(sorted(said))}'"
-            )
+    if said:
+        # As often: "during or after" is not "during or before" beside a
+        # "prior" consent.
+        for relation in _missing(_relations(quote), said):
+            return f"the quote says '{relation}', the source '{', '.join(said)}'"
     return None
 
 
 class EntityRule(NamedTuple):
     id: str  # a row of rules.RULES
-    check: Callable[[str, str, bool], str | None]
+    check: Callable[[str, str, bool, str], str | None]
 
 
 ENTITY_RULES: tuple[EntityRule, ...] = (
@@ -616,9 +673,9 @@ ENTITY_RULES: tuple[EntityRule, ...] = (
 )
 
 
-def _run(quote: str, text: str, strict: bool) -> Refusal | None:
+def _run(quote: str, text: str, strict: bool, context: str) -> Refusal | None:
     for rule in ENTITY_RULES:
-        reason = rule.check(quote, text, strict)
+        reason = rule.check(quote, text, strict, context)
         if reason:
             return refusal(rule.id, reason)
     return None
@@ -648,15 +705,16 @@ def _aligned(quote: str, span: str) -> str:
     return span[start:end]
 
 
-def entity_difference(quote: str, span: str) -> Refusal | None:
+def entity_difference(quote: str, span: str, context: str = "") -> Refusal | None:
     """Why the span a judge named does not say who, where or when the quote
     says, or None (after a judge: see module docstring). A long span is read
-    where it is most like the quote (`_aligned`)."""
-    return _run(quote, _aligned(quote, span), strict=True)
+    where it is most like the quote (`_aligned`); `context`, the passage the
+    judge read, tells which capitalised words name parties (`_agents`)."""
+    return _run(quote, _aligned(quote, span), True, context or span)
 
 
 def entities_absent(quote: str, passage: str) -> Refusal | None:
     """Why no span of the passage could support the quote: it names a party,
     role, place, law, forum or period the passage never names (before a
     judge is asked)."""
-    return _run(quote, passage, strict=False)
+    return _run(quote, passage, False, passage)
