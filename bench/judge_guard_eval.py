@@ -323,11 +323,13 @@ def build_cases(
     half from each corpus where it has enough."""
     pools: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     for name, _doc_name, text in documents(corpus):
+        flat = " ".join(text.split())
         for start, end in sentences(text):
             sentence = text[start:end]
             for kind, edit in EDITS.items():
                 quote = edit(sentence, text)
-                if quote and quote != sentence:
+                # An edit the document writes elsewhere is a faithful quote.
+                if quote and quote != sentence and " ".join(quote.split()) not in flat:
                     pools[kind][name].append((name, text, start, end, quote))
             control = faithful(sentence)
             if control and control != sentence:

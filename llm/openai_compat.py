@@ -17,8 +17,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import openai
-
 from llm import prompting
 from llm.errors import (
     LLMBadResponse,
@@ -26,7 +24,12 @@ from llm.errors import (
     LLMRequestRejected,
     LLMUnavailable,
 )
+from llm.lazy import lazy_module
 from llm.types import ChatMessage, Completion, CompletionStream, LLMConfig
+
+# The SDK loads when first used (a client built, an error matched), not when
+# this module is imported: a process with no model server never pays for it.
+openai = lazy_module("openai")
 
 __all__ = ["OpenAICompatProvider", "parse_json_answer", "validate_json"]
 

@@ -52,7 +52,9 @@ def test_no_selection_makes_an_action_fail_with_a_500(alice_client, selection):
 def test_a_second_collection_of_a_taken_name_is_the_forms_error(alice_client, tenant_a):
     with tenant_scope(tenant_a):
         Collection.objects.create(tenant=tenant_a, name="Q3 deals")
-    response = alice_client.post("/admin/accounts/collection/add/", {"name": "Q3 deals"})
+    response = alice_client.post(
+        "/admin/accounts/collection/add/", {"name": "Q3 deals"}
+    )
     assert response.status_code == 200
     assert "already exists" in response.content.decode()
     with tenant_scope(tenant_a):

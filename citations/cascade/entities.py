@@ -570,10 +570,19 @@ _DOCUMENT_WORDS = frozenset(
 @lru_cache(maxsize=64)
 def _agents(context: str) -> frozenset[str]:
     """The capitalised terms the context makes the subject of a party's verb
-    ("Champion will", "Company understands"): the parties, whatever their
-    words, and the roles."""
+    ("Champion will", "Company understands") or the one an act is by: the
+    parties, whatever their words, and the roles."""
     found = {subject for subject, _ in _subjects(context)}
+    # And the one an act is "by" ("terminated by Champion").
+    found |= {
+        t.key
+        for t in _terms(context)
+        if _BY.search(context, max(0, t.start - 8), t.start)
+    }
     return frozenset(k for k in found if k not in _DOCUMENT_WORDS)
+
+
+_BY = re.compile(r"\bby\s+(?:the\s+)?\Z", re.IGNORECASE)
 
 
 def _is_word(key: str) -> bool:

@@ -63,12 +63,26 @@ _ESCAPED = "Notice \\ud800 period"
         {"text": GOOD.replace("Ours", f'"{_ESCAPED}"')},
         {"text": GOOD.replace("title: Notice", f'title: "{_ESCAPED}"')},
         {
-            "text": '{"name": "%s", "positions": [{"title": "a", "question": "q", '
-            '"standard": "s"}]}' % _ESCAPED,
+            "text": json.dumps(
+                {
+                    "name": "@",
+                    "positions": [{"title": "a", "question": "q", "standard": "s"}],
+                }
+            ).replace("@", _ESCAPED),
             "format": "json",
         },
-        {"playbook": {"name": SURROGATE, "positions": [{"title": "a", "question": "q", "standard": "s"}]}},
-        {"playbook": {"name": "Ours", "positions": [{"title": SURROGATE, "question": "q", "standard": "s"}]}},
+        {
+            "playbook": {
+                "name": SURROGATE,
+                "positions": [{"title": "a", "question": "q", "standard": "s"}],
+            }
+        },
+        {
+            "playbook": {
+                "name": "Ours",
+                "positions": [{"title": SURROGATE, "question": "q", "standard": "s"}],
+            }
+        },
     ],
     ids=["yaml-name", "yaml-position", "json-file-name", "json-name", "json-position"],
 )
@@ -100,4 +114,7 @@ def test_any_text_reads_as_a_playbook_or_a_playbook_error(text):
     except PlaybookFileError:
         return
     # What it accepts can be stored and shown: no lone surrogates.
-    assert not any("\ud800" <= c <= "\udfff" for c in json.dumps(spec.__dict__, default=str, ensure_ascii=False))
+    assert not any(
+        "\ud800" <= c <= "\udfff"
+        for c in json.dumps(spec.__dict__, default=str, ensure_ascii=False)
+    )

@@ -1,0 +1,85 @@
+"""What every process needs before its first request, loaded once at start.
+
+A new gunicorn worker, Celery child or CLI run used to pay for it on the first
+request it served (issue 34: ~2.6 s CPU, ~30x a warm ask): the guard's word
+list (citations.cascade.lexicon, ~0.5 s), the embedder's model (WordLlama),
+the model client and its SDK (the `openai` import, when a model server is
+configured; imported lazily otherwise), and the cascade's compiled tables
+(a quote verified once). `warm_process` does all of it, each part timed;
+gunicorn calls it in the master before forking (preload: the workers share
+what it loaded, copy-on-write) and again in `post_fork` (a no-op when warm),
+Celery in `worker_process_init`.
+
+Prepared forms of hot documents are stored per revision (citations
+PreparedForm) and loaded by the first verification that reads the text: a
+process cannot know which documents its first requests will name.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+logger = logging.getLogger(__name__)
+
+_warmed: dict[str, float] = {}
+
+
+def _lexicon() -> None:
+    from citations.cascade import lexicon
+
+    lexicon.frequency("the")
+    lexicon.is_spelled("agreement")
+
+
+def _embedder() -> None:
+    from llm.configured import embedder
+
+    found = embedder()
+    if found is not None:
+        found.embed(["warm up"])
+
+
+def _model_client() -> None:
+    from django.conf import settings
+
+    if getattr(settings, "LLM_BASE_URL", None):
+        from llm.configured import provider
+
+        provider()
+
+
+def _cascade() -> None:
+    from citations.cascade import verify_quote
+    from citations.values import find_jurisdictions
+
+    text = "The Buyer shall pay the Seller within thirty (30) days. Disputes go to the courts of New York."
+    verify_quote(text, "The Buyer shall pay the Seller within thirty (30) days")
+    verify_quote(text, "The Buyer shall pay the Seller within 30 days")
+    find_jurisdictions(text)
+
+
+PARTS: tuple[tuple[str, Callable[[], None]], ...] = (
+    ("word list", _lexicon),
+    ("embedder", _embedder),
+    ("model client", _model_client),
+    ("cascade", _cascade),
+)
+
+
+def warm_process() -> dict[str, float]:
+    """Load every part once per process; {part: ms it took}. A part that
+    fails is logged and left to load on first use: warming must never stop
+    a worker from starting."""
+    for name, part in PARTS:
+        if name in _warmed:
+            continue
+        started = time.perf_counter()
+        try:
+            part()
+        except Exception:  # a warm-up failure is never fatal
+            logger.exception("Warm-up of the %s failed; it loads on first use.", name)
+            continue
+        _warmed[name] = round((time.perf_counter() - started) * 1000, 1)
+    return dict(_warmed)
