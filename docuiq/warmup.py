@@ -4,8 +4,9 @@ A new gunicorn worker, Celery child or CLI run used to pay for it on the first
 request it served (issue 34: ~2.6 s CPU, ~30x a warm ask): the guard's word
 list (citations.cascade.lexicon, ~0.5 s), the embedder's model (WordLlama),
 the model client and its SDK (the `openai` import, when a model server is
-configured; imported lazily otherwise), and the cascade's compiled tables
-(a quote verified once). `warm_process` does all of it, each part timed;
+configured; imported lazily otherwise), the URLconf (every view and API
+module, loaded by the first request that resolves a route), and the
+cascade's compiled tables (a quote verified once). `warm_process` does all of it, each part timed;
 gunicorn calls it in the master before forking (preload: the workers share
 what it loaded, copy-on-write) and again in `post_fork` (a no-op when warm),
 Celery in `worker_process_init`.
@@ -50,6 +51,16 @@ def _model_client() -> None:
         provider()
 
 
+def _routes() -> None:
+    # The URLconf loads on the first request that resolves or reverses a
+    # route: every view, DRF, drf-spectacular and the exporters with it
+    # (~2.5 s CPU on the first ask, measured by bench/first_request.py).
+    from django.urls import get_resolver
+
+    resolver = get_resolver()
+    len(resolver.reverse_dict)
+
+
 def _cascade() -> None:
     from citations.cascade import verify_quote
     from citations.values import find_jurisdictions
@@ -61,6 +72,7 @@ def _cascade() -> None:
 
 
 PARTS: tuple[tuple[str, Callable[[], None]], ...] = (
+    ("url routes", _routes),
     ("word list", _lexicon),
     ("embedder", _embedder),
     ("model client", _model_client),
