@@ -61,6 +61,14 @@ def _routes() -> None:
     len(resolver.reverse_dict)
 
 
+def _tasks() -> None:
+    # The Celery app finalizes its task registry on the first task sent.
+    from docuiq.celery import app
+
+    app.finalize(auto=True)
+    len(app.tasks)
+
+
 def _cascade() -> None:
     from citations.cascade import verify_quote
     from citations.values import find_jurisdictions
@@ -73,6 +81,7 @@ def _cascade() -> None:
 
 PARTS: tuple[tuple[str, Callable[[], None]], ...] = (
     ("url routes", _routes),
+    ("task registry", _tasks),
     ("word list", _lexicon),
     ("embedder", _embedder),
     ("model client", _model_client),

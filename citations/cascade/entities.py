@@ -523,7 +523,13 @@ _LAW_ADJECTIVES = frozenset(a.lower() for a in values.LAW_ADJECTIVES)
 
 
 def _stems(text: str) -> str:
-    return " " + " ".join(_stem(w) for w in re.findall(r"\w+", text.lower())) + " "
+    """The words of `text`, possessives and plurals dropped, space-delimited
+    for phrase lookups ("UDC's Business Affiliate" is "udc busines affiliate")."""
+    plain = _POSSESSIVE_WORD.sub("", text.lower())
+    return " " + " ".join(_stem(w) for w in re.findall(r"\w+", plain)) + " "
+
+
+_POSSESSIVE_WORD = re.compile(r"(?<=\w)['’]s?\b")
 
 
 def _party_rule(quote: str, text: str, strict: bool, context: str) -> str | None:
@@ -537,7 +543,16 @@ def _party_rule(quote: str, text: str, strict: bool, context: str) -> str | None
     placed = {
         _stem(w) for name, _ in _places(quote) for w in re.findall(r"\w+", name.lower())
     } | _LAW_ADJECTIVES
-    for term in _terms(quote):
+    # A sentence's opening word a dictionary lists ("Champion will") is a
+    # name when the passage writes it as one, capitalised inside a sentence.
+    names = {w for t in _terms(context) for w in t.key.split()}
+    terms = _terms(quote)
+    openings = [
+        t
+        for t in _terms(quote, subjects=True)
+        if t not in terms and t.key.split()[0] in names
+    ]
+    for term in (*terms, *openings):
         kept = [w for w in _stems(term.key).split() if w not in placed]
         if kept and f" {' '.join(kept)} " not in written:
             return f"the quote names '{term.key}', the source does not"
