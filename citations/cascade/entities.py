@@ -28,6 +28,7 @@ Pure: no Django.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
@@ -261,25 +262,26 @@ def _subsequence(needle: Sequence[str], hay: Sequence[str]) -> bool:
     return all(any(k == h for h in it) for k in needle)
 
 
-def _subjects(text: str) -> list[tuple[str, str]]:
-    """(role, modal verb) of each modal verb a role governs: the nearest role
+@lru_cache(maxsize=64)
+def _subjects(text: str) -> tuple[tuple[str, str], ...]:
+    """(party, verb) of each verb a party governs: the nearest role or term
     before it in its clause."""
-    roles = sorted((*_roles(text), *_terms(text, subjects=True)), key=lambda e: e.start)
+    found = sorted((*_roles(text), *_terms(text, subjects=True)), key=lambda e: e.end)
+    ends = [e.end for e in found]
     pairs = []
     for m in _MODAL.finditer(text):
-        before = [
-            r
-            for r in roles
-            if r.end <= m.start() and m.start() - r.end <= _SUBJECT_REACH
-        ]
-        if not before:
+        i = bisect_right(ends, m.start()) - 1
+        if i < 0 or m.start() - found[i].end > _SUBJECT_REACH:
             continue
-        subject = before[-1]
+        subject = found[i]
         between = text[subject.end : m.start()]
-        if re.search(r"[.;]|\b(?:and|or|that|which|who|if|to)\b", between):
+        if _CLAUSE_BREAK.search(between):
             continue
         pairs.append((subject.key, m.group().lower()))
-    return pairs
+    return tuple(pairs)
+
+
+_CLAUSE_BREAK = re.compile(r"[.;]|\b(?:and|or|that|which|who|if|to)\b")
 
 
 # "English law" is read as England and Wales, "the laws of England" as England.
@@ -496,22 +498,40 @@ def _role_rule(quote: str, text: str, strict: bool, context: str) -> str | None:
     return _subject_acts(quote, text, roles=True)
 
 
-def _subject_acts(quote: str, text: str, roles: bool) -> str | None:
+def _subject_acts(quote: str, text: str, roles: bool, context: str = "") -> str | None:
     """Does the party before each of the quote's modal verbs govern it in
     the source too? `roles`: the subjects that are roles (entity.role),
-    else those that are names (entity.party)."""
+    else those that name a party (entity.party): not a dictionary word, or
+    one the `context` writes as a name ("Payment shall be made" names no
+    party; "Champion will" does where the contract names Champion)."""
     said = _subjects(text)
     lacking = _missing(_subjects(quote), said)  # type: ignore[arg-type]
+    names = _names(context)
     for subject, modal in lacking:  # type: ignore[misc]
         # Only where the source gives that verb another subject: "Disputes
         # shall" over "Any dispute shall" names no party at all.
         others = [s for s, m in said if m == modal and s != subject]
-        if others and bool(_ROLE.fullmatch(subject)) == roles:
+        role = bool(_ROLE.fullmatch(subject))
+        # A run of capitalised words ("Zenith Tools") is a name too.
+        party = (
+            role
+            or not _is_word(subject)
+            or subject.split()[0] in names
+            or " " in subject
+        )
+        if others and party and role == roles:
             return (
                 f"in the source '{others[0]} {modal}', not '{subject} {modal}': "
                 "another party acts"
             )
     return None
+
+
+@lru_cache(maxsize=16)
+def _names(context: str) -> frozenset[str]:
+    """The words the context writes capitalised inside a sentence: its
+    names, whatever a dictionary says of them ("Champion", "Northern")."""
+    return frozenset(w for t in _terms(context) for w in t.key.split())
 
 
 def _stem(word: str) -> str:
@@ -545,7 +565,7 @@ def _party_rule(quote: str, text: str, strict: bool, context: str) -> str | None
     } | _LAW_ADJECTIVES
     # A sentence's opening word a dictionary lists ("Champion will") is a
     # name when the passage writes it as one, capitalised inside a sentence.
-    names = {w for t in _terms(context) for w in t.key.split()}
+    names = _names(context)
     terms = _terms(quote)
     openings = [
         t
@@ -569,7 +589,7 @@ def _party_rule(quote: str, text: str, strict: bool, context: str) -> str | None
             f"the source names {', '.join(t)} in another order than the quote's "
             f"{', '.join(q)}"
         )
-    return _subject_acts(quote, text, roles=False)
+    return _subject_acts(quote, text, roles=False, context=context)
 
 
 # Capitalised words that act in a contract yet name no party.
@@ -737,8 +757,9 @@ def entity_difference(quote: str, span: str, context: str = "") -> Refusal | Non
     return _run(quote, _aligned(quote, span), True, context or span)
 
 
-def entities_absent(quote: str, passage: str) -> Refusal | None:
+def entities_absent(quote: str, passage: str, context: str = "") -> Refusal | None:
     """Why no span of the passage could support the quote: it names a party,
     role, place, law, forum or period the passage never names (before a
-    judge is asked)."""
-    return _run(quote, passage, False, passage)
+    judge is asked). `context`: the whole document, whose names tell a name
+    from a word (else the passage)."""
+    return _run(quote, passage, False, context or passage)

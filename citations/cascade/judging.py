@@ -113,7 +113,7 @@ def vote(
     difference = (
         paraphrase_difference(fold_text(quote), fold_text(span))
         or case_difference(quote, span)
-        or entity_difference(quote, span, prepared.text[ps:pe])
+        or entity_difference(quote, span, prepared.text)
     )
     if difference:
         return Vote(

@@ -452,7 +452,9 @@ def verify_quote(
     quote = quote.strip()
     # Before any judge: a quote naming a party, role, place, law, forum or
     # period the passage never names has nothing a judge could support.
-    absent = entities_absent(quote, prepared.text[passage[0] : passage[1]])
+    absent = entities_absent(
+        quote, prepared.text[passage[0] : passage[1]], prepared.text
+    )
     if absent:
         name = ENSEMBLE if use_ensemble else LLM_JUDGE
         stages.append(_stage(name, "rejected", started, absent, absent.rule))
