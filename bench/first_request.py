@@ -73,6 +73,17 @@ def _prepare(corpus: Path, contracts: int) -> dict:
             for span in category["spans"][:1]:
                 if len(span["text"].split()) >= 8:
                     clauses.append((str(document.pk), span["text"]))
+    # A day's traffic before the processes start, as production has: its
+    # citations name the hot documents a warmed process reads at start.
+    from accounts.scoping import tenant_scope
+    from chat.services import message_ask, session_create
+    from citations.services import message_citations_verify
+
+    with tenant_scope(tenant):
+        session = session_create(tenant=tenant, user=None)
+        for question in QUESTIONS:
+            message = message_ask(session=session, question=question)
+            message_citations_verify(message_id=message.pk)
     return {"database": url, "tenant": tenant.slug, "clauses": clauses}
 
 

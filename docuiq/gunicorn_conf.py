@@ -42,7 +42,7 @@ def when_ready(server) -> None:
     if preload_app:
         from docuiq.warmup import warm_process
 
-        server.log.info("warmed before forking: %s", warm_process())
+        server.log.info("warmed before forking: %s", warm_process(database=False))
 
 
 def post_fork(server, worker) -> None:

@@ -11,9 +11,10 @@ gunicorn calls it in the master before forking (preload: the workers share
 what it loaded, copy-on-write) and again in `post_fork` (a no-op when warm),
 Celery in `worker_process_init`.
 
-Prepared forms of hot documents are stored per revision (citations
-PreparedForm) and loaded by the first verification that reads the text: a
-process cannot know which documents its first requests will name.
+Hot documents, the revisions most recently cited, are read into the
+process's caches too (their search index, their prepared form for the
+cascade), in the processes that may use the database: each gunicorn worker
+after fork and each Celery child, never the master.
 """
 
 from __future__ import annotations
@@ -79,6 +80,38 @@ def _cascade() -> None:
     find_jurisdictions(text)
 
 
+# Revisions most recently cited, read into this process's caches by a
+# process that may use the database (never gunicorn's master: a connection
+# opened before fork would be shared by every worker).
+HOT_DOCUMENTS = 32
+
+
+def _hot_documents() -> None:
+    from django.db import connections
+    from django_scopes import scopes_disabled
+
+    from citations.cascade.prepared import prepare
+    from citations.models import MessageCitation
+    from citations.prepared_store import prepared_warm
+    from ingest.models import DocumentRevision
+    from ingest.search.within import revision_index
+
+    try:
+        with scopes_disabled():
+            recent = (
+                MessageCitation.objects.exclude(revision_id=None)
+                .order_by("-created_at")
+                .values_list("revision_id", flat=True)[: HOT_DOCUMENTS * 8]
+            )
+            ids = list(dict.fromkeys(recent))[:HOT_DOCUMENTS]
+            for revision in DocumentRevision.objects.filter(pk__in=ids):
+                revision_index(revision.pk)
+                prepared_warm(revision)
+                prepare(revision.normalized_content)
+    finally:
+        connections.close_all()
+
+
 PARTS: tuple[tuple[str, Callable[[], None]], ...] = (
     ("url routes", _routes),
     ("task registry", _tasks),
@@ -89,11 +122,17 @@ PARTS: tuple[tuple[str, Callable[[], None]], ...] = (
 )
 
 
-def warm_process() -> dict[str, float]:
-    """Load every part once per process; {part: ms it took}. A part that
-    fails is logged and left to load on first use: warming must never stop
-    a worker from starting."""
-    for name, part in PARTS:
+DATABASE_PARTS: tuple[tuple[str, Callable[[], None]], ...] = (
+    ("hot documents", _hot_documents),
+)
+
+
+def warm_process(database: bool = True) -> dict[str, float]:
+    """Load every part once per process; {part: ms it took}. `database`:
+    also the parts that read the database (False in gunicorn's master). A
+    part that fails is logged and left to load on first use: warming must
+    never stop a worker from starting."""
+    for name, part in (*PARTS, *(DATABASE_PARTS if database else ())):
         if name in _warmed:
             continue
         started = time.perf_counter()

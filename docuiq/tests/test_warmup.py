@@ -23,10 +23,15 @@ def test_every_part_is_loaded_once_and_timed(cold, monkeypatch):
         "PARTS",
         tuple((name, lambda n=name: calls.append(n)) for name, _ in warmup.PARTS),
     )
+    monkeypatch.setattr(
+        warmup, "DATABASE_PARTS", (("hot documents", lambda: calls.append("db")),)
+    )
+    assert set(warmup.warm_process(database=False)) == {n for n, _ in warmup.PARTS}
+    assert "db" not in calls  # gunicorn's master opens no connection
     first = warmup.warm_process()
-    assert set(first) == {name for name, _ in warmup.PARTS}
+    assert set(first) == {n for n, _ in warmup.PARTS} | {"hot documents"}
     assert warmup.warm_process() == first
-    assert sorted(calls) == sorted(name for name, _ in warmup.PARTS)
+    assert sorted(calls) == sorted([*(name for name, _ in warmup.PARTS), "db"])
 
 
 def test_a_part_that_fails_is_logged_and_left_for_first_use(cold, monkeypatch, caplog):
@@ -34,6 +39,7 @@ def test_a_part_that_fails_is_logged_and_left_for_first_use(cold, monkeypatch, c
         raise RuntimeError("no model file")
 
     monkeypatch.setattr(warmup, "PARTS", (("embedder", broken), ("fine", lambda: None)))
+    monkeypatch.setattr(warmup, "DATABASE_PARTS", ())
     assert warmup.warm_process() == {"fine": pytest.approx(0, abs=50)}
     assert "Warm-up of the embedder failed" in caplog.text
 
@@ -44,7 +50,7 @@ def test_the_real_parts_load_the_word_list_and_the_routes(cold):
     from citations.cascade import lexicon
 
     lexicon._tables.cache_clear()
-    warmup.warm_process()
+    warmup.warm_process(database=False)
     assert lexicon._tables.cache_info().currsize == 1
     assert get_resolver()._populated
 
