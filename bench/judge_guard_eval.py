@@ -432,7 +432,7 @@ def main() -> None:
             f" (without entity guards {without['faithful']['obedient']})"
         )
     path = write_results(
-        args.out.removesuffix(".json"),
+        args.out,
         {
             "per_kind": args.per_kind,
             "seed": args.seed,
