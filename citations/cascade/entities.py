@@ -572,9 +572,12 @@ def _party_rule(quote: str, text: str, strict: bool, context: str) -> str | None
         for t in _terms(quote, subjects=True)
         if t not in terms and t.key.split()[0] in names
     ]
+    # Without the places, on both sides, when the phrase differs in one.
+    unplaced = " " + " ".join(w for w in written.split() if w not in placed) + " "
     for term in (*terms, *openings):
-        kept = [w for w in _stems(term.key).split() if w not in placed]
-        if kept and f" {' '.join(kept)} " not in written:
+        phrase = _stems(term.key)
+        kept = " ".join(w for w in phrase.split() if w not in placed)
+        if kept and phrase not in written and f" {kept} " not in unplaced:
             return f"the quote names '{term.key}', the source does not"
     if not strict:
         return None
@@ -690,15 +693,18 @@ def _date_rule(quote: str, text: str, strict: bool, context: str) -> str | None:
     lacking = _missing(_periods(quote), _periods(text))
     if lacking:
         return f"the quote's '{lacking[0]}' is not the source's"
-    # 'After' where the source says only 'before' (and the reverse); a
-    # source that says neither ("within 30 days of") leaves it to the judge.
     said = _relations(text)
-    if said:
-        # As often: "during or after" is not "during or before" beside a
-        # "prior" consent.
-        for relation in _missing(_relations(quote), said):
-            return f"the quote says '{relation}', the source '{', '.join(said)}'"
+    # As often: "during or after" is not "during or before" beside a "prior"
+    # consent. A source that says neither but "within" ("within 30 days of")
+    # leaves the window's side to the judge.
+    for relation in _missing(_relations(quote), said):
+        if said or not _WITHIN.search(text):
+            shown = ", ".join(said) or "neither"
+            return f"the quote says '{relation}', the source {shown}"
     return None
+
+
+_WITHIN = re.compile(r"\bwithin\b", re.IGNORECASE)
 
 
 class EntityRule(NamedTuple):
