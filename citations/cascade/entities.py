@@ -527,7 +527,7 @@ def _subject_acts(quote: str, text: str, roles: bool, context: str = "") -> str 
     return None
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=64)
 def _names(context: str) -> frozenset[str]:
     """The words the context writes capitalised inside a sentence: its
     names, whatever a dictionary says of them ("Champion", "Northern")."""
