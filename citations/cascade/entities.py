@@ -263,9 +263,9 @@ def _subsequence(needle: Sequence[str], hay: Sequence[str]) -> bool:
 
 
 @lru_cache(maxsize=64)
-def _subjects(text: str) -> tuple[tuple[str, str], ...]:
-    """(party, verb) of each verb a party governs: the nearest role or term
-    before it in its clause."""
+def _subjects_at(text: str) -> tuple[tuple[str, str, int], ...]:
+    """(party, verb, where the verb is) of each verb a party governs: the
+    nearest role or term before it in its clause."""
     found = sorted((*_roles(text), *_terms(text, subjects=True)), key=lambda e: e.end)
     ends = [e.end for e in found]
     pairs = []
@@ -277,8 +277,39 @@ def _subjects(text: str) -> tuple[tuple[str, str], ...]:
         between = text[subject.end : m.start()]
         if _CLAUSE_BREAK.search(between):
             continue
-        pairs.append((subject.key, m.group().lower()))
+        pairs.append((subject.key, m.group().lower(), m.start()))
     return tuple(pairs)
+
+
+def _subjects(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple((key, verb) for key, verb, _ in _subjects_at(text))
+
+
+def _aligned_subject(quote: str, span: str, roles: bool, context: str) -> str | None:
+    """Where the span is the quote with words changed, the quote's verb and
+    the span's at the same place must have the same party: the span's other
+    sentences may well give the verb to the quote's party ("“Disclosing
+    Party” shall mean" beside "the Receiving Party shall make")."""
+    at = fuzz.partial_ratio_alignment(quote.lower(), span.lower())
+    if at.score < 90:
+        return None  # a paraphrase: no word-for-word place to compare
+    theirs = _subjects_at(span)
+    names = _names(context)
+    for subject, verb, where in _subjects_at(quote):
+        mapped = at.dest_start + where - at.src_start
+        same = [
+            (abs(w - mapped), s)
+            for s, v, w in theirs
+            if v == verb and abs(w - mapped) <= 20
+        ]
+        if not same:
+            continue
+        other = min(same)[1]
+        role = bool(_ROLE.fullmatch(subject))
+        party = role or not _is_word(subject) or subject.split()[0] in names
+        if other != subject and party and role == roles:
+            return f"in the source '{other} {verb}', not '{subject} {verb}': another party acts"
+    return None
 
 
 _CLAUSE_BREAK = re.compile(r"[.;]|\b(?:and|or|that|which|who|if|to)\b")
@@ -759,8 +790,22 @@ def entity_difference(quote: str, span: str, context: str = "") -> Refusal | Non
     """Why the span a judge named does not say who, where or when the quote
     says, or None (after a judge: see module docstring). A long span is read
     where it is most like the quote (`_aligned`); `context`, the passage the
-    judge read, tells which capitalised words name parties (`_agents`)."""
-    return _run(quote, _aligned(quote, span), True, context or span)
+    judge read, tells which capitalised words name parties (`_agents`).
+    Who does what is also read in the whole span: the stretch most like the
+    quote may be a sentence beside the one that gives its verb to another
+    party ("the Receiving Party shall make any objections")."""
+    context = context or span
+    window = _aligned(quote, span)
+    found = _run(quote, window, True, context)
+    if found or window == span:
+        return found
+    for rule, roles in (("entity.role", True), ("entity.party", False)):
+        reason = _subject_acts(quote, span, roles, context) or _aligned_subject(
+            quote, span, roles, context
+        )
+        if reason:
+            return refusal(rule, reason)
+    return None
 
 
 def entities_absent(quote: str, passage: str, context: str = "") -> Refusal | None:
