@@ -22,9 +22,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.auth import get_user_model
-from django.core.exceptions import FieldDoesNotExist, PermissionDenied
+from django.core.exceptions import FieldDoesNotExist, PermissionDenied, ValidationError
 from django.db import models
+from django.http import HttpResponseBadRequest
 
 from accounts.models import Membership, Tenant
 
@@ -122,9 +124,51 @@ class TenantScopedAdmin(admin.ModelAdmin):
             messages.warning(request, NO_TENANT_MESSAGE)
         return super().changelist_view(request, extra_context)
 
+    # ------------------------------------------------------------ actions
+    def response_action(self, request: HttpRequest, queryset: QuerySet) -> Any:
+        """An action on a selection that is no row id ("abc" for an integer
+        key: Django's filter raises ValueError) answers 400, changing nothing."""
+        key = self.model._meta.pk
+        for value in request.POST.getlist(helpers.ACTION_CHECKBOX_NAME):
+            try:
+                key.to_python(value)
+            except ValidationError:
+                return HttpResponseBadRequest(
+                    "The selection holds a value that is no row of this list.",
+                    content_type="text/plain; charset=utf-8",
+                )
+        return super().response_action(request, queryset)
+
     # ------------------------------------------------------------ forms
     def _has_tenant_field(self) -> bool:
         return self.tenant_lookup == "tenant"
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        """The form validates the model's constraints with the caller's
+        tenant: the field is not in the form, so Django would skip every
+        unique constraint naming it, and a second collection of the same name
+        reached the database as an IntegrityError (a 500) instead of the
+        form's error."""
+        form = super().get_form(request, obj, change, **kwargs)
+        tenant = request_tenant(request)
+        if not self._has_tenant_field() or tenant is None:
+            return form
+
+        class TenantForm(form):  # type: ignore[misc, valid-type]
+            def _get_validation_exclusions(self) -> set[str]:
+                exclude = set(super()._get_validation_exclusions())
+                exclude.discard("tenant")
+                return exclude
+
+            def _post_clean(self) -> None:
+                if not getattr(self.instance, "tenant_id", None):
+                    self.instance.tenant = tenant
+                super()._post_clean()
+
+        TenantForm.__name__ = form.__name__
+        return TenantForm
 
     def get_exclude(self, request: HttpRequest, obj: Any = None) -> Any:
         exclude = list(super().get_exclude(request, obj) or [])

@@ -2,7 +2,8 @@
 
 People: the tenant chosen in the session (or their first membership).
 Clients: the tenant of the `X-API-Key` they send; an address that sent too
-many wrong keys gets 429 before its key is looked up (accounts.throttling).
+many wrong keys gets 429 for every further wrong key, while a valid key from
+it still works (accounts.throttling).
 Without a tenant no scope is active, so any query on a tenant-owned model
 raises instead of leaking rows.
 """
@@ -36,11 +37,14 @@ class TenantMiddleware:
         raw_key = request.headers.get("X-API-Key")
         if raw_key is not None:
             address = client_address(request) or "unknown"
-            retry_after = api_key_retry_after(address)
-            if retry_after is not None:
-                return api_key_throttled_response(retry_after)
+            # The key is looked up first (one hash and an indexed read): a
+            # valid key is never refused for the wrong keys others sent from
+            # the same address (a shared proxy); only wrong keys wait.
             key = api_key_lookup(raw_key)
             if key is None:
+                retry_after = api_key_retry_after(address)
+                if retry_after is not None:
+                    return api_key_throttled_response(retry_after)
                 api_key_failed(address)
                 request.api_key_invalid = True
             else:

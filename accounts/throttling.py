@@ -1,14 +1,18 @@
 """Throttles on the ways in, both keyed on the caller's address.
 
 - Failed logins: django-axes (settings AXES_*): after AXES_FAILURE_LIMIT
-  failures an account is locked, and so is an address, for AXES_COOLOFF_TIME;
-  a locked login answers 429 with Retry-After (`lockout_response`) before
-  any password is hashed.
+  failures an account is locked from that address only, and an address is
+  locked after as many failures on any accounts, for AXES_COOLOFF_TIME
+  (AXES_LOCKOUT_PARAMETERS: username with ip_address, and ip_address). Wrong
+  passwords sent from elsewhere never lock the account's owner out: each
+  address has its own failure budget per account. A locked login answers
+  429 with Retry-After (`lockout_response`) before any password is hashed.
 - Failed API keys: a wrong, revoked or malformed `X-API-Key` counts against
   the address; past API_KEY_FAILURE_LIMIT in a window of
-  API_KEY_FAILURE_WINDOW_S every request from it that carries a key answers
-  429 with Retry-After, before the key is even looked up. Counted in the
-  cache (Redis in production, CACHE_URL) in fixed windows.
+  API_KEY_FAILURE_WINDOW_S every further wrong key from it answers 429 with
+  Retry-After. A valid key is looked up first and always works: wrong keys
+  behind the same proxy never block it. Counted in the cache (Redis in
+  production, CACHE_URL) in fixed windows.
 
 The address is REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT reverse proxies
 the address the outermost of them saw (X-Forwarded-For, counted from the

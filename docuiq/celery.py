@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 
 from celery import Celery
+from celery.signals import worker_process_init
 
 from docuiq import redis_transport
 from docuiq.liveness import WorkerAlive
@@ -16,3 +17,11 @@ app = Celery("docuiq")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 app.steps["consumer"].add(WorkerAlive)
+
+
+@worker_process_init.connect
+def _warm(**_kwargs) -> None:
+    """Each child warms before its first task (docuiq/warmup.py)."""
+    from docuiq.warmup import warm_process
+
+    warm_process()

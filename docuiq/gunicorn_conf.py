@@ -31,3 +31,23 @@ accesslog = os.environ.get("WEB_ACCESS_LOG") or None
 errorlog = "-"
 # X-Forwarded-* are believed only from these addresses (the proxy in front).
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# The app is loaded once in the master and warmed there (docuiq/warmup.py):
+# every worker, and every one max_requests recycles, is forked with the word
+# lists and models in memory, shared copy-on-write, so its first request
+# costs what the hundredth does. WEB_PRELOAD=0 loads the app per worker.
+preload_app = os.environ.get("WEB_PRELOAD", "1") != "0"
+
+
+def when_ready(server) -> None:
+    if preload_app:
+        from docuiq.warmup import warm_process
+
+        server.log.info("warmed before forking: %s", warm_process(database=False))
+
+
+def post_fork(server, worker) -> None:
+    # Without preload each worker loads and warms its own copy; with it this
+    # finds everything warm. Connections are never opened in the master.
+    from docuiq.warmup import warm_process
+
+    warm_process()

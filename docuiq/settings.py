@@ -151,9 +151,10 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", default=5)
-# Each alone: an account is locked whatever the address, an address whatever
-# the account (one address trying many accounts).
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# An account is locked only from the address that failed on it (its own
+# budget per address), and an address after as many failures on any
+# accounts: wrong passwords from anywhere no longer lock the owner out.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", default=15))
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "accounts.throttling.lockout_response"

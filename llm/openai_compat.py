@@ -46,8 +46,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-import openai
-
 from llm import prompting
 from llm.errors import (
     LLMBadResponse,
@@ -55,9 +53,14 @@ from llm.errors import (
     LLMRequestRejected,
     LLMUnavailable,
 )
+from llm.lazy import lazy_module
 from llm.repetition import find_repetition
 from llm.servers import ServerState, discover_slots, server_state
 from llm.types import ChatMessage, Completion, CompletionStream, LLMConfig
+
+# The SDK loads when first used (a client built, an error matched), not when
+# this module is imported: a process with no model server never pays for it.
+openai = lazy_module("openai")
 
 __all__ = [
     "JSON_MODES",

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -308,12 +309,17 @@ def detect_format(text: str, filename: str = "") -> str:
     return "json" if text.lstrip().startswith(("{", "[")) else "yaml"
 
 
+_TOO_DEEP = Problem(None, "", f"nested too deeply (a playbook has {MAX_DEPTH} levels)")
+
+
 def _load(text: str, fmt: str) -> tuple[Any, _Lines, list[Problem]]:
     problems: list[Problem] = []
     lines = _Lines()
     if fmt == "json":
         try:
             json.loads(text)
+        except RecursionError:
+            raise PlaybookFileError([_TOO_DEEP]) from None
         except json.JSONDecodeError as exc:
             raise PlaybookFileError(
                 [
@@ -326,6 +332,10 @@ def _load(text: str, fmt: str) -> tuple[Any, _Lines, list[Problem]]:
             ) from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except RecursionError:
+        # The composer recurses once per level: a 50,000-deep file ends here,
+        # long before MAX_DEPTH is checked on what it built.
+        raise PlaybookFileError([_TOO_DEEP]) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -373,6 +383,19 @@ def _unknown(
             )
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+NOT_TEXT = "holds a character that is not text (a lone surrogate, e.g. '\\ud800')"
+
+
+def _not_text(value: str, path: tuple, lines: _Lines, problems: list[Problem]) -> str:
+    """The value without lone surrogates (YAML and JSON escapes can write
+    them; no database or page can hold them), each reported."""
+    if _SURROGATE.search(value):
+        problems.append(Problem(lines.of(*path), _where(path), NOT_TEXT))
+        return _SURROGATE.sub("", value)
+    return value
+
+
 def _text(
     value: Any, f: Field, path: tuple, lines: _Lines, problems: list[Problem]
 ) -> str:
@@ -381,7 +404,7 @@ def _text(
     if isinstance(value, dict | list):
         problems.append(Problem(lines.of(*path), _where(path), "a text is expected"))
         return ""
-    value = str(value).strip()
+    value = _not_text(str(value), path, lines, problems).strip()
     if f.kind == "string":
         value = " ".join(value.split())
     if f.required and not value:
@@ -408,7 +431,8 @@ def _strings(
         return ()
     out = []
     for i, item in enumerate(value):
-        item = " ".join(str(item or "").split())
+        item = _not_text(str(item or ""), (*path, i), lines, problems)
+        item = " ".join(item.split())
         if len(item) > f.limit:
             problems.append(
                 Problem(
@@ -536,6 +560,8 @@ def read_playbook(
             raise PlaybookFileError(
                 [Problem(None, "", "the file is not UTF-8 text")]
             ) from None
+    if _SURROGATE.search(text):
+        raise PlaybookFileError([Problem(None, "", f"the file {NOT_TEXT}")])
     if len(text.encode("utf-8")) > MAX_FILE_BYTES:
         raise PlaybookFileError(
             [Problem(None, "", f"the file is larger than {MAX_FILE_BYTES:,} bytes")]

@@ -1,7 +1,8 @@
-"""Throttles on the ways in (issue 27 item 3): failed logins lock an account
-and an address (django-axes), failed API keys are throttled per address with
-429 and Retry-After, and a key's last_used_at is written at most once a
-minute. LOAD-05: checking a key uses no password hasher."""
+"""Throttles on the ways in (issue 27 item 3, issue 34 item 4): failed logins
+lock an account from that address and an address (django-axes), never the
+owner elsewhere; failed API keys are throttled per address with 429 and
+Retry-After, never a valid key; a key's last_used_at is written at most once
+a minute. LOAD-05: checking a key uses no password hasher."""
 
 from __future__ import annotations
 
@@ -40,8 +41,21 @@ def test_a_correct_password_after_too_many_wrong_ones_is_refused(alice, settings
     assert int(locked["Retry-After"]) == settings.AXES_COOLOFF_TIME.total_seconds()
     assert "Too many failed logins" in locked.content.decode()
     assert "_auth_user_id" not in locked.client.session
-    # The account is locked from any address.
-    assert _login("alice", "pw-alice", address="10.9.9.9").status_code == 429
+    # Locked from that address only: wrong passwords from one place never
+    # lock the owner out everywhere (issue 34: 480 requests a day did).
+    assert _login("alice", "pw-alice", address="10.9.9.9").status_code == 302
+
+
+def test_wrong_passwords_from_many_addresses_never_lock_the_owner(alice, settings):
+    limit = settings.AXES_FAILURE_LIMIT
+    for n in range(4):
+        statuses = [
+            _login("alice", "wrong", address=f"10.5.5.{n}").status_code
+            for _ in range(limit + 1)
+        ]
+        # Each address has its own budget, then waits.
+        assert statuses[-2:] == [429, 429]
+    assert _login("alice", "pw-alice", address="10.0.0.1").status_code == 302
 
 
 def test_an_address_trying_many_accounts_is_locked(alice, bob, settings):
@@ -87,11 +101,13 @@ def test_wrong_api_keys_are_throttled_per_address_with_retry_after(tenant_a, set
     retry_after = int(throttled["Retry-After"])
     assert 1 <= retry_after <= settings.API_KEY_FAILURE_WINDOW_S
     assert "Try again in" in throttled.json()["detail"]
-    # Throttled before the lookup: even a good key waits at that address...
-    assert attacker.get("/api/me", HTTP_X_API_KEY=good).status_code == 429
-    # ...and nowhere else.
+    # A valid key from the same address (a shared proxy) is never blocked
+    # by the wrong ones, while wrong keys there still wait...
+    assert attacker.get("/api/me", HTTP_X_API_KEY=good).status_code == 200
+    assert attacker.get("/api/me", HTTP_X_API_KEY="dq_0_wrong").status_code == 429
+    # ...and wrong keys elsewhere do not.
     other = APIClient(REMOTE_ADDR="10.1.1.2")
-    assert other.get("/api/me", HTTP_X_API_KEY=good).status_code == 200
+    assert other.get("/api/me", HTTP_X_API_KEY="dq_1_wrong").status_code == 401
 
 
 def test_the_address_behind_trusted_proxies_is_the_one_they_saw(tenant_a, settings):

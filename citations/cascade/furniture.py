@@ -64,6 +64,20 @@ def furniture(
     text: str, page_starts: tuple[int, ...] | None
 ) -> tuple[tuple[int, int], ...]:
     """Sorted [start, end) of every furniture line of `text`."""
+    return tuple((a, b) for a, b, _ in _furniture_lines(text, page_starts))
+
+
+RECURRING = "recurring"
+PAGE_NUMBER = "page number"
+_FIRST_NUMBER = re.compile(r"\d{1,4}")
+
+
+@lru_cache(maxsize=4)
+def _furniture_lines(
+    text: str, page_starts: tuple[int, ...] | None
+) -> tuple[tuple[int, int, str], ...]:
+    """Every furniture line of `text`, with what makes it furniture: it
+    recurs at the edges of the pages, or it is a bare page number."""
     starts = _pages(text, page_starts)
     if len(starts) < 2:
         return ()
@@ -82,13 +96,64 @@ def furniture(
             pages_with_numbered[numbered_key].add(page)
     recurring = max(2, MIN_PAGE_SHARE * len(starts))
     numbered = max(2, MIN_PAGE_SHARE_NUMBERED * len(starts))
-    return tuple(
-        (a, b)
-        for a, b, key, numbered_key in edges
-        if len(pages_with[key]) >= recurring
-        or len(pages_with_numbered[numbered_key]) >= numbered
-        or _PAGE_NUMBER.fullmatch(text, a, b)
-    )
+    lines = []
+    for a, b, key, numbered_key in edges:
+        # A bare number is a page number or nothing, however often it recurs.
+        if _PAGE_NUMBER.fullmatch(text, a, b):
+            lines.append((a, b, PAGE_NUMBER))
+        elif (
+            len(pages_with[key]) >= recurring
+            or len(pages_with_numbered[numbered_key]) >= numbered
+        ):
+            lines.append((a, b, RECURRING))
+    return tuple(lines)
+
+
+def _numbering(text: str, lines, starts: list[int]) -> dict[tuple[int, int], int]:
+    """{(start, end): how far its number is from its page's} of each bare
+    page-number line with digits."""
+    offsets = {}
+    for a, b, kind in lines:
+        number = _FIRST_NUMBER.search(text, a, b)
+        if kind == PAGE_NUMBER and number:
+            page = bisect_right(starts, a)  # 1-based
+            offsets[(a, b)] = int(number.group()) - page
+    return offsets
+
+
+@lru_cache(maxsize=4)
+def without_furniture(text: str, page_starts: tuple[int, ...] | None) -> str | None:
+    """`text` with its proven furniture blanked (each character a space, so
+    every offset stays), or None when there is none. Proven: a running header
+    or footer (recurring at the edges of the pages), or a bare page number
+    that counts the pages as at least one other page's does ("5" on page 5
+    and "6" on page 6, or "7" on page 5 and "8" on page 6). A number alone on
+    a line at a page's edge that numbers no page is left as text: a quote
+    that leaves it out still adds nothing the source lacks."""
+    lines = _furniture_lines(text, page_starts)
+    if not lines:
+        return None
+    starts = _pages(text, page_starts)
+    offsets = _numbering(text, lines, starts)
+    agreeing = defaultdict(int)
+    for offset in offsets.values():
+        agreeing[offset] += 1
+    blanked = list(text)
+    for a, b, kind in lines:
+        if kind == PAGE_NUMBER and agreeing[offsets.get((a, b), -(10**6))] < 2:
+            continue
+        blanked[a:b] = " " * (b - a)
+    out = "".join(blanked)
+    return out if out != text else None
+
+
+def furniture_inside(
+    text: str, page_starts: tuple[int, ...] | None, start: int, end: int
+) -> bool:
+    """Does a furniture line lie inside [start, end)?"""
+    lines = furniture(text, page_starts)
+    i = bisect_left(lines, (start, -1))
+    return i < len(lines) and lines[i][0] < end
 
 
 def _tokens(text: str) -> list[str]:

@@ -6,7 +6,9 @@ OpenAI-compatible judge lives with the chat providers. A judge's word is never
 taken for the span: the span it names must be found in the passage (verbatim
 or tolerantly), and the quote's numbers, negations and modal verbs must appear
 in it (guards.paraphrase_difference), written in the same case where case
-is meaning (lettercase.py).
+is meaning (lettercase.py), with the quote's parties, roles, places, law,
+forum and periods (entities.entity_difference). A judge adds support; it
+never overrides a guard.
 
 Exceptions raised by a judge propagate: a model server that is down is a
 reason to retry the task, not a verdict about the quote.
@@ -19,10 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from citations.cascade.entities import entity_difference
 from citations.cascade.folding import fold_text
 from citations.cascade.guards import paraphrase_difference
 from citations.cascade.lettercase import case_difference
 from citations.cascade.prepared import PreparedText
+from citations.cascade.refusal import rule_of
 from citations.cascade.tolerant import find_exact, find_tolerant
 
 
@@ -49,6 +53,8 @@ class Vote:
     end: int | None
     confidence: float
     reason: str
+    # The guard's rule that refused the judge's span (rules.py), if one did.
+    rule: str | None = None
 
 
 def _confidence(value: object) -> float:
@@ -101,12 +107,23 @@ def vote(
             )
         start, end = search.found.start, search.found.end
     span = prepared.text[start:end]
-    difference = paraphrase_difference(
-        fold_text(quote), fold_text(span)
-    ) or case_difference(quote, span)
+    # The guards hold whatever the judge says: numbers, negations and modal
+    # verbs (guards.py), case where case is meaning, and who, where and when
+    # (entities.py).
+    difference = (
+        paraphrase_difference(fold_text(quote), fold_text(span))
+        or case_difference(quote, span)
+        or entity_difference(quote, span, prepared.text)
+    )
     if difference:
         return Vote(
-            name, False, start, end, confidence, f"{name}'s span rejected: {difference}"
+            name,
+            False,
+            start,
+            end,
+            confidence,
+            f"{name}'s span rejected: {difference}",
+            rule_of(difference),
         )
     detail = f": {explanation}" if explanation else ""
     return Vote(

@@ -1128,12 +1128,13 @@ RULES: tuple[Rule, ...] = (
         "judge",
         "verify.verify_quote, judging.vote",
         "A paraphrase the judge does not support, supports with a span that "
-        "is not in the passage, with too little confidence, or with a span "
-        "that lacks the quote's numbers, negations or modal verbs.",
+        "is not in the passage or with too little confidence (a span that "
+        "lacks the quote's numbers, negations, modal verbs or entities is "
+        "refused by that guard's rule).",
         (
             Example(
                 _BUYER,
-                "Payment is due within a quarter of invoicing",
+                "The Buyer owes the invoiced sum within 30 days",
                 judges=((False, ""),),
             ),
         ),
@@ -1190,6 +1191,110 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
 )
+
+
+_GRANT = "The Licensor grants the Licensee a licence to use the Brand in the Territory."
+_LAW = "This Agreement shall be governed by the laws of England."
+_SEAT = (
+    "Any dispute shall be finally resolved by arbitration under the LCIA Rules, "
+    "seated in London."
+)
+_NOTICE = "The Supplier shall give notice 30 days before the renewal date."
+_PAYS = "Acme Tools shall pay Borealis the fees within a month."
+
+
+def _judged(text: str, quote: str, span: str | None = None) -> Example:
+    """A paraphrase an obedient judge supports, naming `span` (else the
+    whole text)."""
+    return Example(text, quote, judges=((True, span or text),))
+
+
+ENTITY_RULE_ROWS: tuple[Rule, ...] = (
+    # --- stages 3-4: entity guards, before and after any judge (entities.py)
+    Rule(
+        "entity.role",
+        "judge: entities",
+        "entities.ENTITY_RULES (verify.verify_quote, judging.vote)",
+        "A paraphrase whose parties' roles the judge's span does not state in "
+        "that order, or whose modal verb another party governs there "
+        "('Licensee grants Licensor' over 'Licensor grants Licensee'); or a "
+        "role the passage never names (then no judge is asked).",
+        (
+            _judged(
+                _GRANT, "The Licensee grants the Licensor a licence to use the Brand"
+            ),
+            _judged(_GRANT, "The Franchisee grants a licence to use the Brand"),
+        ),
+        (_judged(_GRANT, "The Licensor licenses the Brand to the Licensee"),),
+    ),
+    Rule(
+        "entity.law",
+        "judge: entities",
+        "entities.ENTITY_RULES (verify.verify_quote, judging.vote)",
+        "A paraphrase naming another governing law than the judge's span "
+        "('the laws of New York' over 'the laws of England').",
+        (_judged(_LAW, "New York law governs this Agreement"),),
+        (_judged(_LAW, "English law governs this Agreement"),),
+    ),
+    Rule(
+        "entity.forum",
+        "judge: entities",
+        "entities.ENTITY_RULES (verify.verify_quote, judging.vote)",
+        "A paraphrase naming another forum (courts for arbitration), arbitral "
+        "institution (ICC for LCIA) or seat than the judge's span, or naming "
+        "one more often.",
+        (
+            _judged(_SEAT, "Disputes go to the courts of London"),
+            _judged(_SEAT, "Disputes are settled by arbitration under the ICC Rules"),
+        ),
+        (_judged(_SEAT, "Disputes are settled by LCIA arbitration in London"),),
+    ),
+    Rule(
+        "entity.place",
+        "judge: entities",
+        "entities.ENTITY_RULES (verify.verify_quote, judging.vote)",
+        "A paraphrase naming a place (a state, country, city or region: a "
+        "territory) the judge's span does not.",
+        (
+            _judged(
+                "The licence extends to the United States and its territories.",
+                "The licence covers Canada",
+            ),
+        ),
+        (
+            _judged(
+                "The licence extends to the United States and its territories.",
+                "The licence covers the United States",
+            ),
+        ),
+    ),
+    Rule(
+        "entity.date",
+        "judge: entities",
+        "entities.ENTITY_RULES (verify.verify_quote, judging.vote)",
+        "A paraphrase whose period, weekday or 'before'/'after' the judge's "
+        "span does not state ('30 months' over '30 days', 'after' over "
+        "'before').",
+        (
+            _judged(
+                _NOTICE, "Notice is due 30 months before renewal from the Supplier"
+            ),
+            _judged(_NOTICE, "The Supplier shall give notice 30 days after renewal"),
+        ),
+        (_judged(_NOTICE, "The Supplier shall give notice 30 days prior to renewal"),),
+    ),
+    Rule(
+        "entity.party",
+        "judge: entities",
+        "entities.ENTITY_RULES (verify.verify_quote, judging.vote)",
+        "A paraphrase naming a party or defined term (a capitalised name) the "
+        "judge's span does not write ('Zenith shall pay' over 'Acme Tools "
+        "shall pay').",
+        (_judged(_PAYS, "Zenith Tools shall pay Borealis the fees in a month"),),
+        (_judged(_PAYS, "Acme Tools shall pay the fees to Borealis in a month"),),
+    ),
+)
+RULES = RULES + ENTITY_RULE_ROWS
 
 BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
 

@@ -26,8 +26,13 @@ from citations.cascade.elision import (
     outer_party_difference,
     split_quote,
 )
+from citations.cascade.entities import entities_absent
 from citations.cascade.folding import IGNORABLE, PUNCTUATION_FOLDS
-from citations.cascade.furniture import furniture_difference
+from citations.cascade.furniture import (
+    furniture_difference,
+    furniture_inside,
+    without_furniture,
+)
 from citations.cascade.judging import Judge, ensemble_vote, vote
 from citations.cascade.lettercase import case_difference
 from citations.cascade.prepared import PreparedText, cached, prepare
@@ -159,6 +164,8 @@ def match_quote(
     page's header or footer as text (furniture.py), nor differ in the case
     of a code, unit or label (lettercase.py)."""
     match = _match_quote(text, quote, region)
+    if match.found is None and match.near is not None and page_starts:
+        match = _past_furniture(text, quote, region, tuple(page_starts), match)
     found = match.found
     if found is not None:
         furniture = furniture_difference(
@@ -192,6 +199,41 @@ def match_quote(
         if case:
             return _refused(match, refusal("post.letter_case", case))
     return match
+
+
+def _past_furniture(
+    text: str,
+    quote: str,
+    region: tuple[int, int] | None,
+    page_starts: tuple[int, ...],
+    match: Match,
+) -> Match:
+    """A quote refused where the passage it was placed at holds a page's
+    header, footer or number inside the sentence ("war, 5 fire,"): found
+    again in the text with its proven furniture blanked (offsets unchanged),
+    it is the same quote skipping the page break. Only lines furniture.py
+    proves are blanked, so a number of the body is never left out."""
+    near = match.near
+    assert near is not None
+    if not furniture_inside(text, page_starts, near.start, near.end):
+        return match
+    blanked = without_furniture(text, page_starts)
+    if blanked is None:
+        return match
+    again = _match_quote(blanked, quote, region)
+    if again.found is None:
+        return match
+    record = {
+        "stage": TOLERANT_MATCH,
+        "outcome": "verified",
+        "detail": "found once the page furniture inside the passage was skipped",
+    }
+    return Match(
+        again.found,
+        None,
+        f"{again.reason}, skipping the page's furniture",
+        (*match.stages, record),
+    )
 
 
 def _refused(match: Match, reason: str, start: int | None = None) -> Match:
@@ -408,6 +450,22 @@ def verify_quote(
         )
     started = time.perf_counter()
     quote = quote.strip()
+    # Before any judge: a quote naming a party, role, place, law, forum or
+    # period the passage never names has nothing a judge could support.
+    absent = entities_absent(
+        quote, prepared.text[passage[0] : passage[1]], prepared.text
+    )
+    if absent:
+        name = ENSEMBLE if use_ensemble else LLM_JUDGE
+        stages.append(_stage(name, "rejected", started, absent, absent.rule))
+        return _failed_from(
+            text,
+            match,
+            f"{match.reason}; not shown to a judge: {absent}",
+            stages,
+            page_starts,
+            rule=absent.rule,
+        )
     if use_ensemble:
         ballot = ensemble_vote(prepared, quote, passage, ensemble, quorum)
         confident = tuple(
@@ -436,15 +494,10 @@ def verify_quote(
             )
         dissent = next((v.reason for v in ballot.votes if not v.supported), "")
         detail = f"ensemble: {summary}" + (f"; {dissent}" if dissent else "")
+        # A guard that refused a judge's span is why the quorum failed.
+        rule = next((v.rule for v in ballot.votes if v.rule), None) or "judge.ensemble"
         stages.append(
-            _stage(
-                ENSEMBLE,
-                "rejected",
-                started,
-                detail,
-                "judge.ensemble",
-                votes=ballot.votes,
-            )
+            _stage(ENSEMBLE, "rejected", started, detail, rule, votes=ballot.votes)
         )
         return _failed_from(
             text,
@@ -452,7 +505,7 @@ def verify_quote(
             f"{match.reason}; {detail}",
             stages,
             page_starts,
-            rule="judge.ensemble",
+            rule=rule,
         )
     assert judge is not None
     result = vote(prepared, quote, passage, judge)
@@ -479,12 +532,14 @@ def verify_quote(
             stages=stages,
             judged_by=[result.judge],
         )
-    stages.append(_stage(LLM_JUDGE, "rejected", started, result.reason, "judge.judge"))
+    # A guard that refused the judge's span decided, not the judge.
+    rule = result.rule or "judge.judge"
+    stages.append(_stage(LLM_JUDGE, "rejected", started, result.reason, rule))
     return _failed_from(
         text,
         match,
         f"{match.reason}; {result.reason}",
         stages,
         page_starts,
-        rule="judge.judge",
+        rule=rule,
     )

@@ -4,6 +4,8 @@ footer as text (furniture.py)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from citations.cascade import verify_quote
 from citations.cascade.furniture import furniture, furniture_difference
@@ -119,3 +121,107 @@ def test_headings_that_open_some_pages_are_not_furniture():
     for page in pages[:-1]:
         starts.append(starts[-1] + len(page))
     assert furniture(text, tuple(starts)) == ()
+
+
+# --- Page furniture inside a sentence (issue 35: "war, 5 fire,") ---------------
+
+_CLAUSE_WORDS = [
+    "acts", "of", "God", "war", "fire", "flood", "epidemic", "strike", "riot",
+    "embargo", "the", "Supplier", "delay", "events", "beyond", "control",
+]  # fmt: skip
+_PAGE_FORMS = ["{n}", "Page {n}", "- {n} -", "{n} of {total}"]
+
+
+def _broken_sentence(
+    head: list[str], tail: list[str], form: str, first: int, pages: int, break_at: int
+) -> tuple[str, list[int], str]:
+    """`pages` pages numbered from `first` in `form`; a sentence of `head`
+    and `tail` words runs from page `break_at` over its footer onto the next."""
+    texts = []
+    for p in range(pages):
+        footer = form.format(n=first + p, total=first + pages - 1)
+        body = f"Clause {p + 1} sets out the duties of the parties in detail.\n"
+        if p == break_at:
+            body += "Neither party is liable for " + ", ".join(head) + ",\n"
+        if p == break_at + 1:
+            body = ", ".join(tail) + " or like causes.\n" + body
+        texts.append(body + footer + "\n")
+    starts = [0]
+    for page in texts[:-1]:
+        starts.append(starts[-1] + len(page))
+    quote = "Neither party is liable for " + ", ".join(head + tail) + " or like causes."
+    return "".join(texts), starts, quote
+
+
+_words = st.lists(st.sampled_from(_CLAUSE_WORDS), min_size=2, max_size=5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    head=_words,
+    tail=_words,
+    form=st.sampled_from(_PAGE_FORMS),
+    first=st.integers(1, 40),
+    pages=st.integers(3, 5),
+    break_at=st.integers(0, 1),
+)
+def test_a_page_number_inside_a_sentence_never_refuses_its_quote(
+    head, tail, form, first, pages, break_at
+):
+    text, starts, quote = _broken_sentence(head, tail, form, first, pages, break_at)
+    verdict = verify_quote(text, quote, page_starts=starts)
+    assert verdict.verified, verdict.reason
+    # The span crosses the page number, which the quote skips.
+    footer = form.format(n=first + break_at, total=first + pages - 1)
+    assert footer in verdict.source_text
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    head=_words,
+    tail=_words,
+    first=st.integers(1, 40),
+    added=st.integers(1, 999),
+    stray=st.integers(41, 999),
+)
+def test_a_number_that_numbers_no_page_or_that_the_quote_adds_is_refused(
+    head, tail, first, added, stray
+):
+    text, starts, quote = _broken_sentence(head, tail, "{n}", first, 4, 1)
+    # The quote adds a number where the page breaks: not the page's own (a
+    # quote that copies the page number as extracted reads the source as it
+    # is, furniture.furniture_difference).
+    assume(added != first + 1)
+    at = quote.index(", " + tail[0])
+    with_number = quote[:at] + f", {added}" + quote[at:]
+    assert not verify_quote(text, with_number, page_starts=starts).verified
+    # A bare number where page 2's number should be counts no page: it may
+    # be the body's, so a quote leaving it out is refused.
+    own = f"\n{first + 1}\n"
+    assume(stray != first + 1 and own in text)
+    unproven = text.replace(own, f"\n{stray}\n", 1)
+    moved = len(str(stray)) - len(str(first + 1))
+    shifted = [s if i < 2 else s + moved for i, s in enumerate(starts)]
+    verdict = verify_quote(unproven, quote, page_starts=shifted)
+    assert not verdict.verified
+    assert verdict.rule == "meaning.number", verdict.reason
+
+
+def test_a_running_header_inside_a_sentence_never_refuses_its_quote():
+    pages = [
+        HEADER.format(n=n)
+        + BODY.format(n=f"page {WORDS[n]}")
+        + ("The Company shall pay the fees of the\n" if n == 2 else "")
+        for n in range(1, 5)
+    ]
+    pages[2] = pages[2].replace(
+        HEADER.format(n=3), HEADER.format(n=3) + "Company's counsel on demand.\n"
+    )
+    starts = [0]
+    for page in pages[:-1]:
+        starts.append(starts[-1] + len(page))
+    text = "".join(pages)
+    quote = "The Company shall pay the fees of the Company's counsel on demand."
+    verdict = verify_quote(text, quote, page_starts=starts)
+    assert verdict.verified, verdict.reason
+    assert "Independent Auditor" in verdict.source_text

@@ -17,7 +17,7 @@ CASCADE = Path(rules.__file__).parent
 DOCS = CASCADE.parent.parent / "docs" / "verification.md"
 _ID = re.compile(
     r"[\"']((?:input|tolerant|meaning|wording|post|negation|elision|insertion"
-    r"|attribution|judge)\.[a-z_]+)[\"']"
+    r"|attribution|judge|entity)\.[a-z_]+)[\"']"
 )
 
 

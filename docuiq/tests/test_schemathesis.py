@@ -92,6 +92,30 @@ def _real_ids(world) -> dict[str, str]:
     }
 
 
+# Playbook files as a user might send them (issue 34 item 4): the sample's
+# shape with drawn names, deep nesting (a RecursionError was a 500), and
+# YAML/JSON escapes of lone surrogates (a UnicodeEncodeError was a 500).
+_PLAYBOOK = (
+    "name: {name}\npositions:\n  - title: {title}\n    question: q\n    standard: s\n"
+)
+PLAYBOOK_TEXTS = st.one_of(
+    st.builds(
+        lambda name, title: _PLAYBOOK.format(
+            name=json.dumps(name), title=json.dumps(title)
+        ),
+        st.text(min_size=1, max_size=30),
+        st.text(min_size=1, max_size=30),
+    ),
+    st.integers(1, 60_000).map(lambda n: "[" * n + "]" * n),
+    st.integers(1, 3_000).map(
+        lambda n: "a:" + "\n" + "".join(" " * i + "-\n" for i in range(1, n))
+    ),
+    st.sampled_from(["\\ud800", "\\udfff", "x\\ud83dy"]).map(
+        lambda escape: _PLAYBOOK.format(name=f'"{escape}"', title="t")
+    ),
+)
+
+
 @schema.given(data=st.data())
 @schema.parametrize()
 @settings(
@@ -116,4 +140,11 @@ def test_api(case, data, world, key_a):
         and data.draw(st.booleans(), label="real chunk")
     ):
         case.body["chunk_id"] = real["chunk_id"]
+    if (
+        case.path.startswith("/api/playbooks")
+        and case.method.upper() == "POST"
+        and isinstance(case.body, dict)
+        and data.draw(st.booleans(), label="playbook file")
+    ):
+        case.body = {"text": data.draw(PLAYBOOK_TEXTS, label="playbook text")}
     case.call_and_validate(headers={"X-API-Key": key_a}, checks=CHECKS)

@@ -14,6 +14,9 @@ ingest.extractors.html); the title is the page's own (og:title, <title>).
 from __future__ import annotations
 
 import ipaddress
+import socket
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -39,8 +42,54 @@ class FetchError(Exception):
 @dataclass(frozen=True)
 class FetchLimits:
     max_bytes: int = 10 * 1024 * 1024
+    # The whole fetch, every hop and the whole body: a server that sends a
+    # byte every few seconds must not hold a worker past it.
     timeout_s: float = 15.0
     max_redirects: int = 5
+
+
+class _Deadline:
+    """The fetch's deadline. `arm(response)` shuts the response's socket
+    down when it passes, so a read that is waiting for the next byte of a
+    dripping page returns at once instead of when the byte comes."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.at = time.monotonic() + seconds
+        self._timer: threading.Timer | None = None
+
+    def remaining(self) -> float:
+        return self.at - time.monotonic()
+
+    @property
+    def passed(self) -> bool:
+        return self.remaining() <= 0
+
+    def timeouts(self) -> dict[str, float]:
+        left = max(0.001, self.remaining())
+        return {"connect": min(10.0, left), "read": left, "write": left, "pool": left}
+
+    def arm(self, response) -> None:
+        self.disarm()
+        stream = response.extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is None:
+            return
+
+        def stop() -> None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # already closed: the fetch ended first
+
+        self._timer = threading.Timer(max(0.0, self.remaining()), stop)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
 
 @dataclass(frozen=True)
@@ -76,9 +125,26 @@ def check_url(url: str) -> tuple[str, str, int]:
 def fetch_page(
     url: str, *, policy: AddressPolicy, limits: FetchLimits | None = None
 ) -> Fetched:
-    import httpx2 as httpx
 
     limits = limits or FetchLimits()
+    deadline = _Deadline(limits.timeout_s)
+    try:
+        return _fetch(url, policy, limits, deadline)
+    finally:
+        deadline.disarm()
+
+
+def _late(host: str, deadline: _Deadline) -> FetchError:
+    return FetchError(
+        "timeout", f"{host} did not send the page within {deadline.seconds:g} s."
+    )
+
+
+def _fetch(
+    url: str, policy: AddressPolicy, limits: FetchLimits, deadline: _Deadline
+) -> Fetched:
+    import httpx2 as httpx
+
     timeout = httpx.Timeout(limits.timeout_s, connect=min(10.0, limits.timeout_s))
     # trust_env=False: a proxy from the environment would connect on our behalf
     # to an address we never checked.
@@ -108,8 +174,13 @@ def fetch_page(
                 },
                 extensions={"sni_hostname": host} if scheme == "https" else {},
             )
+            if deadline.passed:
+                raise _late(host, deadline)
+            # Each hop waits only for what is left of the whole fetch's time.
+            request.extensions["timeout"] = deadline.timeouts()
             try:
                 response = client.send(request, stream=True)
+                deadline.arm(response)
             except httpx.TimeoutException as exc:
                 raise FetchError(
                     "timeout", f"{host} did not answer within {limits.timeout_s:g} s."
@@ -153,15 +224,18 @@ def fetch_page(
                         body += block
                         if len(body) > limits.max_bytes:
                             raise FetchError("too_large", _too_large(None, limits))
+                        if deadline.passed:
+                            raise _late(host, deadline)
                 except httpx.TimeoutException as exc:
-                    raise FetchError(
-                        "timeout",
-                        f"{host} stopped sending within {limits.timeout_s:g} s.",
-                    ) from exc
+                    raise _late(host, deadline) from exc
                 except httpx.TransportError as exc:
+                    if deadline.passed:  # the deadline shut the socket down
+                        raise _late(host, deadline) from exc
                     raise FetchError(
                         "unreachable", f"The connection to {host} broke off."
                     ) from exc
+                if deadline.passed:
+                    raise _late(host, deadline)
                 encoding = response.headers.get("content-encoding", "").lower()
                 content = _decode(bytes(body), encoding, limits)
                 return Fetched(

@@ -150,6 +150,13 @@ def document_index(document: Document) -> DocumentIndex:
     return _cache.get(document.current_revision_id)
 
 
+def revision_index(revision_id: object) -> DocumentIndex:
+    """The index of one revision (a process warming its hot documents:
+    docuiq/warmup.py); the caller is inside the revision's tenant scope or
+    outside every scope."""
+    return _cache.get(revision_id)
+
+
 def first_chunks(document: Document, k: int = TOP_K) -> list[DocumentChunk]:
     return document_index(document).chunks[:k]
 

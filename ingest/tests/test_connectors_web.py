@@ -7,6 +7,7 @@ as are pages that are not HTML, too large, or unreachable."""
 from __future__ import annotations
 
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -240,3 +241,54 @@ def test_the_fetch_refuses_loopback_itself_when_not_allowed(page_server):
             f"{page_server}/article", policy=AddressPolicy(), limits=FetchLimits()
         )
     assert refused.value.code == "blocked_address"
+
+
+class _Dripping(BaseHTTPRequestHandler):
+    """A page that sends one byte every `interval` seconds, for ever."""
+
+    interval = 5.0
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        try:
+            for _ in range(1000):
+                self.wfile.write(b"<")
+                self.wfile.flush()
+                time.sleep(self.interval)
+        except OSError:
+            pass  # the client hung up, as it should
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def dripping_server():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Dripping)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_page_dripping_a_byte_every_5_s_stops_at_the_whole_fetch_deadline(
+    dripping_server,
+):
+    """The limit is for the whole fetch, not each read: every read here
+    succeeds within 5 s, and the fetch still ends at its deadline, not at
+    the next byte."""
+    started = time.monotonic()
+    with pytest.raises(FetchError) as late:
+        fetch_page(
+            dripping_server,
+            policy=AddressPolicy(allow_loopback=True),
+            limits=FetchLimits(timeout_s=1.5),
+        )
+    elapsed = time.monotonic() - started
+    assert late.value.code == "timeout"
+    assert "1.5 s" in late.value.message
+    assert 1.4 <= elapsed < 3.0  # a byte comes every 5 s: stopped by the deadline
