@@ -508,7 +508,10 @@ class RelevanceJudge:
             ]
             if held:
                 matched.append(concept.word)
-                evidence.add(held[0])
+                # A word not yet counted for another concept where there is
+                # one: "governed" and "laws" are two words for "governing
+                # law", though the thesaurus makes each a form of both.
+                evidence.add(next((h for h in held if h not in evidence), held[0]))
                 places.append(_positions(stems, concept.forms, by_prefix))
             else:
                 missing.append(concept.word)

@@ -306,3 +306,13 @@ def test_solely_is_no_exclusivity():
         "license right exercisable solely during the term of this agreement."
     )
     assert judge.rate(grant).label == RELATED
+
+
+def test_two_words_that_the_thesaurus_makes_forms_of_both_concepts_are_two_words():
+    # "governed" and "laws" each hold both "govern" and "law" through the
+    # thesaurus: still two words of the passage, not one ("one_word").
+    judge = RelevanceJudge("Which law governs the agreement?")
+    rated = judge.rate("This Agreement is governed by the laws of England and Wales.")
+    assert rated.label == ANSWERS, rated
+    one = judge.rate("The governing provisions are set out in Schedule 2.")
+    assert one.label != ANSWERS, one
