@@ -45,7 +45,9 @@ def test_verifying_again_is_a_no_op(cited):
     citation_verify(citation_id=cited.pk)
     message_citations_verify(message_id=cited.message_id)
     with unscoped():
-        assert CitationVerification.objects.count() == before == 1
+        # The answer may cite more than this passage: each verified once.
+        assert CitationVerification.objects.count() == before
+        assert CitationVerification.objects.filter(citation=cited).count() == 1
         again = MessageCitation.objects.get(pk=cited.pk)
     assert (again.source_offset_start, again.verified_at) == (
         cited.source_offset_start,
