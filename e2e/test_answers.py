@@ -55,7 +55,9 @@ def test_pick_documents_then_ask_and_the_answer_comes_from_them(
     page.fill("[data-testid=scope-search]", "anixa")
     options = page.locator("[data-testid=scope-options] label")
     expect(options).to_have_count(1)
-    expect(options).to_have_text("Anixa collaboration agreement")
+    # The title, and the file name beside it (issue 32).
+    expect(options).to_contain_text("Anixa collaboration agreement")
+    expect(options).to_contain_text("Anixa collaboration agreement.txt")
     page.check("[data-testid=scope-options] input[type=checkbox]")
     screenshot("answers-01-picker")
     page.fill(
