@@ -10,7 +10,7 @@ Contracts:
 - `review_page` pages a tenant's citations newest first with a keyset cursor,
   merging MessageCitation rows with out-of-provenance UnsourcedCitation rows.
 - `citations_csv_rows` yields CSV rows whose cells cannot be read as
-  spreadsheet formulas (CSV injection, OWASP).
+  spreadsheet formulas (CSV injection, OWASP; `lib.spreadsheets`).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from citations.selectors import (
     citation_stats,
     unsourced_list,
 )
+from lib.spreadsheets import csv_row
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -428,8 +429,6 @@ def review_page(
 
 # ---------------------------------------------------------------- CSV
 
-_FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-
 CSV_HEADER = [
     "id",
     "created_at",
@@ -457,15 +456,6 @@ CSV_HEADER = [
 ]
 
 
-def csv_cell(value: Any) -> str:
-    """A cell a spreadsheet shows as text: a leading = + - @ (or tab / CR)
-    is neutralised with a quote, as OWASP recommends for CSV injection."""
-    text = "" if value is None else str(value)
-    if text.startswith(_FORMULA_PREFIXES):
-        return "'" + text
-    return text
-
-
 def _csv_row(row: ReviewRow) -> list[str]:
     o = row.obj
     if row.unsourced:
@@ -487,7 +477,7 @@ def _csv_row(row: ReviewRow) -> list[str]:
             o.relevance or "", "yes" if o.other_document else "",
             "yes" if o.is_stale else "",
         ]  # fmt: skip
-    return [csv_cell(v) for v in values]
+    return csv_row(values)
 
 
 def citations_csv_rows(

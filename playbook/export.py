@@ -11,24 +11,25 @@ marked as a suggestion, and the reviewer's decision with its note.
 XLSX: "Findings" (one row per finding of every contract: the same fields,
 the link to the highlighted passage), and "History" (every decision).
 
-Nothing a document or a model wrote becomes a formula (XLSX text cells are
-typed strings); text is stripped of characters XML cannot hold.
+Nothing a document or a model wrote becomes a formula: cells go through
+`lib.spreadsheets` (XLSX text cells are typed strings, stripped of characters
+XML cannot hold).
 """
 
 from __future__ import annotations
 
 import io
-import re
 
 from django.utils import timezone
 from django.utils.text import slugify
 from docx import Document as DocxDocument
 from docx.shared import Pt, RGBColor
 from openpyxl import Workbook
-from openpyxl.cell.cell import TYPE_STRING
-from openpyxl.styles import Alignment, Font
-from openpyxl.utils import get_column_letter
+from openpyxl.styles import Alignment
 
+from lib.spreadsheets import XLSX_CONTENT_TYPE as XLSX_CONTENT_TYPE
+from lib.spreadsheets import put_cell, put_header, workbook_bytes
+from lib.spreadsheets import xml_text as _clean
 from playbook import findings as rules
 from playbook.models import FindingEvent, PlaybookRun
 from playbook.selectors import ContractReport, FindingView, run_reports
@@ -37,17 +38,11 @@ from tabular.models import ReviewDocument
 DOCX_CONTENT_TYPE = (
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 )
-XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-_ILLEGAL_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 SEVERITY_COLOURS = {
     "high": RGBColor(0xB0, 0x1E, 0x1E),
     "medium": RGBColor(0xA8, 0x5B, 0x00),
     "low": RGBColor(0x44, 0x55, 0x66),
 }
-
-
-def _clean(text: object) -> str:
-    return _ILLEGAL_XML.sub("", "" if text is None else str(text))
 
 
 def filename(run: PlaybookRun, ext: str, row: ReviewDocument | None = None) -> str:
@@ -210,15 +205,6 @@ FINDING_COLUMNS = (
 )
 
 
-def _put(ws, row: int, col: int, value: object) -> None:
-    cell = ws.cell(row=row, column=col)
-    if isinstance(value, int) and not isinstance(value, bool):
-        cell.value = value
-        return
-    cell.value = _clean(value)
-    cell.data_type = TYPE_STRING
-
-
 def _finding_row(report: ContractReport, view: FindingView) -> list[object]:
     f = view.finding
     return [
@@ -255,10 +241,7 @@ def report_xlsx(
     wb = Workbook()
     ws = wb.active
     ws.title = "Findings"
-    for col, (name, width) in enumerate(FINDING_COLUMNS, start=1):
-        _put(ws, 1, col, name)
-        ws.cell(row=1, column=col).font = Font(bold=True)
-        ws.column_dimensions[get_column_letter(col)].width = width
+    put_header(ws, *zip(*FINDING_COLUMNS, strict=True))
     line = 2
     ids = []
     for report in reports:
@@ -266,7 +249,7 @@ def report_xlsx(
             for view in group.items:
                 ids.append(view.finding.pk)
                 for col, value in enumerate(_finding_row(report, view), start=1):
-                    _put(ws, line, col, value)
+                    put_cell(ws, line, col, value)
                     ws.cell(row=line, column=col).alignment = Alignment(
                         wrap_text=True, vertical="top"
                     )
@@ -283,9 +266,7 @@ def report_xlsx(
         "Finding after",
         "Note",
     )
-    for col, name in enumerate(head, start=1):
-        _put(history, 1, col, name)
-        history.cell(row=1, column=col).font = Font(bold=True)
+    put_header(history, head)
     events = (
         FindingEvent.objects.filter(finding_id__in=ids)
         .select_related("finding__row", "finding__position")
@@ -303,8 +284,5 @@ def report_xlsx(
             event.note,
         )
         for col, value in enumerate(values, start=1):
-            _put(history, i, col, value)
-    out = io.BytesIO()
-    wb.save(out)
-    out.seek(0)
-    return out
+            put_cell(history, i, col, value)
+    return workbook_bytes(wb)

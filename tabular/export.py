@@ -15,30 +15,34 @@ sheet with one row per cell (document, column, question, values, review,
 page, quote, the document's own text at the cited span, verification
 method) and a "History" sheet with every review change (who, when, what).
 
-Nothing a document or a model wrote is ever a formula: CSV cells that a
-spreadsheet would evaluate (= + - @, tab, carriage return) get a leading
-apostrophe (OWASP CSV injection); XLSX text cells are written as typed strings.
+Nothing a document or a model wrote is ever a formula: cells go through
+`lib.spreadsheets` (CSV cells a spreadsheet would evaluate get a leading
+apostrophe; XLSX text cells are typed strings).
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from django.utils.text import slugify
 from openpyxl import Workbook
-from openpyxl.cell.cell import TYPE_STRING
-from openpyxl.styles import Alignment, Font
+from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
 
+from lib.spreadsheets import XLSX_CONTENT_TYPE as XLSX_CONTENT_TYPE
+from lib.spreadsheets import (
+    csv_row,
+    put_cell,
+    put_header,
+    workbook_bytes,
+)
 from tabular import column_types
 from tabular.models import Cell, CellEvent, Review, ReviewDocument
 from tabular.selectors import cell_citation, cell_review, review_grid
 
-XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 FIELDS = (
     "value",
     "original value",
@@ -54,9 +58,6 @@ FIELDS = (
     "page",
     "quote",
 )
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-# XLSX (XML 1.0) cannot hold most control characters.
-_ILLEGAL_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
 @dataclass(frozen=True)
@@ -68,12 +69,6 @@ class Typed:
 
     def __str__(self) -> str:
         return self.text
-
-
-def safe_csv(value: Any) -> str:
-    """Text a spreadsheet shows as text, never runs as a formula."""
-    text = "" if value is None else str(value)
-    return "'" + text if text.startswith(_FORMULA_START) else text
 
 
 def filename(review: Review, ext: str) -> str:
@@ -147,9 +142,9 @@ def review_csv(review: Review) -> str:
     # A BOM so spreadsheet programs open UTF-8 (accents, section signs) correctly.
     out.write("\ufeff")
     writer = csv.writer(out)
-    writer.writerow([safe_csv(h) for h in head])
+    writer.writerow(csv_row(head))
     for line in body:
-        writer.writerow([safe_csv(v) for v in line])
+        writer.writerow(csv_row(line))
     return out.getvalue()
 
 
@@ -159,20 +154,15 @@ def write_csv(review: Review, path) -> None:
 
 
 def _put(ws, row: int, col: int, value: Any) -> None:
-    cell = ws.cell(row=row, column=col)
+    """A typed value as the number or date it is; anything else as
+    `lib.spreadsheets.put_cell` writes it (text stays text)."""
     if isinstance(value, Typed):
         number, number_format = column_types.xlsx_value(value.typed)
         if number is not None and value.text:
-            cell.value = number
-            cell.number_format = number_format
+            put_cell(ws, row, col, number, number_format=number_format)
             return
         value = value.text
-    if isinstance(value, int) and not isinstance(value, bool):
-        cell.value = value
-        return
-    cell.value = _ILLEGAL_XML.sub("", "" if value is None else str(value))
-    # Typed as a string: "=HYPERLINK(...)" in a quote stays text.
-    cell.data_type = TYPE_STRING
+    put_cell(ws, row, col, value)
 
 
 def review_xlsx(review: Review) -> io.BytesIO:
@@ -182,9 +172,7 @@ def review_xlsx(review: Review) -> io.BytesIO:
     wb = Workbook()
     ws = wb.active
     ws.title = "Review"
-    for c, text in enumerate(head, start=1):
-        _put(ws, 1, c, text)
-        ws.cell(row=1, column=c).font = Font(bold=True)
+    put_header(ws, head)
     for r, line in enumerate(body, start=2):
         for c, value in enumerate(line, start=1):
             _put(ws, r, c, value)
@@ -218,9 +206,7 @@ def review_xlsx(review: Review) -> io.BytesIO:
         "Stale",
         "Method",
     ]
-    for c, text in enumerate(cite_head, start=1):
-        _put(cites, 1, c, text)
-        cites.cell(row=1, column=c).font = Font(bold=True)
+    put_header(cites, cite_head)
     grid = review_grid(review)
     r = 2
     for grid_row in grid.rows:
@@ -300,9 +286,7 @@ def review_xlsx(review: Review) -> io.BytesIO:
         "Review after",
         "Note",
     ]
-    for c, text in enumerate(history_head, start=1):
-        _put(history, 1, c, text)
-        history.cell(row=1, column=c).font = Font(bold=True)
+    put_header(history, history_head, (20, 30, 20, 14, 22, 24, 24, 12, 12, 40))
     events = (
         CellEvent.objects.filter(cell__review=review)
         .select_related("cell__row", "cell__column")
@@ -325,13 +309,7 @@ def review_xlsx(review: Review) -> io.BytesIO:
             start=1,
         ):
             _put(history, r, c, value)
-    for c, width in enumerate((20, 30, 20, 14, 22, 24, 24, 12, 12, 40), start=1):
-        history.column_dimensions[get_column_letter(c)].width = width
-
-    out = io.BytesIO()
-    wb.save(out)
-    out.seek(0)
-    return out
+    return workbook_bytes(wb)
 
 
 def write_xlsx(review: Review, path) -> None:

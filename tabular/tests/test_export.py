@@ -7,10 +7,13 @@ import csv
 import io
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 from openpyxl import load_workbook
 
 from accounts.scoping import tenant_scope
 from docuiq.testing.factories import make_document
+from lib.spreadsheets import FORMULA_LEADS
+from lib.tests import strategies
 from tabular import export
 from tabular.executor import review_run
 from tabular.models import Cell
@@ -123,8 +126,19 @@ def test_xlsx_holds_the_grid_and_a_citation_per_cell_as_plain_text(review):
     assert any("England and Wales" in q for q in quotes)
 
 
-def test_safe_csv():
-    assert export.safe_csv("=1+1") == "'=1+1"
-    assert export.safe_csv("-2") == "'-2"
-    assert export.safe_csv("ordinary") == "ordinary"
-    assert export.safe_csv(None) == ""
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(text=strategies.HOSTILE)
+def test_no_cell_of_either_export_starts_a_formula(review, text):
+    with tenant_scope(review.tenant):
+        Cell.objects.filter(review=review).update(value=text, typed_value=None)
+        workbook = load_workbook(export.review_xlsx(review))
+    cells = [c for row in _csv(review) for c in row]
+    assert "'" + text in cells
+    assert not any(c.startswith(FORMULA_LEADS) for c in cells)
+    xlsx = [c for ws in workbook for row in ws.iter_rows() for c in row]
+    assert text in [c.value for c in xlsx]
+    assert not any(c.data_type == "f" for c in xlsx)
