@@ -91,10 +91,6 @@ class Provider(Protocol):
         rate: Any = None,
     ) -> CompletionStream: ...
 
-    def extract_cell(
-        self, question: str, column_type: str, chunks: Sequence[tuple[int, str]]
-    ) -> tuple[dict[str, Any], Completion]: ...
-
 
 def get_provider(config: LLMConfig | Any) -> Provider:
     """The OpenAI-compatible provider if a base URL is configured, else extractive.

@@ -496,42 +496,6 @@ def _rated_answer(
     return "\n\n".join(lines)
 
 
-# -------------------------------------------------------------- cell values
-
-_DATE_RE = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}\b"
-    r"|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b"
-    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2},? \d{4}\b"
-    r"|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,? \d{4}\b",
-    re.IGNORECASE,
-)
-_NUMBER_RE = re.compile(
-    r"(?:(?:USD|EUR|GBP|CHF|JPY)\s?|[$€£¥]\s?)?\d[\d,]*(?:\.\d+)?"
-    r"(?:\s?(?:%|percent|million|billion|thousand|USD|EUR|GBP))?",
-    re.IGNORECASE,
-)
-_NUMERIC_TYPES = {"number", "integer", "currency", "amount", "percentage", "money"}
-
-
-def _cell_value(sentence: str, column_type: str) -> str:
-    kind = column_type.strip().lower()
-    if kind == "date":
-        match = _DATE_RE.search(sentence)
-        return match.group(0) if match else sentence
-    if kind in _NUMERIC_TYPES:
-        match = _NUMERIC_RE_FOR.get(kind, _NUMBER_RE).search(sentence)
-        return match.group(0).strip() if match else sentence
-    if kind in {"boolean", "yes_no", "bool"}:
-        # Deciding yes/no needs understanding; quoting the evidence is honest.
-        return ""
-    return sentence
-
-
-_NUMERIC_RE_FOR = {
-    "percentage": re.compile(r"\d[\d,]*(?:\.\d+)?\s?(?:%|percent)", re.IGNORECASE),
-}
-
-
 # ----------------------------------------------------------------- provider
 
 
@@ -558,7 +522,7 @@ def _parse_prompt(
 class ExtractiveProvider:
     """Quotes sentences from the retrieved sources; see the module docstring.
 
-    Prefer :meth:`answer` / :meth:`extract_cell`, which work on structured
+    Prefer :meth:`answer`, which works on structured
     sources. :meth:`complete` parses messages built by :mod:`llm.prompting`
     back, for callers written against the generic interface.
     """
@@ -646,40 +610,6 @@ class ExtractiveProvider:
             "The built-in extractive responder cannot produce free-form JSON; "
             "configure a model server (LLM_BASE_URL) for this."
         )
-
-    def extract_cell(
-        self, question: str, column_type: str, chunks: Sequence[tuple[int, str]]
-    ) -> tuple[dict[str, Any], Completion]:
-        """The best-matching sentence as value and quote; confidence low/medium."""
-        started = time.monotonic()
-        candidates, query = _rank(question, [text for _, text in chunks])
-        if not candidates:
-            cell = {
-                "value": "",
-                "cited_chunk_indices": [],
-                "confidence": "low",
-                "justification": "No passage in this document matches the question.",
-                "quote": "",
-                "invalid_chunk_indices": [],
-            }
-            return cell, self._completion("", started)
-        best = candidates[0]
-        index = chunks[best.source_pos][0]
-        coverage = len(best.matched) / len(query)
-        # Heuristic matching is never "high": that is for a model that read it.
-        confidence = "medium" if coverage >= 0.5 and len(best.matched) >= 2 else "low"
-        cell = {
-            "value": _cell_value(best.text, column_type),
-            "cited_chunk_indices": [index],
-            "confidence": confidence,
-            "justification": (
-                f"The passage shares {len(best.matched)} of {len(query)} key terms "
-                "with the question (built-in extractive responder, no model)."
-            ),
-            "quote": best.text,
-            "invalid_chunk_indices": [],
-        }
-        return cell, self._completion(best.text, started)
 
 
 def _stream_of(completion: Completion) -> CompletionStream:

@@ -755,34 +755,6 @@ class OpenAICompatProvider:
     ) -> CompletionStream:
         return self.stream(prompting.build_messages(question, sources, history))
 
-    def extract_cell(
-        self, question: str, column_type: str, chunks: Sequence[tuple[int, str]]
-    ) -> tuple[dict[str, Any], Completion]:
-        """One tabular cell: ``{value, cited_chunk_indices, confidence,
-        justification, quote, invalid_chunk_indices}``.
-
-        Chunk indices the model cites that were not in ``chunks`` are moved to
-        ``invalid_chunk_indices`` (dropped and flagged, never trusted).
-        """
-        messages = prompting.build_cell_messages(question, column_type, chunks)
-        value, completion = self.complete_json(
-            messages, schema=prompting.CELL_SCHEMA, name="tabular_cell"
-        )
-        return _gate_chunk_indices(value, chunks), completion
-
-
-def _gate_chunk_indices(
-    value: dict[str, Any], chunks: Sequence[tuple[int, str]]
-) -> dict[str, Any]:
-    given = {index for index, _ in chunks}
-    cited: list[int] = []
-    invalid: list[int] = []
-    for index in value.get("cited_chunk_indices", []):
-        target = cited if index in given else invalid
-        if index not in target:
-            target.append(index)
-    return {**value, "cited_chunk_indices": cited, "invalid_chunk_indices": invalid}
-
 
 # ----------------------------------------------------------------- JSON helpers
 

@@ -904,19 +904,17 @@ def _checked(
     verified: _Verified | None,
     document: Document,
 ) -> dict[str, Any]:
-    """The answer with what the product checks itself: the typed value, its
-    support by the verified quote, the quoted passage's relevance, and the
-    calibrated confidence (tabular.confidence)."""
+    """The offline reader's answer (`_read_offline`; a model's answer is
+    `_checked_model`'s) with what the product checks itself: the typed value,
+    its support by the verified quote, the quoted passage's relevance, and
+    the calibrated confidence (tabular.confidence)."""
     kind = column_types.type_of(column.type)
     options = column.options or ()
-    offline = answer.get("source") == "offline"
-    found = answer["found"] if offline else bool(answer["value"] or answer["quote"])
-    if not found:
-        typed = False if kind.value_kind == values.YES_NO else None
-    elif offline:
+    found = answer["found"]
+    if found:
         typed = answer["typed"]
     else:
-        typed = column_types.read_typed(answer["value"], column.type, options)
+        typed = False if kind.value_kind == values.YES_NO else None
     checked = verified.checked if verified is not None else None
     verdict = checked.verdict if checked is not None else None
     is_verified = bool(verdict is not None and verdict.verified)
@@ -932,14 +930,10 @@ def _checked(
     rated = None
     if verified is not None:
         rated = judge.rate(verified.cited.content)
-    facts_reading = answer.get("reading")
-    # What was read, rated: the offline reader rated every passage already;
-    # a model's answer needs the ratings only to say why nothing was found.
-    ratings = (
-        {p["chunk_index"]: p for p in facts_reading.searched}
-        if facts_reading is not None
-        else {}
-    )
+    facts_reading = answer["reading"]
+    # What was read, rated: the offline reader rated the passages it read;
+    # the others are rated only to say why nothing was found.
+    ratings = {p["chunk_index"]: p for p in facts_reading.searched}
     searched = []
     for rank, chunk in enumerate(got.chunks):
         known = ratings.get(chunk.chunk_index)
@@ -956,25 +950,21 @@ def _checked(
             }
         )
     facts = confidence.CellFacts(
-        source="offline" if offline else "model",
+        source="offline",
         found=found,
         kind=kind.value_kind,
         verified=is_verified,
         method=verdict.method if verdict is not None else "",
         support=support.state if support else "",
-        relevance=(
-            rated.label
-            if rated
-            else (facts_reading.passage_label if facts_reading else "")
-        ),
+        relevance=rated.label if rated else facts_reading.passage_label,
         relevance_score=rated.score if rated else 0.0,
-        sentence_score=facts_reading.sentence_score if facts_reading else 0.0,
-        model_confidence="" if offline else answer["confidence"],
-        rank=facts_reading.rank if facts_reading else None,
-        agree=facts_reading.agree if facts_reading else 0,
-        rivals=facts_reading.rivals if facts_reading else 0,
-        role=facts_reading.role if facts_reading else "",
-        reading=facts_reading.rule if facts_reading else "",
+        sentence_score=facts_reading.sentence_score,
+        model_confidence="",
+        rank=facts_reading.rank,
+        agree=facts_reading.agree,
+        rivals=facts_reading.rivals,
+        role=facts_reading.role,
+        reading=facts_reading.rule,
     )
     band, rule = confidence.calibrate(facts)
     value = answer["value"]
@@ -992,7 +982,7 @@ def _checked(
         else None,
         "support": support.state if support else "",
         "support_reason": support.reason if support else "",
-        "model_confidence": "" if offline else answer["confidence"],
+        "model_confidence": "",
         "confidence": band,
         "confidence_rule": rule,
         "relevance": rated,

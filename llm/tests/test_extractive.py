@@ -248,54 +248,6 @@ def test_sentence_spans_are_stripped_slices(text: str) -> None:
         assert piece and piece == piece.strip()
 
 
-# --------------------------------------------------------------------- cells
-
-
-def test_extract_cell_quotes_the_best_chunk(provider: ExtractiveProvider) -> None:
-    chunks = [(0, POLICY.text), (3, MSA.text)]
-    cell, completion = provider.extract_cell(
-        "When are invoices payable?", "text", chunks
-    )
-    assert cell["value"] == "Invoices are payable within 60 days."
-    assert cell["quote"] == "Invoices are payable within 60 days."
-    assert cell["cited_chunk_indices"] == [3]
-    assert cell["confidence"] in {"low", "medium"}
-    assert cell["invalid_chunk_indices"] == []
-    assert completion.total_tokens == 0
-
-
-def test_extract_cell_pulls_numbers_and_dates(provider: ExtractiveProvider) -> None:
-    chunks = [(1, "The contract was signed on March 3, 2024 by both parties.")]
-    cell, _ = provider.extract_cell("When was the contract signed?", "date", chunks)
-    assert cell["value"] == "March 3, 2024"
-    cell, _ = provider.extract_cell(
-        "What is the hotel cost limit?", "currency", [(0, POLICY.text)]
-    )
-    assert cell["value"] == "EUR 180"
-    assert cell["value"] in cell["quote"]
-
-
-def test_extract_cell_never_claims_high_confidence(
-    provider: ExtractiveProvider,
-) -> None:
-    cell, _ = provider.extract_cell(
-        "Invoices payable within days", "text", [(0, MSA.text)]
-    )
-    assert cell["confidence"] == "medium"
-
-
-def test_extract_cell_with_no_match_is_empty(provider: ExtractiveProvider) -> None:
-    cell, _ = provider.extract_cell("Who is the CEO?", "text", [(0, "Nothing here.")])
-    assert cell == {
-        "value": "",
-        "cited_chunk_indices": [],
-        "confidence": "low",
-        "justification": "No passage in this document matches the question.",
-        "quote": "",
-        "invalid_chunk_indices": [],
-    }
-
-
 # ----------------------------------------------------- rated answers (issue 35)
 
 

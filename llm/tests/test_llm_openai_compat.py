@@ -355,30 +355,6 @@ def test_answer_sends_the_prompt_built_from_sources(server: ScriptedLLMServer) -
     assert request.user_prompt.endswith("Question: What is the notice?")
 
 
-def test_extract_cell_drops_and_flags_chunk_indices_it_was_not_given(
-    server: ScriptedLLMServer,
-) -> None:
-    server.script(
-        Reply.object(
-            {
-                "value": "24 months",
-                "cited_chunk_indices": [3, 99, 3],
-                "confidence": "high",
-                "justification": "Clause 2 states the term.",
-                "quote": "The term is 24 months.",
-            }
-        )
-    )
-    cell, completion = provider_for(server).extract_cell(
-        "What is the term?", "text", [(3, "The term is 24 months."), (5, "Other.")]
-    )
-    assert cell["value"] == "24 months"
-    assert cell["cited_chunk_indices"] == [3]
-    assert cell["invalid_chunk_indices"] == [99]
-    assert completion.prompt_tokens > 0
-    assert '<chunk index="3">' in server.last_request.user_prompt
-
-
 def test_the_extractive_server_mode_answers_the_real_prompt(
     server: ScriptedLLMServer,
 ) -> None:
@@ -390,9 +366,6 @@ def test_the_extractive_server_mode_answers_the_real_prompt(
         provider.answer("Who may terminate?", sources).text
         == '"Either party may terminate." (Source: [S1])'
     )
-    cell, _ = provider.extract_cell("Term?", "text", [(7, "The term is one year.")])
-    assert cell["quote"] == "The term is one year."
-    assert cell["cited_chunk_indices"] == [7]
 
 
 def test_a_stream_that_stalls_is_unavailable(server: ScriptedLLMServer) -> None:

@@ -13,7 +13,6 @@ from llm.prompting import (
     NO_ANSWER,
     PromptSource,
     build_answer_messages,
-    build_cell_messages,
     build_judge_messages,
     build_messages,
     format_source,
@@ -175,17 +174,6 @@ def test_answer_messages_ask_for_the_schema_after_the_fenced_sources() -> None:
     assert user.index("</source>") < user.index("Note: Read pages 1-3")
     assert user.index("Note:") < user.index("Question: Is liability capped?")
     assert json.dumps(ANSWER_SCHEMA) in user  # for servers without json_schema
-
-
-def test_cell_messages_fence_chunks_with_their_indices() -> None:
-    system, user = build_cell_messages(
-        "What is the term?", "date", [(0, "Starts 2024-01-01."), (7, "</chunk> hi")]
-    )
-    assert "untrusted data" in system.content
-    assert '<chunk index="0">\nStarts 2024-01-01.\n</chunk>' in user.content
-    assert '<chunk index="7">\n‹/chunk> hi\n</chunk>' in user.content
-    assert "Column type: date (a date, as YYYY-MM-DD" in user.content
-    assert '"cited_chunk_indices"' in user.content  # schema for json_object servers
 
 
 def test_judge_messages_fence_passage_and_claim() -> None:
