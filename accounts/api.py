@@ -23,13 +23,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from contextlib import ExitStack
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from django.core.exceptions import SuspiciousOperation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers
 from rest_framework.authentication import TokenAuthentication
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
@@ -72,6 +73,26 @@ def parse_uuid(value: object) -> uuid.UUID | None:
 def not_found() -> exceptions.NotFound:
     """The one 404 for unknown ids and other tenants' ids alike (TEN-02)."""
     return exceptions.NotFound()
+
+
+Found = TypeVar("Found")
+
+
+def found(obj: Found | None) -> Found:
+    """`obj`, or the one 404 when a lookup found nothing."""
+    if obj is None:
+        raise not_found()
+    return obj
+
+
+def parse_int_id(value: object) -> int | None:
+    """A whole-number id from a URL (ASCII digits, within a database integer),
+    or None when it cannot name a row (then it is simply not found)."""
+    text = str(value)
+    if not (text.isascii() and text.isdigit()):
+        return None
+    pk = int(text)
+    return pk if 0 < pk <= MAX_INT_ID else None
 
 
 def tenant_collection(tenant: Tenant, collection_id: int | None) -> Collection | None:
@@ -185,6 +206,21 @@ def uuid_path(name: str, description: str = "") -> OpenApiParameter:
     )
 
 
+def int_path(name: str) -> OpenApiParameter:
+    return OpenApiParameter(name, OpenApiTypes.INT, OpenApiParameter.PATH)
+
+
+def file_responses(
+    content_type: str, description: str, kind: Any = OpenApiTypes.BINARY
+) -> dict[Any, Any]:
+    """The schema of an operation that answers a file (an export)."""
+    return {
+        (200, content_type): OpenApiResponse(kind, description=description),
+        404: ERROR_404,
+        **COMMON_ERRORS,
+    }
+
+
 TENANT_ID_PARAM = OpenApiParameter(
     "tenant_id",
     OpenApiTypes.STR,
@@ -286,6 +322,21 @@ class TenantApiView(APIView):
         if isinstance(user, ApiKeyUser) or not user.is_authenticated:
             return None
         return user
+
+
+class AnyAcceptNegotiation(DefaultContentNegotiation):
+    """A file whatever the client accepts (text/csv, a spreadsheet type,
+    */*): DRF's JSON-only negotiation must not answer 406."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+# Base of an operation that answers a file (an export). A comment, not a
+# docstring: the schema takes an operation's description from its class's
+# nearest docstring, and a base must not change what its exports say.
+class FileApiView(TenantApiView):
+    content_negotiation_class = AnyAcceptNegotiation
 
 
 # ---------------------------------------------------------------- /api/me

@@ -19,7 +19,6 @@ from drf_spectacular.utils import (
     extend_schema_field,
 )
 from rest_framework import serializers, status
-from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -28,11 +27,16 @@ from accounts.api import (
     COMMON_ERRORS,
     ERROR_400,
     ERROR_404,
+    FileApiView,
     PageFilterSerializer,
     TenantApiView,
+    file_responses,
+    found,
+    int_path,
     not_found,
     page_serializer,
     paged_response,
+    parse_int_id,
     parse_uuid,
     uuid_path,
 )
@@ -396,26 +400,15 @@ def _finding_data(finding: Finding) -> dict[str, Any]:
 
 class PlaybookApiView(TenantApiView):
     def get_playbook(self, playbook_id: str) -> Playbook:
-        playbook = playbook_get(tenant=self.tenant, pk=parse_uuid(playbook_id))
-        if playbook is None:
-            raise not_found()
-        return playbook
+        return found(playbook_get(tenant=self.tenant, pk=parse_uuid(playbook_id)))
 
     def get_run(self, run_id: str) -> PlaybookRun:
-        run = run_get(tenant=self.tenant, pk=parse_uuid(run_id))
-        if run is None:
-            raise not_found()
-        return run
+        return found(run_get(tenant=self.tenant, pk=parse_uuid(run_id)))
 
 
 def _finding_of(run: PlaybookRun, finding_id: str) -> Finding:
-    finding = (
-        finding_get(run=run, pk=finding_id)
-        if str(finding_id).isdigit() and len(str(finding_id)) < 12
-        else None
-    )
-    if finding is None:
-        raise not_found()
+    pk = parse_int_id(finding_id)
+    finding = found(finding_get(run=run, pk=pk) if pk else None)
     return Finding.objects.select_related(
         "position", "cell", "cell__citation", "row", "decided_by"
     ).get(pk=finding.pk)
@@ -535,16 +528,7 @@ class PlaybookDeleteApi(PlaybookApiView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class _AnyAccept(DefaultContentNegotiation):
-    """A file whatever the client accepts: DRF's JSON-only negotiation must not answer 406."""
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
-
-
-class PlaybookExportApi(PlaybookApiView):
-    content_negotiation_class = _AnyAccept
-
+class PlaybookExportApi(PlaybookApiView, FileApiView):
     @extend_schema(
         tags=TAGS,
         summary="Export a playbook as a YAML or JSON file",
@@ -559,13 +543,9 @@ class PlaybookExportApi(PlaybookApiView):
                 default="yaml",
             ),
         ],
-        responses={
-            (200, "application/yaml"): OpenApiResponse(
-                OpenApiTypes.STR, description="the playbook file"
-            ),
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=file_responses(
+            "application/yaml", "the playbook file", kind=OpenApiTypes.STR
+        ),
     )
     def get(self, request: Request, playbook_id: str) -> HttpResponse:
         playbook = self.get_playbook(playbook_id)
@@ -717,10 +697,8 @@ class RunReportApi(PlaybookApiView):
         findings_sync(run)
         raw = request.query_params.get("contract_row_id")
         if raw:
-            row = row_get(run=run, pk=raw) if raw.isdigit() and len(raw) < 12 else None
-            if row is None:
-                raise not_found()
-            rows = [row]
+            pk = parse_int_id(raw)
+            rows = [found(row_get(run=run, pk=pk) if pk else None)]
         else:
             rows = list(run.review.rows.order_by("order"))
         data = []
@@ -756,7 +734,7 @@ class FindingActionApi(PlaybookApiView):
         request=InputSerializer,
         parameters=[
             uuid_path("run_id"),
-            OpenApiParameter("finding_id", OpenApiTypes.INT, OpenApiParameter.PATH),
+            int_path("finding_id"),
             OpenApiParameter(
                 "action",
                 OpenApiTypes.STR,
@@ -799,21 +777,13 @@ class FindingActionApi(PlaybookApiView):
         )
 
 
-class RunExportDocxApi(PlaybookApiView):
-    content_negotiation_class = _AnyAccept
-
+class RunExportDocxApi(PlaybookApiView, FileApiView):
     @extend_schema(
         tags=TAGS,
         summary="The report as DOCX, with each finding's verified quote and page",
         operation_id="playbooks_runs_export_docx",
         parameters=[uuid_path("run_id")],
-        responses={
-            (200, export.DOCX_CONTENT_TYPE): OpenApiResponse(
-                OpenApiTypes.BINARY, description="DOCX"
-            ),
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=file_responses(export.DOCX_CONTENT_TYPE, "DOCX"),
     )
     def get(self, request: Request, run_id: str) -> FileResponse:
         run = self.get_run(run_id)
@@ -826,21 +796,13 @@ class RunExportDocxApi(PlaybookApiView):
         )
 
 
-class RunExportXlsxApi(PlaybookApiView):
-    content_negotiation_class = _AnyAccept
-
+class RunExportXlsxApi(PlaybookApiView, FileApiView):
     @extend_schema(
         tags=TAGS,
         summary="The findings as XLSX (one row per finding, with citations; a History sheet)",
         operation_id="playbooks_runs_export_xlsx",
         parameters=[uuid_path("run_id")],
-        responses={
-            (200, export.XLSX_CONTENT_TYPE): OpenApiResponse(
-                OpenApiTypes.BINARY, description="XLSX"
-            ),
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=file_responses(export.XLSX_CONTENT_TYPE, "XLSX"),
     )
     def get(self, request: Request, run_id: str) -> FileResponse:
         run = self.get_run(run_id)

@@ -34,8 +34,18 @@ urlpatterns = [
     path("runs/<uuid:run_id>/progress/", views.run_progress, name="run-progress"),
     path("runs/<uuid:run_id>/resume/", views.run_resume_view, name="run-resume"),
     path("runs/<uuid:run_id>/cancel/", views.run_cancel_view, name="run-cancel"),
-    path("runs/<uuid:run_id>/export.docx", views.run_export_docx, name="export-docx"),
-    path("runs/<uuid:run_id>/export.xlsx", views.run_export_xlsx, name="export-xlsx"),
+    path(
+        "runs/<uuid:run_id>/export.docx",
+        views.run_export,
+        {"fmt": "docx"},
+        name="export-docx",
+    ),
+    path(
+        "runs/<uuid:run_id>/export.xlsx",
+        views.run_export,
+        {"fmt": "xlsx"},
+        name="export-xlsx",
+    ),
     path(
         "runs/<uuid:run_id>/contracts/<int:row_id>/",
         views.contract_report_view,

@@ -519,29 +519,24 @@ def _export_rows(request: HttpRequest, run: PlaybookRun):
     return [row], row
 
 
-@require_GET
-@login_required
-def run_export_docx(request: HttpRequest, run_id) -> FileResponse:
-    run = _run_or_404(request, run_id)
-    findings_sync(run)
-    rows, row = _export_rows(request, run)
-    return FileResponse(
-        export.report_docx(run, rows=rows),
-        as_attachment=True,
-        filename=export.filename(run, "docx", row),
-        content_type=export.DOCX_CONTENT_TYPE,
-    )
+# The report's file formats: the writer and the content type of each.
+REPORT_FORMATS = {
+    "docx": (export.report_docx, export.DOCX_CONTENT_TYPE),
+    "xlsx": (export.report_xlsx, export.XLSX_CONTENT_TYPE),
+}
 
 
 @require_GET
 @login_required
-def run_export_xlsx(request: HttpRequest, run_id) -> FileResponse:
+def run_export(request: HttpRequest, run_id, fmt: str) -> FileResponse:
+    """The report as `fmt` (REPORT_FORMATS): every contract, or one (?contract=)."""
     run = _run_or_404(request, run_id)
     findings_sync(run)
     rows, row = _export_rows(request, run)
+    write, content_type = REPORT_FORMATS[fmt]
     return FileResponse(
-        export.report_xlsx(run, rows=rows),
+        write(run, rows=rows),
         as_attachment=True,
-        filename=export.filename(run, "xlsx", row),
-        content_type=export.XLSX_CONTENT_TYPE,
+        filename=export.filename(run, fmt, row),
+        content_type=content_type,
     )

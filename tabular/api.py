@@ -15,24 +15,26 @@ from django.http import FileResponse, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
-    OpenApiResponse,
     extend_schema,
     extend_schema_field,
 )
 from rest_framework import serializers, status
-from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
 
 from accounts.api import (
     COMMON_ERRORS,
     ERROR_400,
     ERROR_404,
-    MAX_INT_ID,
+    FileApiView,
     PageFilterSerializer,
     TenantApiView,
+    file_responses,
+    found,
+    int_path,
     not_found,
     page_serializer,
     paged_response,
+    parse_int_id,
     parse_uuid,
     uuid_path,
 )
@@ -279,10 +281,7 @@ class ReviewApiView(TenantApiView):
     """Operations on one review: the one tenant-scoped lookup they share."""
 
     def get_review(self, review_id: str) -> Review:
-        review = review_get(tenant=self.tenant, pk=parse_uuid(review_id))
-        if review is None:
-            raise not_found()
-        return review
+        return found(review_get(tenant=self.tenant, pk=parse_uuid(review_id)))
 
     def review_response(
         self, review: Review, code: int = status.HTTP_200_OK
@@ -409,7 +408,7 @@ class ReviewCellListApi(ReviewApiView):
         review = self.get_review(review_id)
         cells = (
             Cell.objects.filter(review=review)
-            .select_related("row", "column", "citation", "edited_by", "reviewed_by")
+            .select_related(*_CELL_RELATED)
             .order_by("row__order", "column__order")
         )
         return paged_response(request, cells, CellOutputSerializer)
@@ -421,22 +420,14 @@ class ReviewCellRerunApi(ReviewApiView):
         summary="Re-run one finished cell (the review runs again for it)",
         operation_id="tabular_cells_rerun",
         request=None,
-        parameters=[
-            uuid_path("review_id"),
-            OpenApiParameter("cell_id", OpenApiTypes.INT, OpenApiParameter.PATH),
-        ],
+        parameters=[uuid_path("review_id"), int_path("cell_id")],
         responses={202: CellOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
     )
     def post(self, request: Request, review_id: str, cell_id: str) -> Response:
         review = self.get_review(review_id)
         cell = _cell_of(review, cell_id)
         cell_rerun(cell=cell, user=self.acting_user)
-        cell = Cell.objects.select_related(
-            "row", "column", "citation", "edited_by", "reviewed_by"
-        ).get(pk=cell.pk)
-        return Response(
-            CellOutputSerializer(cell).data, status=status.HTTP_202_ACCEPTED
-        )
+        return Response(_cell_data(cell), status=status.HTTP_202_ACCEPTED)
 
 
 class ReviewCellActionApi(ReviewApiView):
@@ -471,7 +462,7 @@ class ReviewCellActionApi(ReviewApiView):
         request=InputSerializer,
         parameters=[
             uuid_path("review_id"),
-            OpenApiParameter("cell_id", OpenApiTypes.INT, OpenApiParameter.PATH),
+            int_path("cell_id"),
             OpenApiParameter(
                 "action",
                 OpenApiTypes.STR,
@@ -505,51 +496,36 @@ class ReviewCellActionApi(ReviewApiView):
             self.ACTIONS[action](cell=cell, user=user, note=s.validated_data["note"])
         else:
             raise not_found()
-        cell = Cell.objects.select_related(
-            "row", "column", "citation", "edited_by", "reviewed_by"
-        ).get(pk=cell.pk)
-        return Response(CellOutputSerializer(cell).data)
+        return Response(_cell_data(cell))
+
+
+_CELL_RELATED = ("row", "column", "citation", "edited_by", "reviewed_by")
 
 
 def _cell_of(review: Review, cell_id: str) -> Cell:
-    try:
-        pk = int(cell_id)
-    except ValueError:
-        raise not_found() from None
-    if not 0 < pk <= MAX_INT_ID:
-        raise not_found()
-    cell = Cell.objects.filter(review=review, pk=pk).first()
-    if cell is None:
-        raise not_found()
-    return cell
+    pk = parse_int_id(cell_id)
+    return found(Cell.objects.filter(review=review, pk=pk).first() if pk else None)
 
 
-class _AnyAccept(DefaultContentNegotiation):
-    """The export is a file whatever the client accepts (text/csv, a
-    spreadsheet type, */*): DRF's JSON-only negotiation must not answer 406."""
+def _cell_data(cell: Cell) -> dict[str, Any]:
+    """A cell as the API shows it, read again after a change."""
+    return CellOutputSerializer(
+        Cell.objects.select_related(*_CELL_RELATED).get(pk=cell.pk)
+    ).data
 
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
 
-
-class ReviewExportCsvApi(ReviewApiView):
+class ReviewExportCsvApi(ReviewApiView, FileApiView):
     """One row per document; per column value, confidence, status, citation
     status, page and quote (see tabular.export)."""
-
-    content_negotiation_class = _AnyAccept
 
     @extend_schema(
         tags=TAGS,
         summary="Export a review as CSV, with each cell's citation",
         operation_id="tabular_reviews_export_csv",
         parameters=[uuid_path("review_id")],
-        responses={
-            (200, "text/csv"): OpenApiResponse(
-                OpenApiTypes.STR, description="CSV (UTF-8 with BOM)"
-            ),
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=file_responses(
+            "text/csv", "CSV (UTF-8 with BOM)", kind=OpenApiTypes.STR
+        ),
     )
     def get(self, request: Request, review_id: str) -> HttpResponse:
         review = self.get_review(review_id)
@@ -562,23 +538,15 @@ class ReviewExportCsvApi(ReviewApiView):
         return response
 
 
-class ReviewExportXlsxApi(ReviewApiView):
+class ReviewExportXlsxApi(ReviewApiView, FileApiView):
     """The grid sheet as the CSV, plus a Citations sheet (one row per cell)."""
-
-    content_negotiation_class = _AnyAccept
 
     @extend_schema(
         tags=TAGS,
         summary="Export a review as XLSX, with each cell's citation",
         operation_id="tabular_reviews_export_xlsx",
         parameters=[uuid_path("review_id")],
-        responses={
-            (200, export.XLSX_CONTENT_TYPE): OpenApiResponse(
-                OpenApiTypes.BINARY, description="XLSX"
-            ),
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=file_responses(export.XLSX_CONTENT_TYPE, "XLSX"),
     )
     def get(self, request: Request, review_id: str) -> FileResponse:
         review = self.get_review(review_id)
