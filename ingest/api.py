@@ -22,7 +22,7 @@ from accounts.api import (
     MAX_INT_ID,
     PageFilterSerializer,
     TenantApiView,
-    not_found,
+    found,
     page_response,
     page_serializer,
     paginate,
@@ -111,6 +111,14 @@ class UploadItemSerializer(DocumentOutputSerializer):
 
     class Meta:
         ref_name = "DocumentUploadItem"
+
+
+# Operations on one document: the one tenant-scoped lookup they share (a
+# deleted document, or another tenant's, is not found). A comment: the schema
+# takes an operation's description from its class's nearest docstring.
+class DocumentApiView(TenantApiView):
+    def get_document(self, document_id: str) -> Document:
+        return found(document_get(tenant=self.tenant, pk=parse_uuid(document_id)))
 
 
 class DocumentListApi(TenantApiView):
@@ -243,7 +251,7 @@ class DocumentUploadApi(TenantApiView):
         return Response({"items": items}, status=status.HTTP_201_CREATED)
 
 
-class DocumentDetailApi(TenantApiView):
+class DocumentDetailApi(DocumentApiView):
     """One document with its current text and page boundaries."""
 
     class FilterSerializer(serializers.Serializer):
@@ -298,9 +306,7 @@ class DocumentDetailApi(TenantApiView):
     def get(self, request: Request, document_id: str) -> Response:
         f = self.FilterSerializer(data=request.query_params)
         f.is_valid(raise_exception=True)
-        document = document_get(tenant=self.tenant, pk=parse_uuid(document_id))
-        if document is None:
-            raise not_found()
+        document = self.get_document(document_id)
         revision = document.current_revision
         text = revision.normalized_content if revision is not None else None
         starts = (revision.page_starts or [0]) if revision is not None else []
@@ -314,7 +320,7 @@ class DocumentDetailApi(TenantApiView):
         return Response(self.OutputSerializer(document).data)
 
 
-class DocumentDeleteApi(TenantApiView):
+class DocumentDeleteApi(DocumentApiView):
     """Soft-delete a document: it leaves lists, search and chat; its citations
     stay as history (seed 003: citations outlive their sources)."""
 
@@ -331,14 +337,12 @@ class DocumentDeleteApi(TenantApiView):
         tags=["documents"],
     )
     def post(self, request: Request, document_id: str) -> Response:
-        document = document_get(tenant=self.tenant, pk=parse_uuid(document_id))
-        if document is None:
-            raise not_found()
+        document = self.get_document(document_id)
         document_delete(document=document)  # with its attachments
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class DocumentRestoreApi(TenantApiView):
+class DocumentRestoreApi(DocumentApiView):
     """Take back a deleted document (and the attachments deleted with it):
     it returns to lists, search and chat. Restoring a live document is a
     no-op."""
@@ -356,9 +360,9 @@ class DocumentRestoreApi(TenantApiView):
         tags=["documents"],
     )
     def post(self, request: Request, document_id: str) -> Response:
-        document = document_get_any(tenant=self.tenant, pk=parse_uuid(document_id))
-        if document is None:
-            raise not_found()
+        document = found(
+            document_get_any(tenant=self.tenant, pk=parse_uuid(document_id))
+        )
         document_restore(document=document)
         document = (
             Document.objects.with_scope(tenant=self.tenant.pk)
@@ -369,7 +373,7 @@ class DocumentRestoreApi(TenantApiView):
         return Response(DocumentOutputSerializer(document).data)
 
 
-class DocumentRenameApi(TenantApiView):
+class DocumentRenameApi(DocumentApiView):
     """Give a document the title a person chose (issue 32): naming in chat and
     `@` mentions use it at once, a new revision never replaces it, and a
     TitleChange records who changed it. 400 for an empty title, one over 300
@@ -399,9 +403,7 @@ class DocumentRenameApi(TenantApiView):
         tags=["documents"],
     )
     def post(self, request: Request, document_id: str) -> Response:
-        document = document_get(tenant=self.tenant, pk=parse_uuid(document_id))
-        if document is None:
-            raise not_found()
+        document = self.get_document(document_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:

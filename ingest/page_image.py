@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ingest.errors import ExtractionError
 from ingest.models import DocumentRevision
 from ingest.sandbox import page_char_boxes_in_child, render_page_png_in_child
 from ingest.services import ingest_limits
+
+if TYPE_CHECKING:
+    from ingest.extractors.pdf import PageGeometry
 
 LINE_TOLERANCE = 2.0  # points: characters closer than this vertically share a line
 
@@ -81,7 +85,36 @@ def span_highlight(
     ):
         return None
     page = revision.page_for_offset(start)
-    page_start = revision.page_starts[page - 1]
+    read = _page_read(revision, page)
+    if read is None or not read.matches:
+        return None  # the file no longer matches this revision's text: show no boxes
+    return PageHighlight(
+        page=page,
+        width=read.geometry.width,
+        height=read.geometry.height,
+        rects=read.outline(start, end),
+    )
+
+
+@dataclass(frozen=True)
+class _PageRead:
+    """A PDF page's characters' boxes, read from the file, and where its text
+    starts in the revision's text."""
+
+    geometry: PageGeometry
+    start: int
+    matches: bool  # the file's text of the page is still the revision's
+
+    def outline(self, start: int, end: int) -> list[Rect]:
+        """One rectangle per line of content[start:end] on this page."""
+        lo = max(0, start - self.start)
+        hi = min(len(self.geometry.text), end - self.start)
+        return _merge_lines([b for b in self.geometry.boxes[lo:hi] if b is not None])
+
+
+def _page_read(revision: DocumentRevision, page: int) -> _PageRead | None:
+    """Page `page` read in a child process; None when it cannot be read now."""
+    page_start = revision.page_starts[page - 1] if revision.page_starts else 0
     try:
         geometry = page_char_boxes_in_child(
             Path(revision.file.blob.path), page, limits=ingest_limits()
@@ -91,17 +124,7 @@ def span_highlight(
     page_text = revision.normalized_content[
         page_start : page_start + len(geometry.text)
     ]
-    if page_text != geometry.text:
-        return None  # the file no longer matches this revision's text: show no boxes
-    lo = max(0, start - page_start)
-    hi = min(len(geometry.text), end - page_start)
-    boxes = [b for b in geometry.boxes[lo:hi] if b is not None]
-    return PageHighlight(
-        page=page,
-        width=geometry.width,
-        height=geometry.height,
-        rects=_merge_lines(boxes),
-    )
+    return _PageRead(geometry, page_start, page_text == geometry.text)
 
 
 @dataclass(frozen=True)
@@ -125,30 +148,17 @@ def page_picture(
     outlined on each of its pages. None when the page cannot be read now."""
     if not 1 <= page <= revision.page_count:
         return None
-    page_start = revision.page_starts[page - 1] if revision.page_starts else 0
-    try:
-        geometry = page_char_boxes_in_child(
-            Path(revision.file.blob.path), page, limits=ingest_limits()
-        )
-    except (ExtractionError, OSError, ValueError):
+    read = _page_read(revision, page)
+    if read is None:
         return None
-    page_text = revision.normalized_content[
-        page_start : page_start + len(geometry.text)
+    # The file no longer matching this text, or a span off this page: no boxes.
+    outlines = [
+        read.outline(start, end) if read.matches else [] for start, end in spans
     ]
-    outlines: list[list[Rect]] = []
-    for start, end in spans:
-        lo = max(0, start - page_start)
-        hi = min(len(geometry.text), end - page_start)
-        if page_text != geometry.text or lo >= hi:
-            outlines.append([])  # the file no longer matches this text: no boxes
-            continue
-        outlines.append(
-            _merge_lines([b for b in geometry.boxes[lo:hi] if b is not None])
-        )
     return PagePicture(
         page=page,
-        width=geometry.width,
-        height=geometry.height,
+        width=read.geometry.width,
+        height=read.geometry.height,
         current=outlines[0] if outlines else [],
         others=[r for rects in outlines[1:] for r in rects],
     )
