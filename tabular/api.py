@@ -169,15 +169,7 @@ class ReviewOutputSerializer(ReviewSummarySerializer):
 
     @extend_schema_field(ProgressSerializer)
     def get_progress(self, review: Review) -> dict[str, Any]:
-        p = review_progress(review)
-        return {
-            "total": p.total,
-            "done": p.done,
-            "failed": p.failed,
-            "running": p.running,
-            "pending": p.pending,
-            "percent": p.percent,
-        }
+        return ProgressSerializer(review_progress(review)).data
 
     @extend_schema_field(RowOutputSerializer(many=True))
     def get_documents(self, review: Review) -> list[dict[str, Any]]:

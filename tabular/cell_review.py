@@ -32,7 +32,7 @@ from django.utils import timezone
 from tabular import column_types
 from tabular.models import Cell, CellEvent
 from tabular.reading import value_support
-from tabular.services import ReviewError
+from tabular.services import NO_EDIT, ReviewError
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -214,15 +214,7 @@ def cell_revert(*, cell: Cell, user: AbstractBaseUser | None, note: str = "") ->
         locked = _locked(cell)
         if not locked.is_edited:
             return cell
-        Cell.objects.filter(pk=locked.pk).update(
-            edited_value="",
-            edited_typed_value=None,
-            edited_support="",
-            edited_support_reason="",
-            edit_note="",
-            edited_by=None,
-            edited_at=None,
-        )
+        Cell.objects.filter(pk=locked.pk).update(**NO_EDIT)
         _event(
             locked,
             CellEvent.Action.REVERT,

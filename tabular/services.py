@@ -66,6 +66,16 @@ _SPEC_RE = re.compile(
 # "Options: A | B | C" after an options column's question, in the form's lines.
 _OPTIONS_RE = re.compile(r"\s*\[(?P<options>[^\]]*)\]\s*$")
 MAX_OPTIONS = 20
+# A cell without a reviewer's edit (reverting an edit, re-running a cell).
+NO_EDIT = {
+    "edited_value": "",
+    "edited_typed_value": None,
+    "edited_support": "",
+    "edited_support_reason": "",
+    "edit_note": "",
+    "edited_by": None,
+    "edited_at": None,
+}
 
 
 def column_type(raw: str) -> str:
@@ -324,13 +334,7 @@ def cell_rerun(*, cell: Cell, user: AbstractBaseUser | None = None) -> Cell:
                 review_state=Cell.ReviewState.UNREVIEWED,
                 reviewed_by=None,
                 reviewed_at=None,
-                edited_value="",
-                edited_typed_value=None,
-                edited_support="",
-                edited_support_reason="",
-                edit_note="",
-                edited_by=None,
-                edited_at=None,
+                **NO_EDIT,
             )
             if reset and previous is not None:
                 who = user if getattr(user, "is_authenticated", False) else None
