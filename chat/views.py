@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from django.contrib.auth.decorators import login_required
 from django.http import (
-    Http404,
     HttpRequest,
     HttpResponse,
     JsonResponse,
@@ -16,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.http import require_tenant
+from accounts.http import found_or_404, require_tenant
 from accounts.models import Collection
 from chat.models import Message
 from chat.selectors import (
@@ -43,12 +42,10 @@ from citations.panel import citation_panel_context, unsourced_panel_context
 
 
 def _session_or_404(request: HttpRequest, session_id):
-    session = session_get(
-        tenant=require_tenant(request), pk=session_id, user=request.user
+    return found_or_404(
+        session_get(tenant=require_tenant(request), pk=session_id, user=request.user),
+        "No such chat.",
     )
-    if session is None:
-        raise Http404("No such chat.")
-    return session
 
 
 # ---------------------------------------------------------------- pages
@@ -177,15 +174,14 @@ def _sse(event: str, data: dict) -> str:
 @login_required
 def message_stream_view(request: HttpRequest, question_id) -> StreamingHttpResponse:
     tenant = require_tenant(request)
-    question = (
+    question = found_or_404(
         Message.objects.filter(
             pk=question_id, role=Message.Role.USER, session__user=request.user
         )
         .select_related("session", "session__tenant")
-        .first()
+        .first(),
+        "No such question.",
     )
-    if question is None:
-        raise Http404("No such question.")
     existing = Message.objects.filter(reply_to=question).first()
 
     def events() -> Iterator[str]:
@@ -214,15 +210,14 @@ def message_stream_view(request: HttpRequest, question_id) -> StreamingHttpRespo
 @login_required
 def message_fragment(request: HttpRequest, message_id) -> HttpResponse:
     require_tenant(request)
-    message = (
+    message = found_or_404(
         Message.objects.filter(
             pk=message_id, role=Message.Role.ASSISTANT, session__user=request.user
         )
         .prefetch_related("citations__reviews", "unsourced_citations")
-        .first()
+        .first(),
+        "No such message.",
     )
-    if message is None:
-        raise Http404("No such message.")
     return render(
         request,
         "chat/session_detail.html#assistant-message",
@@ -234,11 +229,12 @@ def message_fragment(request: HttpRequest, message_id) -> HttpResponse:
 @login_required
 def message_retry_view(request: HttpRequest, message_id) -> HttpResponse:
     require_tenant(request)
-    failed = Message.objects.filter(
-        pk=message_id, status=Message.Status.FAILED, session__user=request.user
-    ).first()
-    if failed is None:
-        raise Http404("No such failed answer.")
+    failed = found_or_404(
+        Message.objects.filter(
+            pk=message_id, status=Message.Status.FAILED, session__user=request.user
+        ).first(),
+        "No such failed answer.",
+    )
     question = failed.reply_to
     turn = message_retry(failed=failed)
     if not request.htmx:  # without JS: answer in the request, then POST/redirect/GET
@@ -317,8 +313,9 @@ def citation_panel(request: HttpRequest, citation_id) -> HttpResponse:
     if citation is not None:
         context = citation_panel_context(citation)
     else:
-        unsourced = UnsourcedCitation.objects.filter(pk=citation_id).first()
-        if unsourced is None:
-            raise Http404("No such citation.")
+        unsourced = found_or_404(
+            UnsourcedCitation.objects.filter(pk=citation_id).first(),
+            "No such citation.",
+        )
         context = unsourced_panel_context(unsourced)
     return render(request, "citations/_citation_panel.html", context)

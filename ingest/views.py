@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.http import require_tenant
+from accounts.http import found_or_404, require_tenant
 from accounts.models import Collection
 from ingest.collections import (
     CollectionError,
@@ -183,9 +183,9 @@ def _back(request: HttpRequest, message: str = "", *, error: str = "") -> HttpRe
 @login_required
 def document_delete_view(request: HttpRequest, pk: str) -> HttpResponse:
     require_tenant(request)
-    document = document_get(tenant=request.tenant, pk=pk)
-    if document is None:
-        raise Http404("No such document.")
+    document = found_or_404(
+        document_get(tenant=request.tenant, pk=pk), "No such document."
+    )
     document_delete(document=document)
     if request.htmx:  # the rows, with an Undo beside the message
         return _rows(request, undo=document)
@@ -197,9 +197,9 @@ def document_delete_view(request: HttpRequest, pk: str) -> HttpResponse:
 @login_required
 def document_restore_view(request: HttpRequest, pk: str) -> HttpResponse:
     require_tenant(request)
-    document = document_get_any(tenant=request.tenant, pk=pk)
-    if document is None:
-        raise Http404("No such document.")
+    document = found_or_404(
+        document_get_any(tenant=request.tenant, pk=pk), "No such document."
+    )
     document_restore(document=document)
     return _back(request, f"Restored “{document.title}”.")
 
@@ -211,9 +211,9 @@ def document_rename_view(request: HttpRequest, pk: str) -> HttpResponse:
     title block (a refused title comes back in it with the reason, at 200 so
     htmx swaps it); without JS, back to where the form was."""
     require_tenant(request)
-    document = document_get(tenant=request.tenant, pk=pk)
-    if document is None:
-        raise Http404("No such document.")
+    document = found_or_404(
+        document_get(tenant=request.tenant, pk=pk), "No such document."
+    )
     title = request.POST.get("title", "")
     error = ""
     try:
@@ -265,9 +265,9 @@ def collection_create_view(request: HttpRequest) -> HttpResponse:
 @login_required
 def collection_rename_view(request: HttpRequest, pk: int) -> HttpResponse:
     require_tenant(request)
-    collection = collection_get(tenant=request.tenant, pk=pk)
-    if collection is None:
-        raise Http404("No such collection.")
+    collection = found_or_404(
+        collection_get(tenant=request.tenant, pk=pk), "No such collection."
+    )
     try:
         collection_rename(collection=collection, name=request.POST.get("name", ""))
     except CollectionError as error:
@@ -400,9 +400,9 @@ def document_detail(request: HttpRequest, pk: str) -> HttpResponse:
     outlines, its text beside or under it) with paging and zoom; other
     documents as text. Opens at `?at=&end=` (the cited span), its page first."""
     require_tenant(request)
-    document = document_get(tenant=request.tenant, pk=pk)
-    if document is None:
-        raise Http404("No such document.")
+    document = found_or_404(
+        document_get(tenant=request.tenant, pk=pk), "No such document."
+    )
     revision = document.current_revision
     context: dict = {
         "document": document,

@@ -16,7 +16,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.http import require_tenant
+from accounts.http import found_or_404, require_tenant
 from ingest.models import Document
 from ingest.selectors import document_list
 from playbook import export
@@ -71,17 +71,16 @@ MAX_UPLOAD_BYTES = 1_000_000
 
 
 def _playbook_or_404(request: HttpRequest, playbook_id) -> Playbook:
-    playbook = playbook_get(tenant=require_tenant(request), pk=playbook_id)
-    if playbook is None:
-        raise Http404("No such playbook.")
-    return playbook
+    return found_or_404(
+        playbook_get(tenant=require_tenant(request), pk=playbook_id),
+        "No such playbook.",
+    )
 
 
 def _run_or_404(request: HttpRequest, run_id) -> PlaybookRun:
-    run = run_get(tenant=require_tenant(request), pk=run_id)
-    if run is None:
-        raise Http404("No such run.")
-    return run
+    return found_or_404(
+        run_get(tenant=require_tenant(request), pk=run_id), "No such run."
+    )
 
 
 def _problems(exc: Exception) -> list[str]:
@@ -312,9 +311,9 @@ def position_form(request: HttpRequest, playbook_id, position_id=None) -> HttpRe
     playbook = _playbook_or_404(request, playbook_id)
     position = None
     if position_id is not None:
-        position = position_get(playbook=playbook, pk=position_id)
-        if position is None:
-            raise Http404("No such position.")
+        position = found_or_404(
+            position_get(playbook=playbook, pk=position_id), "No such position."
+        )
     if request.method != "POST":
         if request.method != "GET":
             return HttpResponse(status=405)
@@ -341,9 +340,9 @@ def position_delete_view(
     request: HttpRequest, playbook_id, position_id
 ) -> HttpResponse:
     playbook = _playbook_or_404(request, playbook_id)
-    position = position_get(playbook=playbook, pk=position_id)
-    if position is None:
-        raise Http404("No such position.")
+    position = found_or_404(
+        position_get(playbook=playbook, pk=position_id), "No such position."
+    )
     position_delete(position=position)
     return redirect("playbook:detail", playbook_id=playbook.pk)
 
@@ -352,9 +351,9 @@ def position_delete_view(
 @login_required
 def position_move_view(request: HttpRequest, playbook_id, position_id) -> HttpResponse:
     playbook = _playbook_or_404(request, playbook_id)
-    position = position_get(playbook=playbook, pk=position_id)
-    if position is None:
-        raise Http404("No such position.")
+    position = found_or_404(
+        position_get(playbook=playbook, pk=position_id), "No such position."
+    )
     position_move(
         position=position, by=-1 if request.POST.get("direction") == "up" else 1
     )
@@ -442,9 +441,7 @@ def _report_context(run: PlaybookRun, row, **extra) -> dict:
 @login_required
 def contract_report_view(request: HttpRequest, run_id, row_id) -> HttpResponse:
     run = _run_or_404(request, run_id)
-    row = row_get(run=run, pk=row_id)
-    if row is None:
-        raise Http404("No such contract in this run.")
+    row = found_or_404(row_get(run=run, pk=row_id), "No such contract in this run.")
     return render(request, "playbook/report.html", _report_context(run, row))
 
 
@@ -513,9 +510,7 @@ def _export_rows(request: HttpRequest, run: PlaybookRun):
     raw = request.GET.get("contract")
     if not raw:
         return None, None
-    row = row_get(run=run, pk=raw)
-    if row is None:
-        raise Http404("No such contract in this run.")
+    row = found_or_404(row_get(run=run, pk=raw), "No such contract in this run.")
     return [row], row
 
 

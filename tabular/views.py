@@ -17,12 +17,12 @@ from urllib.parse import urlsplit
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, QueryDict
+from django.http import FileResponse, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.http import require_tenant
+from accounts.http import found_or_404, require_tenant
 from citations.panel import citation_panel_context
 from ingest.models import Document
 from ingest.selectors import document_list
@@ -66,17 +66,16 @@ DEFAULT_COLUMNS = (
 
 
 def _review_or_404(request: HttpRequest, review_id) -> Review:
-    review = review_get(tenant=require_tenant(request), pk=review_id)
-    if review is None:
-        raise Http404("No such review.")
-    return review
+    return found_or_404(
+        review_get(tenant=require_tenant(request), pk=review_id), "No such review."
+    )
 
 
 def _cell_or_404(request: HttpRequest, review: Review, cell_id) -> Cell:
-    cell = cell_get(tenant=require_tenant(request), review=review, pk=cell_id)
-    if cell is None:
-        raise Http404("No such cell.")
-    return cell
+    return found_or_404(
+        cell_get(tenant=require_tenant(request), review=review, pk=cell_id),
+        "No such cell.",
+    )
 
 
 # ---------------------------------------------------------------- list / create
@@ -311,9 +310,7 @@ def cell_action_view(
     panel and its grid cell (out of band), or redirects without htmx."""
     review = _review_or_404(request, review_id)
     cell = _cell_or_404(request, review, cell_id)
-    act = CELL_ACTIONS.get(action)
-    if act is None:
-        raise Http404("No such action.")
+    act = found_or_404(CELL_ACTIONS.get(action), "No such action.")
     error = ""
     try:
         act(cell, request.user, request.POST)
