@@ -56,32 +56,26 @@ def channel_items(
         else:
             loose.setdefault(message.ts.strftime("%Y-%m-%d"), []).append(message)
     label = f"#{channel_name}" if channel_name else channel_id
+    # (key, title, thread id, messages) of each document before it is cut in parts.
+    groups: list[tuple[str, str, str | None, list[ChatMessage]]] = []
     for thread_id, thread in threads.items():
         # A reply whose root is not in the export still makes its thread.
         root = next((m for m in thread if m.message_id == thread_id), thread[0])
         title = f"{label} · thread of {root.ts:%-d %b %Y}: {_opening(root.text)}"
-        for part, chunk in _parts(thread, max_messages):
+        groups.append((f"{kind}:{channel_id}:t:{thread_id}", title, thread_id, thread))
+    for day, day_messages in loose.items():
+        title = f"{label} · {day_messages[0].ts:%-d %b %Y}"
+        groups.append((f"{kind}:{channel_id}:d:{day}", title, None, day_messages))
+    for key, title, thread_id, group in groups:
+        for part, chunk in _parts(group, max_messages):
             yield _item(
                 kind=kind,
-                key=f"{kind}:{channel_id}:t:{thread_id}" + (f":{part}" if part else ""),
+                key=key + (f":{part}" if part else ""),
                 title=title + (f" (part {part + 1})" if part else ""),
                 workspace=workspace,
                 channel_id=channel_id,
                 channel_name=channel_name,
                 thread_id=thread_id,
-                messages=chunk,
-            )
-    for day, day_messages in loose.items():
-        title = f"{label} · {day_messages[0].ts:%-d %b %Y}"
-        for part, chunk in _parts(day_messages, max_messages):
-            yield _item(
-                kind=kind,
-                key=f"{kind}:{channel_id}:d:{day}" + (f":{part}" if part else ""),
-                title=title + (f" (part {part + 1})" if part else ""),
-                workspace=workspace,
-                channel_id=channel_id,
-                channel_name=channel_name,
-                thread_id=None,
                 messages=chunk,
             )
 

@@ -45,6 +45,15 @@ _SPECIAL = re.compile(r"<!(here|channel|everyone)(?:\|[^>]*)?>")
 _SKIPPED_SUBTYPES = frozenset(
     {"channel_join", "channel_leave", "group_join", "group_leave"}
 )
+# What a damaged export raises while its JSON is read: bad JSON or text, JSON
+# nested too deep, a truncated or corrupt archive.
+_DAMAGED = (
+    ValueError,
+    UnicodeDecodeError,
+    RecursionError,
+    zipfile.BadZipFile,
+    EOFError,
+)
 _CHANNEL_LISTS = ("channels.json", "groups.json", "mpims.json", "dms.json")
 
 
@@ -153,13 +162,7 @@ def read_slack_export(
                 if not isinstance(listed, list):
                     raise ValueError(name)
                 channels.extend(c for c in listed if isinstance(c, dict))
-    except (
-        ValueError,
-        UnicodeDecodeError,
-        RecursionError,
-        zipfile.BadZipFile,
-        EOFError,
-    ) as exc:
+    except _DAMAGED as exc:
         raise ExportError(
             "corrupt",
             "The export's channel or user list is damaged (not valid JSON) or the archive is truncated.",
@@ -279,14 +282,7 @@ def _channel_messages(
                 raise ValueError(day)
         except ExtractionError as exc:
             raise ExportError(exc.code, exc.message) from exc
-        except (
-            ValueError,
-            UnicodeDecodeError,
-            RecursionError,
-            zipfile.BadZipFile,
-            EOFError,
-            OSError,
-        ):
+        except (*_DAMAGED, OSError):
             export.warnings.append(
                 Warning_(
                     f"{label} {day}",

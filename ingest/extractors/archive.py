@@ -111,7 +111,7 @@ def read_zip(
                 )
                 continue
             try:
-                content = _read_member(zf, info, limits, budget, label)
+                content = read_member(zf, info, limits, budget, label)
             except (
                 zipfile.BadZipFile,
                 OSError,
@@ -154,17 +154,8 @@ def read_member(
     label: str,
 ) -> bytes:
     """One member's bytes, counted against the budget as they are produced
-    (for readers that go through an archive member by member: chat exports)."""
-    return _read_member(zf, info, limits, budget, label)
-
-
-def _read_member(
-    zf: zipfile.ZipFile,
-    info: zipfile.ZipInfo,
-    limits: Limits,
-    budget: ZipBudget,
-    label: str,
-) -> bytes:
+    (`read_zip`, and readers that go through an archive member by member:
+    chat exports)."""
     chunks: list[bytes] = []
     size = 0
     with zf.open(info) as fh:
