@@ -196,6 +196,13 @@ ERROR_404 = OpenApiResponse(
 )
 ERROR_429 = OpenApiResponse(ErrorSerializer, description="Too many requests.")
 COMMON_ERRORS = {401: ERROR_401, 403: ERROR_403, 429: ERROR_429}
+_ERRORS = {400: ERROR_400, 404: ERROR_404}
+
+
+def responses(ok: Any, *errors: int, code: int = 200) -> dict[int, Any]:
+    """An operation's responses: `ok` at `code`, the errors it answers besides
+    the common ones (400 bad input, 404 not found), then COMMON_ERRORS."""
+    return {code: ok, **{error: _ERRORS[error] for error in errors}, **COMMON_ERRORS}
 
 
 def uuid_path(name: str, description: str = "") -> OpenApiParameter:

@@ -38,6 +38,7 @@ from accounts.api import (
     page_serializer,
     paged_response,
     parse_uuid,
+    responses,
     tenant_collection,
     uuid_path,
 )
@@ -151,7 +152,7 @@ class ChatSessionListApi(TenantApiView):
         operation_id="chat_sessions_list",
         summary="List chat sessions",
         parameters=[PageFilterSerializer],
-        responses={200: OutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+        responses=responses(OutputSerializer, 400),
         tags=["chat"],
     )
     def get(self, request: Request) -> Response:
@@ -185,7 +186,7 @@ class ChatSessionCreateApi(TenantApiView):
         operation_id="chat_sessions_create",
         summary="Create a chat session",
         request=InputSerializer,
-        responses={201: ChatSessionOutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+        responses=responses(ChatSessionOutputSerializer, 400, code=201),
         tags=["chat"],
     )
     def post(self, request: Request) -> Response:
@@ -224,7 +225,7 @@ class ChatSessionDetailApi(ChatSessionApiView):
         operation_id="chat_sessions_retrieve",
         summary="Get a chat session",
         parameters=[uuid_path("session_id")],
-        responses={200: ChatSessionOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+        responses=responses(ChatSessionOutputSerializer, 404),
         tags=["chat"],
     )
     def get(self, request: Request, session_id: str) -> Response:
@@ -241,12 +242,7 @@ class ChatMessageListApi(ChatSessionApiView):
         operation_id="chat_messages_list",
         summary="List a session's messages",
         parameters=[uuid_path("session_id"), PageFilterSerializer],
-        responses={
-            200: OutputSerializer,
-            400: ERROR_400,
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=responses(OutputSerializer, 400, 404),
         tags=["chat"],
     )
     def get(self, request: Request, session_id: str) -> Response:
@@ -407,12 +403,7 @@ class ChatMessageAskAsyncApi(ChatMessageAskApi):
         summary="Ask a question, answered in the background",
         parameters=[uuid_path("session_id"), IDEMPOTENCY_KEY_PARAM],
         request=ChatMessageAskApi.InputSerializer,
-        responses={
-            202: OutputSerializer,
-            400: ERROR_400,
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=responses(OutputSerializer, 400, 404, code=202),
         tags=["chat"],
     )
     def post(self, request: Request, session_id: str) -> Response:
@@ -465,7 +456,7 @@ class ChatQuestionApi(ChatSessionApiView):
         operation_id="chat_question",
         summary="Poll a question asked with ask/async",
         parameters=[uuid_path("session_id"), uuid_path("question_id")],
-        responses={200: OutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+        responses=responses(OutputSerializer, 404),
         tags=["chat"],
     )
     def get(self, request: Request, session_id: str, question_id: str) -> Response:

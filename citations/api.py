@@ -25,9 +25,6 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from accounts.api import (
-    COMMON_ERRORS,
-    ERROR_400,
-    ERROR_404,
     MAX_INT_ID,
     TENANT_ID_PARAM,
     PageFilterSerializer,
@@ -37,6 +34,7 @@ from accounts.api import (
     page_serializer,
     paginate,
     parse_uuid,
+    responses,
     uuid_path,
 )
 from citations.models import FailureKind, MatchType, Method, Relevance, Status
@@ -230,7 +228,7 @@ class CitationListApi(TenantApiView):
         operation_id="citations_list",
         summary="List citations",
         parameters=[TENANT_ID_PARAM, FilterSerializer],
-        responses={200: OutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+        responses=responses(OutputSerializer, 400),
         tags=["citations"],
     )
     def get(self, request: Request) -> Response:
@@ -272,7 +270,7 @@ class CitationStatsApi(TenantApiView):
         operation_id="citations_stats",
         summary="Citation counts by status",
         parameters=[TENANT_ID_PARAM, CitationFilterSerializer],
-        responses={200: OutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+        responses=responses(OutputSerializer, 400),
         tags=["citations"],
     )
     def get(self, request: Request) -> Response:
@@ -287,7 +285,7 @@ class CitationDetailApi(TenantApiView):
         operation_id="citations_retrieve",
         summary="Get a citation",
         parameters=[uuid_path("citation_id")],
-        responses={200: CitationOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+        responses=responses(CitationOutputSerializer, 404),
         tags=["citations"],
     )
     def get(self, request: Request, citation_id: str) -> Response:
@@ -311,12 +309,7 @@ class CitationVerifyApi(TenantApiView):
         summary="Re-verify a citation",
         parameters=[uuid_path("citation_id")],
         request=None,
-        responses={
-            200: CitationOutputSerializer,
-            400: ERROR_400,
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=responses(CitationOutputSerializer, 400, 404),
         tags=["citations"],
     )
     def post(self, request: Request, citation_id: str) -> Response:

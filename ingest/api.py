@@ -16,9 +16,6 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from accounts.api import (
-    COMMON_ERRORS,
-    ERROR_400,
-    ERROR_404,
     MAX_INT_ID,
     PageFilterSerializer,
     TenantApiView,
@@ -27,6 +24,7 @@ from accounts.api import (
     page_serializer,
     paginate,
     parse_uuid,
+    responses,
     tenant_collection,
     uuid_path,
 )
@@ -146,7 +144,7 @@ class DocumentListApi(TenantApiView):
         operation_id="documents_list",
         summary="List documents",
         parameters=[FilterSerializer],
-        responses={200: OutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+        responses=responses(OutputSerializer, 400),
         tags=["documents"],
     )
     def get(self, request: Request) -> Response:
@@ -210,7 +208,7 @@ class DocumentUploadApi(TenantApiView):
         operation_id="documents_upload",
         summary="Upload documents",
         request={"multipart/form-data": InputSerializer},
-        responses={201: OutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+        responses=responses(OutputSerializer, 400, code=201),
         tags=["documents"],
     )
     def post(self, request: Request) -> Response:
@@ -295,12 +293,7 @@ class DocumentDetailApi(DocumentApiView):
         operation_id="documents_retrieve",
         summary="Get a document with its text",
         parameters=[uuid_path("document_id"), FilterSerializer],
-        responses={
-            200: OutputSerializer,
-            400: ERROR_400,
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=responses(OutputSerializer, 400, 404),
         tags=["documents"],
     )
     def get(self, request: Request, document_id: str) -> Response:
@@ -329,11 +322,7 @@ class DocumentDeleteApi(DocumentApiView):
         summary="Delete a document",
         parameters=[uuid_path("document_id")],
         request=None,
-        responses={
-            204: OpenApiResponse(description="Deleted."),
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=responses(OpenApiResponse(description="Deleted."), 404, code=204),
         tags=["documents"],
     )
     def post(self, request: Request, document_id: str) -> Response:
@@ -352,11 +341,7 @@ class DocumentRestoreApi(DocumentApiView):
         summary="Restore a deleted document",
         parameters=[uuid_path("document_id")],
         request=None,
-        responses={
-            200: DocumentOutputSerializer,
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=responses(DocumentOutputSerializer, 404),
         tags=["documents"],
     )
     def post(self, request: Request, document_id: str) -> Response:
@@ -394,12 +379,7 @@ class DocumentRenameApi(DocumentApiView):
         summary="Rename a document",
         parameters=[uuid_path("document_id")],
         request=InputSerializer,
-        responses={
-            200: DocumentOutputSerializer,
-            400: ERROR_400,
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=responses(DocumentOutputSerializer, 400, 404),
         tags=["documents"],
     )
     def post(self, request: Request, document_id: str) -> Response:
@@ -468,7 +448,7 @@ class ChunkSearchApi(TenantApiView):
         operation_id="search",
         summary="Search document chunks",
         parameters=[FilterSerializer],
-        responses={200: OutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+        responses=responses(OutputSerializer, 400),
         tags=["search"],
     )
     def get(self, request: Request) -> Response:

@@ -18,9 +18,6 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 
 from accounts.api import (
-    COMMON_ERRORS,
-    ERROR_400,
-    ERROR_404,
     MAX_INT_ID,
     PageFilterSerializer,
     TenantApiView,
@@ -28,6 +25,7 @@ from accounts.api import (
     page_serializer,
     paged_response,
     parse_uuid,
+    responses,
     tenant_collection,
     uuid_path,
 )
@@ -104,7 +102,7 @@ class SourceListApi(TenantApiView):
         operation_id="sources_list",
         summary="List sources",
         parameters=[PageFilterSerializer],
-        responses={200: OutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+        responses=responses(OutputSerializer, 400),
         tags=["sources"],
     )
     def get(self, request: Request) -> Response:
@@ -119,7 +117,7 @@ class SourceDetailApi(TenantApiView):
         operation_id="sources_retrieve",
         summary="Get a source",
         parameters=[uuid_path("source_id")],
-        responses={200: SourceOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+        responses=responses(SourceOutputSerializer, 404),
         tags=["sources"],
     )
     def get(self, request: Request, source_id: str) -> Response:
@@ -137,7 +135,7 @@ class SourceSyncApi(TenantApiView):
         summary="Sync a source now",
         parameters=[uuid_path("source_id")],
         request=None,
-        responses={202: SourceOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+        responses=responses(SourceOutputSerializer, 404, code=202),
         tags=["sources"],
     )
     def post(self, request: Request, source_id: str) -> Response:
@@ -171,7 +169,7 @@ class SourceExportCreateApi(TenantApiView):
         operation_id="sources_export_create",
         summary="Upload a Slack or Teams export",
         request={"multipart/form-data": InputSerializer},
-        responses={201: SourceOutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+        responses=responses(SourceOutputSerializer, 400, code=201),
         tags=["sources"],
     )
     def post(self, request: Request) -> Response:
@@ -230,7 +228,7 @@ class SourceWebCreateApi(TenantApiView):
         operation_id="sources_web_create",
         summary="Capture a web page",
         request=InputSerializer,
-        responses={201: SourceOutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+        responses=responses(SourceOutputSerializer, 400, code=201),
         tags=["sources"],
     )
     def post(self, request: Request) -> Response:
@@ -288,7 +286,7 @@ class SourceDatabaseCreateApi(TenantApiView):
         operation_id="sources_database_create",
         summary="Register a database table or query",
         request=InputSerializer,
-        responses={201: SourceOutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+        responses=responses(SourceOutputSerializer, 400, code=201),
         tags=["sources"],
     )
     def post(self, request: Request) -> Response:

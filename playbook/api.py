@@ -25,7 +25,6 @@ from rest_framework.views import APIView
 
 from accounts.api import (
     COMMON_ERRORS,
-    ERROR_400,
     ERROR_404,
     FileApiView,
     PageFilterSerializer,
@@ -38,6 +37,7 @@ from accounts.api import (
     paged_response,
     parse_int_id,
     parse_uuid,
+    responses,
     uuid_path,
 )
 from playbook import export
@@ -443,11 +443,9 @@ class PlaybookListApi(PlaybookApiView):
         summary="List the tenant's playbooks",
         operation_id="playbooks_list",
         parameters=[PageFilterSerializer],
-        responses={
-            200: page_serializer("Playbook", PlaybookSummarySerializer),
-            400: ERROR_400,
-            **COMMON_ERRORS,
-        },
+        responses=responses(
+            page_serializer("Playbook", PlaybookSummarySerializer), 400
+        ),
     )
     def get(self, request: Request) -> Response:
         return paged_response(
@@ -482,7 +480,7 @@ class PlaybookDetailApi(PlaybookApiView):
         summary="A playbook with its positions",
         operation_id="playbooks_retrieve",
         parameters=[uuid_path("playbook_id")],
-        responses={200: PlaybookOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+        responses=responses(PlaybookOutputSerializer, 404),
     )
     def get(self, request: Request, playbook_id: str) -> Response:
         return Response(PlaybookOutputSerializer(self.get_playbook(playbook_id)).data)
@@ -521,7 +519,7 @@ class PlaybookDeleteApi(PlaybookApiView):
         operation_id="playbooks_delete",
         request=None,
         parameters=[uuid_path("playbook_id")],
-        responses={204: None, 404: ERROR_404, **COMMON_ERRORS},
+        responses=responses(None, 404, code=204),
     )
     def post(self, request: Request, playbook_id: str) -> Response:
         playbook_delete(playbook=self.get_playbook(playbook_id))
@@ -584,12 +582,7 @@ class PlaybookRunApi(PlaybookApiView):
         operation_id="playbooks_run",
         request=InputSerializer,
         parameters=[uuid_path("playbook_id")],
-        responses={
-            202: RunOutputSerializer,
-            400: ERROR_400,
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=responses(RunOutputSerializer, 400, 404, code=202),
     )
     def post(self, request: Request, playbook_id: str) -> Response:
         playbook = self.get_playbook(playbook_id)
@@ -616,11 +609,7 @@ class RunListApi(PlaybookApiView):
         summary="List the tenant's playbook runs, newest first",
         operation_id="playbooks_runs_list",
         parameters=[PageFilterSerializer],
-        responses={
-            200: page_serializer("PlaybookRun", RunSummarySerializer),
-            400: ERROR_400,
-            **COMMON_ERRORS,
-        },
+        responses=responses(page_serializer("PlaybookRun", RunSummarySerializer), 400),
     )
     def get(self, request: Request) -> Response:
         return paged_response(
@@ -634,7 +623,7 @@ class RunDetailApi(PlaybookApiView):
         summary="A run's status, progress and summary per contract (poll this)",
         operation_id="playbooks_runs_retrieve",
         parameters=[uuid_path("run_id")],
-        responses={200: RunOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+        responses=responses(RunOutputSerializer, 404),
     )
     def get(self, request: Request, run_id: str) -> Response:
         return Response(RunOutputSerializer(_run_data(self.get_run(run_id))).data)
@@ -647,7 +636,7 @@ class RunResumeApi(PlaybookApiView):
         operation_id="playbooks_runs_resume",
         request=None,
         parameters=[uuid_path("run_id")],
-        responses={202: RunOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+        responses=responses(RunOutputSerializer, 404, code=202),
     )
     def post(self, request: Request, run_id: str) -> Response:
         run = self.get_run(run_id)
@@ -664,7 +653,7 @@ class RunCancelApi(PlaybookApiView):
         operation_id="playbooks_runs_cancel",
         request=None,
         parameters=[uuid_path("run_id")],
-        responses={200: RunOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+        responses=responses(RunOutputSerializer, 404),
     )
     def post(self, request: Request, run_id: str) -> Response:
         run = self.get_run(run_id)
@@ -686,11 +675,7 @@ class RunReportApi(PlaybookApiView):
                 required=False,
             ),
         ],
-        responses={
-            200: FindingOutputSerializer(many=True),
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=responses(FindingOutputSerializer(many=True), 404),
     )
     def get(self, request: Request, run_id: str) -> Response:
         run = self.get_run(run_id)
@@ -742,12 +727,7 @@ class FindingActionApi(PlaybookApiView):
                 enum=["accept", "override", "clear"],
             ),
         ],
-        responses={
-            200: FindingOutputSerializer,
-            400: ERROR_400,
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=responses(FindingOutputSerializer, 400, 404),
     )
     def post(
         self, request: Request, run_id: str, finding_id: str, action: str

@@ -22,9 +22,6 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from accounts.api import (
-    COMMON_ERRORS,
-    ERROR_400,
-    ERROR_404,
     FileApiView,
     PageFilterSerializer,
     TenantApiView,
@@ -36,6 +33,7 @@ from accounts.api import (
     paged_response,
     parse_int_id,
     parse_uuid,
+    responses,
     uuid_path,
 )
 from tabular import export
@@ -291,11 +289,9 @@ class ReviewListApi(TenantApiView):
         summary="List the tenant's reviews, newest first",
         operation_id="tabular_reviews_list",
         parameters=[PageFilterSerializer],
-        responses={
-            200: page_serializer("TabularReview", ReviewSummarySerializer),
-            400: ERROR_400,
-            **COMMON_ERRORS,
-        },
+        responses=responses(
+            page_serializer("TabularReview", ReviewSummarySerializer), 400
+        ),
     )
     def get(self, request: Request) -> Response:
         return paged_response(
@@ -323,7 +319,7 @@ class ReviewCreateApi(ReviewApiView):
         summary="Create a review (documents x columns) and, by default, start it",
         operation_id="tabular_reviews_create",
         request=InputSerializer,
-        responses={201: ReviewOutputSerializer, 400: ERROR_400, **COMMON_ERRORS},
+        responses=responses(ReviewOutputSerializer, 400, code=201),
     )
     def post(self, request: Request) -> Response:
         s = self.InputSerializer(data=request.data)
@@ -347,7 +343,7 @@ class ReviewDetailApi(ReviewApiView):
         summary="A review with its progress (poll this while it runs)",
         operation_id="tabular_reviews_retrieve",
         parameters=[uuid_path("review_id")],
-        responses={200: ReviewOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+        responses=responses(ReviewOutputSerializer, 404),
     )
     def get(self, request: Request, review_id: str) -> Response:
         return self.review_response(self.get_review(review_id))
@@ -360,7 +356,7 @@ class ReviewRunApi(ReviewApiView):
         operation_id="tabular_reviews_run",
         request=None,
         parameters=[uuid_path("review_id")],
-        responses={202: ReviewOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+        responses=responses(ReviewOutputSerializer, 404, code=202),
     )
     def post(self, request: Request, review_id: str) -> Response:
         review = self.get_review(review_id)
@@ -375,7 +371,7 @@ class ReviewCancelApi(ReviewApiView):
         operation_id="tabular_reviews_cancel",
         request=None,
         parameters=[uuid_path("review_id")],
-        responses={200: ReviewOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+        responses=responses(ReviewOutputSerializer, 404),
     )
     def post(self, request: Request, review_id: str) -> Response:
         review = self.get_review(review_id)
@@ -389,12 +385,9 @@ class ReviewCellListApi(ReviewApiView):
         summary="A review's cells with their citations, row by row",
         operation_id="tabular_cells_list",
         parameters=[uuid_path("review_id"), PageFilterSerializer],
-        responses={
-            200: page_serializer("TabularCell", CellOutputSerializer),
-            400: ERROR_400,
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=responses(
+            page_serializer("TabularCell", CellOutputSerializer), 400, 404
+        ),
     )
     def get(self, request: Request, review_id: str) -> Response:
         review = self.get_review(review_id)
@@ -413,7 +406,7 @@ class ReviewCellRerunApi(ReviewApiView):
         operation_id="tabular_cells_rerun",
         request=None,
         parameters=[uuid_path("review_id"), int_path("cell_id")],
-        responses={202: CellOutputSerializer, 404: ERROR_404, **COMMON_ERRORS},
+        responses=responses(CellOutputSerializer, 404, code=202),
     )
     def post(self, request: Request, review_id: str, cell_id: str) -> Response:
         review = self.get_review(review_id)
@@ -462,12 +455,7 @@ class ReviewCellActionApi(ReviewApiView):
                 enum=["approve", "flag", "clear", "edit", "revert"],
             ),
         ],
-        responses={
-            200: CellOutputSerializer,
-            400: ERROR_400,
-            404: ERROR_404,
-            **COMMON_ERRORS,
-        },
+        responses=responses(CellOutputSerializer, 400, 404),
     )
     def post(
         self, request: Request, review_id: str, cell_id: str, action: str
