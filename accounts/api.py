@@ -95,6 +95,14 @@ def parse_int_id(value: object) -> int | None:
     return pk if 0 < pk <= MAX_INT_ID else None
 
 
+def collection_id_field(**options: Any) -> serializers.IntegerField:
+    """An optional `collection_id` input (a positive database id); resolve it
+    with `tenant_collection`."""
+    return serializers.IntegerField(
+        min_value=1, max_value=MAX_INT_ID, required=False, **options
+    )
+
+
 def tenant_collection(tenant: Tenant, collection_id: int | None) -> Collection | None:
     """A collection id from a request body, resolved inside the caller's
     tenant before it sets any foreign key (TEN-04, Sentry #108156): another

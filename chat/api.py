@@ -30,10 +30,10 @@ from accounts.api import (
     ERROR_400,
     ERROR_404,
     ERROR_429,
-    MAX_INT_ID,
     ErrorSerializer,
     PageFilterSerializer,
     TenantApiView,
+    collection_id_field,
     not_found,
     page_serializer,
     paged_response,
@@ -169,9 +169,7 @@ class ChatSessionCreateApi(TenantApiView):
         title = serializers.CharField(
             max_length=200, required=False, allow_blank=True, default=""
         )
-        collection_id = serializers.IntegerField(
-            min_value=1, max_value=MAX_INT_ID, required=False, allow_null=True
-        )
+        collection_id = collection_id_field(allow_null=True)
         document_ids = serializers.ListField(
             child=serializers.UUIDField(),
             required=False,
@@ -313,11 +311,8 @@ class ChatMessageAskApi(ChatSessionApiView):
             help_text="search only these documents for this question "
             "(overrides the session's scope for this turn)",
         )
-        collection_id = serializers.IntegerField(
-            min_value=1,
-            max_value=MAX_INT_ID,
-            required=False,
-            help_text="search only this collection for this question",
+        collection_id = collection_id_field(
+            help_text="search only this collection for this question"
         )
 
         class Meta:

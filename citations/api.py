@@ -25,10 +25,10 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from accounts.api import (
-    MAX_INT_ID,
     TENANT_ID_PARAM,
     PageFilterSerializer,
     TenantApiView,
+    collection_id_field,
     not_found,
     page_response,
     page_serializer,
@@ -146,9 +146,7 @@ class CitationFilterSerializer(serializers.Serializer):
     """seed 003's filters; `tenant_id` is required and checked by TenantApiView."""
 
     document_id = serializers.UUIDField(required=False)
-    collection_id = serializers.IntegerField(
-        min_value=1, max_value=MAX_INT_ID, required=False
-    )
+    collection_id = collection_id_field()
     execution_context_type = serializers.CharField(max_length=32, required=False)
     execution_context_id = serializers.CharField(
         max_length=MAX_CONTEXT_ID, required=False

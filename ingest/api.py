@@ -16,9 +16,9 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from accounts.api import (
-    MAX_INT_ID,
     PageFilterSerializer,
     TenantApiView,
+    collection_id_field,
     found,
     page_response,
     page_serializer,
@@ -126,9 +126,7 @@ class DocumentListApi(TenantApiView):
         status = serializers.ChoiceField(
             choices=Document.Status.choices, required=False
         )
-        collection_id = serializers.IntegerField(
-            min_value=1, max_value=MAX_INT_ID, required=False
-        )
+        collection_id = collection_id_field()
         q = serializers.CharField(
             max_length=200,
             required=False,
@@ -191,9 +189,7 @@ class DocumentUploadApi(TenantApiView):
             allow_empty=False,
             max_length=MAX_FILES_PER_UPLOAD,
         )
-        collection_id = serializers.IntegerField(
-            min_value=1, max_value=MAX_INT_ID, required=False
-        )
+        collection_id = collection_id_field()
 
         class Meta:
             ref_name = "DocumentUploadInput"
@@ -408,12 +404,7 @@ class ChunkSearchApi(TenantApiView):
         document_id = serializers.UUIDField(
             required=False, help_text="search one document"
         )
-        collection_id = serializers.IntegerField(
-            min_value=1,
-            max_value=MAX_INT_ID,
-            required=False,
-            help_text="search one collection",
-        )
+        collection_id = collection_id_field(help_text="search one collection")
 
         class Meta:
             ref_name = "SearchFilter"

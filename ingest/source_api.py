@@ -18,9 +18,9 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 
 from accounts.api import (
-    MAX_INT_ID,
     PageFilterSerializer,
     TenantApiView,
+    collection_id_field,
     not_found,
     page_serializer,
     paged_response,
@@ -158,9 +158,7 @@ class SourceExportCreateApi(TenantApiView):
         file = serializers.FileField(allow_empty_file=True, use_url=False)
         name = serializers.CharField(max_length=200, required=False, allow_blank=True)
         source_id = serializers.UUIDField(required=False)
-        collection_id = serializers.IntegerField(
-            min_value=1, max_value=MAX_INT_ID, required=False
-        )
+        collection_id = collection_id_field()
 
         class Meta:
             ref_name = "SourceExportInput"
@@ -217,9 +215,7 @@ class SourceWebCreateApi(TenantApiView):
         schedule_minutes = serializers.IntegerField(
             min_value=0, max_value=MAX_SCHEDULE_MINUTES, default=0
         )
-        collection_id = serializers.IntegerField(
-            min_value=1, max_value=MAX_INT_ID, required=False
-        )
+        collection_id = collection_id_field()
 
         class Meta:
             ref_name = "SourceWebInput"
@@ -275,9 +271,7 @@ class SourceDatabaseCreateApi(TenantApiView):
         schedule_minutes = serializers.IntegerField(
             min_value=0, max_value=MAX_SCHEDULE_MINUTES, default=0
         )
-        collection_id = serializers.IntegerField(
-            min_value=1, max_value=MAX_INT_ID, required=False
-        )
+        collection_id = collection_id_field()
 
         class Meta:
             ref_name = "SourceDatabaseInput"
