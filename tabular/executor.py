@@ -54,7 +54,8 @@ import threading
 import time
 import uuid
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -539,31 +540,18 @@ def _run_cell(run: _Run, cell_id: int, row_id: int, column_id: int) -> bool:
             _usage(completion),
         )
     else:
-        _store_or_fail(
-            run,
-            cell_id,
-            column,
-            source,
-            _Passages.retrieved(got, answer["cited_chunk_indices"]),
-            answer,
-            _usage(completion),
-            verdict,
-        )
+        usage = _usage(completion)
+        passages = _Passages.retrieved(got, answer["cited_chunk_indices"])
+        with _stored_or_failed(run, cell_id, usage):
+            _store(run, cell_id, column, source, passages, answer, usage, verdict)
     return True
 
 
-def _store_or_fail(
-    run: _Run,
-    cell_id: int,
-    column: ReviewColumn,
-    source: _Source,
-    passages: _Passages,
-    answer: dict[str, Any],
-    usage: dict[str, Any],
-    checked: _Verified | None,
-) -> None:
+@contextmanager
+def _stored_or_failed(run: _Run, cell_id: int, usage: dict[str, Any]) -> Iterator[None]:
+    """Storing an answer: an error there costs this cell (failed), not the run."""
     try:
-        _store(run, cell_id, column, source, passages, answer, usage, checked)
+        yield
     except Exception as exc:
         logger.exception("tabular cell %s could not be stored", cell_id)
         _fail(
@@ -627,16 +615,9 @@ def _run_row(run: _Run, items: list[tuple[int, int, int]]) -> list[bool]:
                 usage,
             )
             continue
-        _store_or_fail(
-            run,
-            cell_id,
-            column,
-            source,
-            _Passages.read(read, got),
-            answer,
-            usage,
-            verdict,
-        )
+        passages = _Passages.read(read, got)
+        with _stored_or_failed(run, cell_id, usage):
+            _store(run, cell_id, column, source, passages, answer, usage, verdict)
     return finished
 
 
