@@ -17,6 +17,7 @@ Contracts:
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,22 +61,27 @@ def _position_rows(
             tenant=tenant,
             playbook=playbook,
             order=order,
-            title=p.title,
-            question=p.question,
-            type=p.type,
-            options=list(p.options),
-            standard=p.standard,
-            rule=p.rule,
-            fallbacks=list(p.fallbacks),
-            fallback_rule=p.fallback_rule,
-            deviation=p.deviation,
-            severity=p.severity,
-            if_absent=p.if_absent,
-            guidance=p.guidance,
-            search=p.search,
+            **_position_fields(p, list),
         )
         for order, p in enumerate(specs)
     ]
+
+
+# A position's fields are PositionSpec's (the file's); these two are lists in
+# the database and tuples in a spec.
+_SPEC_FIELDS = tuple(f.name for f in dataclasses.fields(PositionSpec))
+_LIST_FIELDS = ("options", "fallbacks")
+
+
+def _position_fields(obj: Any, sequence: type) -> dict[str, Any]:
+    """PositionSpec's fields read from `obj` (a spec or a Position), its list
+    fields as `sequence`."""
+    return {
+        name: sequence(getattr(obj, name) or ())
+        if name in _LIST_FIELDS
+        else getattr(obj, name)
+        for name in _SPEC_FIELDS
+    }
 
 
 def _name_free(tenant: Tenant, name: str, exclude: Playbook | None = None) -> None:
@@ -175,21 +181,7 @@ def playbook_delete(*, playbook: Playbook) -> None:
 
 
 def position_spec(position: Position) -> PositionSpec:
-    return PositionSpec(
-        title=position.title,
-        question=position.question,
-        standard=position.standard,
-        type=position.type,
-        options=tuple(position.options or ()),
-        rule=position.rule,
-        fallbacks=tuple(position.fallbacks or ()),
-        fallback_rule=position.fallback_rule,
-        deviation=position.deviation,
-        severity=position.severity,
-        if_absent=position.if_absent,
-        guidance=position.guidance,
-        search=position.search,
-    )
+    return PositionSpec(**_position_fields(position, tuple))
 
 
 def playbook_spec(playbook: Playbook) -> PlaybookSpec:
