@@ -31,6 +31,7 @@ Contracts:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from collections.abc import Sequence
@@ -259,15 +260,13 @@ def cell_facts(
 
 
 def position_facts(position: RunPosition) -> findings.PositionFacts:
+    """The facts are the run position's fields of the same names."""
     return findings.PositionFacts(
-        title=position.title,
-        type=position.type,
-        rule=position.rule,
-        fallback_rule=position.fallback_rule,
-        severity=position.severity,
-        if_absent=position.if_absent,
-        judged_by_model=position.judged_by_model,
+        **{f.name: getattr(position, f.name) for f in _FACT_FIELDS}
     )
+
+
+_FACT_FIELDS = dataclasses.fields(findings.PositionFacts)
 
 
 def findings_sync(run: PlaybookRun) -> int:
