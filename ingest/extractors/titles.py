@@ -25,7 +25,7 @@ from urllib.parse import unquote
 
 from ingest.extractors._common import title_from_filename
 from ingest.parties import companies, core_name, fold, words_of
-from llm.textfold import fold_compat
+from lib.textfold import fold_compat
 
 MAX_TITLE = 300  # the rename form's limit too (ingest.services.TITLE_MAX)
 
