@@ -257,7 +257,7 @@ def turn_finish(
     from citations.tasks import (
         verify_message_citations as verify_message_citations_task,
     )
-    from docuiq.enqueue import send_on_commit
+    from lib.worker.enqueue import send_on_commit
 
     known = [r.ref for r in turn.sources]
     rendered: Rendered | None = None

@@ -353,7 +353,7 @@ class Cell(models.Model):
             models.UniqueConstraint(
                 fields=["review", "row", "column"], name="uniq_cell_review_row_column"
             ),
-            # Target of CellEvent's same-tenant guard (docuiq.dbguards).
+            # Target of CellEvent's same-tenant guard (accounts.dbguards).
             models.UniqueConstraint(
                 fields=["tenant", "id"], name="uniq_cell_tenant_id"
             ),
