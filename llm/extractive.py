@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from lib.months import MONTH_ABBREVIATIONS
 from lib.sentences import split_sentences
 from lib.stemming import terms
 from llm import prompting
@@ -198,11 +199,12 @@ def _rated_answer(
 
 # -------------------------------------------------------------- cell values
 
+_MONTHS = "|".join(MONTH_ABBREVIATIONS)
 _DATE_RE = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b"
     r"|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b"
-    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2},? \d{4}\b"
-    r"|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,? \d{4}\b",
+    rf"|\b(?:{_MONTHS})[a-z]*\.? \d{{1,2}},? \d{{4}}\b"
+    rf"|\b\d{{1,2}} (?:{_MONTHS})[a-z]*\.?,? \d{{4}}\b",
     re.IGNORECASE,
 )
 _NUMBER_RE = re.compile(
