@@ -35,7 +35,9 @@ class TenantOwned(models.Model):
     not scoped (it is how a person's tenants are found, before any scope).
 
     Abstract: each model keeps its own table and columns (the key is
-    `tenant_id`, as before), so inheriting it changes no schema."""
+    `tenant_id`, as before), so inheriting it changes no schema. Django lists
+    an inherited field first, so `tenant` comes before `id` in `_meta.fields`
+    and in a query's column list; nothing reads a field by its position."""
 
     tenant = models.ForeignKey(
         "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
