@@ -81,14 +81,14 @@ test-model: venv model
 	$(PY) -m pytest -q -m real_model --durations=0 docuiq/tests/test_real_model.py
 
 # The worker: both queues, interactive (asks, verification) before bulk
-# (ingestion, tabular, syncs; docuiq/queues.py). SIGTERM: a cold shutdown that
+# (ingestion, tabular, syncs; lib/worker/queues.py). SIGTERM: a cold shutdown that
 # gives running tasks a few seconds, then puts their messages back in the
 # queue (CEL-11). Run `make beat` beside it.
 worker: venv
 	REMAP_SIGTERM=SIGQUIT $(VENV)/bin/celery -A docuiq worker -l info --concurrency 2
 
 # Beat, a process of its own: the sweeps that queue again whatever a broker
-# outage or a dead worker stranded (docuiq/beat.py). One is enough; a second
+# outage or a dead worker stranded (lib/worker/beat.py). One is enough; a second
 # does no harm.
 beat: venv
 	$(VENV)/bin/celery -A docuiq beat -l info

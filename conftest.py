@@ -184,7 +184,7 @@ def celery_worker_proc(settings, transactional_db, tmp_path):
         "CELERY_LOG_LEVEL": "INFO",
         "LLM_BASE_URL": settings.LLM_BASE_URL or "",
     }
-    settings.CELERY_QUEUE_PREFIX = prefix  # read by docuiq.queues when sending
+    settings.CELERY_QUEUE_PREFIX = prefix  # read by lib.worker.queues when sending
     old = (app.conf.broker_url, app.conf.task_always_eager, app.conf.task_default_queue)
 
     def reset_producer_state():

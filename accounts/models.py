@@ -26,6 +26,37 @@ class Tenant(models.Model):
         return self.slug
 
 
+class TenantOwned(models.Model):
+    """A row one tenant owns: its tenant key, and a manager that raises on a
+    query outside an active tenant scope (django-scopes) instead of returning
+    other tenants' rows. Every tenant-owned model of the apps above accounts
+    inherits it. API keys and collections inherit it too but write their key
+    out, for the tenant's reverse names (`tenant.api_keys`); a membership is
+    not scoped (it is how a person's tenants are found, before any scope).
+
+    Abstract: each model keeps its own table and columns (the key is
+    `tenant_id`, as before), so inheriting it changes no schema. Django lists
+    an inherited field first, so `tenant` comes before `id` in `_meta.fields`
+    and in a query's column list; nothing reads a field by its position."""
+
+    tenant = models.ForeignKey(
+        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
+    )
+
+    objects = ScopedManager(tenant="tenant")
+
+    class Meta:
+        abstract = True
+
+
+def tenant_id_unique(name: str = "uniq_%(class)s_tenant_id") -> models.UniqueConstraint:
+    """UNIQUE (tenant, id): the target of the composite foreign keys that keep
+    a reference between tenant-owned rows inside one tenant
+    (accounts/dbguards.py, TEN-06). Named after the model unless the name
+    already in the database says otherwise ("uniq_revision_tenant_id")."""
+    return models.UniqueConstraint(fields=["tenant", "id"], name=name)
+
+
 class Membership(models.Model):
     class Role(models.TextChoices):
         OWNER = "owner", "Owner"
@@ -58,13 +89,15 @@ def hash_api_key(raw: str) -> str:
     return hashlib.sha512(raw.encode()).hexdigest()
 
 
-class ApiKey(models.Model):
+class ApiKey(TenantOwned):
     """A client credential for one tenant, sent as `X-API-Key`.
 
     Only the prefix (for lookup) and a SHA-512 hash are stored; the full key is
     shown once, when it is created.
     """
 
+    # The tenant's keys are `tenant.api_keys`: the key is written out for its
+    # reverse name; the scoped manager is TenantOwned's.
     tenant = models.ForeignKey(
         Tenant, on_delete=models.CASCADE, related_name="api_keys"
     )
@@ -74,8 +107,6 @@ class ApiKey(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
-
-    objects = ScopedManager(tenant="tenant")
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
@@ -94,14 +125,13 @@ class ApiKey(models.Model):
         return self.revoked_at is None and self.tenant.is_active
 
 
-class Collection(models.Model):
+class Collection(TenantOwned):
+    # `tenant.collections`: written out for its reverse name (as ApiKey's).
     tenant = models.ForeignKey(
         Tenant, on_delete=models.CASCADE, related_name="collections"
     )
     name = models.CharField(max_length=200)
     created_at = models.DateTimeField(auto_now_add=True)
-
-    objects = ScopedManager(tenant="tenant")
 
     class Meta:
         constraints = [
@@ -109,9 +139,7 @@ class Collection(models.Model):
                 fields=["tenant", "name"], name="uniq_collection_tenant_name"
             ),
             # Target of composite foreign keys from tenant-owned rows (TEN-06).
-            models.UniqueConstraint(
-                fields=["tenant", "id"], name="uniq_collection_tenant_id"
-            ),
+            tenant_id_unique(),
         ]
         ordering = ["name"]
 

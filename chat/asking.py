@@ -26,7 +26,7 @@ from django.utils import timezone
 from accounts.scoping import tenant_scope, unscoped
 from chat.models import ChatSession, Message
 from chat.services import question_store, turn_answer, turn_for
-from docuiq.broker import broker_lost_since_last_look
+from lib.worker.broker import broker_lost_since_last_look
 
 if TYPE_CHECKING:
     import uuid

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from chat.rendering import leading_markers, marker_refs, without_markers
-from llm.extractive import split_sentences
+from lib.sentences import split_sentences
 
 SUPPORTED = "supported"
 PENDING = "pending"

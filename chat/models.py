@@ -7,14 +7,12 @@ import uuid
 
 from django.conf import settings
 from django.db import models
-from django_scopes import ScopedManager
+
+from accounts.models import TenantOwned, tenant_id_unique
 
 
-class ChatSession(models.Model):
+class ChatSession(TenantOwned):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -34,21 +32,15 @@ class ChatSession(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         ordering = ["-updated_at"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["tenant", "id"], name="uniq_chatsession_tenant_id"
-            )
-        ]
+        constraints = [tenant_id_unique()]
 
     def __str__(self) -> str:
         return self.title or f"Chat {str(self.pk)[:8]}"
 
 
-class Message(models.Model):
+class Message(TenantOwned):
     class Role(models.TextChoices):
         USER = "user", "User"
         ASSISTANT = "assistant", "Assistant"
@@ -60,9 +52,6 @@ class Message(models.Model):
         FAILED = "failed", "Failed"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     session = models.ForeignKey(
         ChatSession,
         null=True,
@@ -87,29 +76,20 @@ class Message(models.Model):
     completion_tokens = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         db_table = "messages"  # seed 000's message_citations references messages(id)
         ordering = ["created_at"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["tenant", "id"], name="uniq_message_tenant_id"
-            )
-        ]
+        constraints = [tenant_id_unique()]
 
     def __str__(self) -> str:
         return f"{self.role}: {self.content[:40]}"
 
 
-class MessageSource(models.Model):
+class MessageSource(TenantOwned):
     """A chunk retrieved for an answer. Snapshots survive the chunk's deletion."""
 
     message = models.ForeignKey(
         Message, on_delete=models.CASCADE, related_name="sources"
-    )
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
     )
     ref_label = models.CharField(max_length=8)
     rank = models.PositiveSmallIntegerField()
@@ -138,8 +118,6 @@ class MessageSource(models.Model):
     page_end = models.PositiveIntegerField(default=1)
     start_offset = models.PositiveIntegerField()
     end_offset = models.PositiveIntegerField()
-
-    objects = ScopedManager(tenant="tenant")
 
     class Meta:
         ordering = ["message", "rank"]

@@ -59,7 +59,7 @@ def citation_resolve(
     quote it is stored as unverified (seed 003: "Verification is optional").
     """
     from citations.tasks import verify_citation as verify_citation_task
-    from docuiq.enqueue import send_on_commit
+    from lib.worker.enqueue import send_on_commit
 
     quoted_text = quoted_text.strip()
     with tenant_scope(tenant):

@@ -43,7 +43,7 @@ from chat.naming import (
 from citations.relevance import passage_shape
 from ingest.models import Document
 from ingest.search.within import document_index
-from llm.textfold import fold_compat
+from lib.textfold import fold_compat
 
 if TYPE_CHECKING:
     from accounts.models import Tenant

@@ -46,9 +46,9 @@ from citations.services import (
 )
 from ingest.search import query_terms
 from ingest.search.within import term_weights, written_in
+from lib.stemming import terms
 from llm.configured import llm_config, provider
 from llm.errors import LLMError
-from llm.extractive import terms
 from llm.prompting import ANSWER_SCHEMA, NO_ANSWER, build_answer_messages
 from llm.types import ChatMessage, Completion
 
@@ -257,7 +257,7 @@ def turn_finish(
     from citations.tasks import (
         verify_message_citations as verify_message_citations_task,
     )
-    from docuiq.enqueue import send_on_commit
+    from lib.worker.enqueue import send_on_commit
 
     known = [r.ref for r in turn.sources]
     rendered: Rendered | None = None

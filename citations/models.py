@@ -10,7 +10,8 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Now
 from django.utils import timezone
-from django_scopes import ScopedManager
+
+from accounts.models import TenantOwned
 
 
 class Method(models.TextChoices):
@@ -56,7 +57,7 @@ class FailureKind(models.TextChoices):
     MISATTRIBUTED = "misattributed", "Mis-attributed"
 
 
-class MessageCitation(models.Model):
+class MessageCitation(TenantOwned):
     """One model-emitted citation. The first eleven columns are seed 000's DDL,
     by name and type; the constraints and two indexes carry its names.
 
@@ -91,9 +92,6 @@ class MessageCitation(models.Model):
     created_at = models.DateTimeField(default=timezone.now, db_default=Now())
 
     # --- seed 003 and the engine ------------------------------------------
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     quoted_text = models.TextField(blank=True)
     match_type = models.CharField(  # noqa: DJ001 - NULL until verified
         max_length=16, choices=MatchType.choices, null=True, blank=True
@@ -142,8 +140,6 @@ class MessageCitation(models.Model):
     # answer, cell and export that used it says so.
     is_stale = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
-
-    objects = ScopedManager(tenant="tenant")
 
     class Meta:
         db_table = (
@@ -222,16 +218,13 @@ class MessageCitation(models.Model):
         return self.verification_status == Status.PENDING
 
 
-class UnsourcedCitation(models.Model):
+class UnsourcedCitation(TenantOwned):
     """A reference to a source that was never given to the model (out of
     provenance). It has no file to point at, so it cannot be a row of
     `message_citations` (whose source_file_id is NOT NULL); it is kept here,
     never dropped, and counted in the stats."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     message = models.ForeignKey(
         "chat.Message", on_delete=models.CASCADE, related_name="unsourced_citations"
     )
@@ -243,8 +236,6 @@ class UnsourcedCitation(models.Model):
     execution_context_type = models.CharField(max_length=32, default="chat")
     execution_context_id = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
-
-    objects = ScopedManager(tenant="tenant")
 
     class Meta:
         ordering = ["-created_at"]
@@ -266,14 +257,11 @@ class UnsourcedCitation(models.Model):
         return FailureKind.OUT_OF_PROVENANCE
 
 
-class CitationVerification(models.Model):
+class CitationVerification(TenantOwned):
     """One verification attempt: what each stage said, how long it took, with
     which models. Never updated; the citation row holds the latest verdict."""
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     citation = models.ForeignKey(
         MessageCitation, on_delete=models.CASCADE, related_name="verifications"
     )
@@ -294,8 +282,6 @@ class CitationVerification(models.Model):
     duration_ms = models.FloatField(default=0.0)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         ordering = ["-created_at"]
 
@@ -303,7 +289,7 @@ class CitationVerification(models.Model):
         return f"{self.verification_method} ({self.trigger})"
 
 
-class CitationReview(models.Model):
+class CitationReview(TenantOwned):
     """A reviewer's accept/reject with a note; never overwrites the machine verdict."""
 
     class Decision(models.TextChoices):
@@ -311,9 +297,6 @@ class CitationReview(models.Model):
         REJECT = "reject", "Rejected"
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     citation = models.ForeignKey(
         MessageCitation, on_delete=models.CASCADE, related_name="reviews"
     )
@@ -324,8 +307,6 @@ class CitationReview(models.Model):
     note = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         ordering = ["-created_at"]
 
@@ -333,7 +314,7 @@ class CitationReview(models.Model):
         return f"{self.get_decision_display()} by {self.reviewer_id}"
 
 
-class PreparedForm(models.Model):
+class PreparedForm(TenantOwned):
     """A revision's text prepared for quote search (folded, indexed), stored
     so that every process reads it instead of building it: at 5 MB building
     takes about 2 s, reading about 0.1 s. Built after ingestion for texts of
@@ -342,9 +323,6 @@ class PreparedForm(models.Model):
     never read, and is replaced."""
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     revision = models.OneToOneField(
         "ingest.DocumentRevision",
         on_delete=models.CASCADE,
@@ -355,8 +333,6 @@ class PreparedForm(models.Model):
     data = models.BinaryField()
     chars = models.IntegerField()
     created_at = models.DateTimeField(default=timezone.now)
-
-    objects = ScopedManager(tenant="tenant")
 
     class Meta:
         db_table = "citations_prepared_form"

@@ -20,8 +20,8 @@ from django.db import IntegrityError, transaction
 from accounts.scoping import tenant_scope, unscoped
 from citations.cascade import prepared
 from citations.models import PreparedForm
-from docuiq.enqueue import send_on_commit
 from ingest.models import DocumentRevision
+from lib.worker.enqueue import send_on_commit
 
 logger = logging.getLogger(__name__)
 

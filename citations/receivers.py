@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from docuiq.enqueue import send_on_commit
+from lib.worker.enqueue import send_on_commit
 
 
 def reverify_on_new_revision(

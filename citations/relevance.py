@@ -32,7 +32,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from citations import values
-from llm.extractive import MIN_SHARED_STEM, same_word, split_sentences, terms
+from lib.sentences import split_sentences
+from lib.stemming import MIN_SHARED_STEM, same_word, terms
 
 # Kinds of value read from a passage's words (not yes/no).
 VALUE_KINDS = frozenset(

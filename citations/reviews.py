@@ -257,7 +257,7 @@ def citations_reverify(*, citations: Iterable[MessageCitation]) -> int:
     """Queue a fresh verification of each citation, after commit. Returns how
     many were queued (citations without a quote have nothing to verify)."""
     from citations.tasks import verify_citation
-    from docuiq.enqueue import send_on_commit
+    from lib.worker.enqueue import send_on_commit
 
     ids = [str(c.pk) for c in citations if c.quoted_text]
     for citation_id in ids:

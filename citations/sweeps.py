@@ -1,7 +1,7 @@
 """No citation pending forever: the sweep that queues verification again.
 
 A citation is stored `pending` and its verification is sent after the commit
-(docuiq.enqueue). The message can be lost: a broker down at commit time, a
+(lib.worker.enqueue). The message can be lost: a broker down at commit time, a
 Redis restarted without persistence, a worker killed with the message
 unacknowledged past its retries. Beat runs `citations_sweep` every
 CELERY_SWEEP_S: a citation still pending CITATIONS_PENDING_AFTER_S after it
@@ -21,8 +21,8 @@ from django.utils import timezone
 
 from accounts.scoping import unscoped
 from citations.models import MessageCitation, Status
-from docuiq.broker import broker_lost_since_last_look
-from docuiq.enqueue import send
+from lib.worker.broker import broker_lost_since_last_look
+from lib.worker.enqueue import send
 
 REQUEUED_KEY = "docuiq:citation-requeued:"
 SWEEP_LIMIT = 500  # per sweep: a backlog drains over several sweeps

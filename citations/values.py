@@ -49,11 +49,11 @@ from citations.cascade.numerals import (
     CARDINALS,
     CURRENCY_SIGNS,
     CURRENCY_WORDS,
-    MONTHS,
     ORDINALS,
     SCALES,
     number_value,
 )
+from lib.months import MONTH_ABBREVIATIONS, MONTHS
 
 DURATION = "duration"
 MONEY = "money"
@@ -763,7 +763,7 @@ def find_money(text: str) -> list[Money]:
 
 # --- Dates -------------------------------------------------------------------------
 
-_MONTH_NAMES = {**MONTHS, **{m[:3]: n for m, n in MONTHS.items()}, "sept": 9}
+_MONTH_NAMES = {**MONTHS, **MONTH_ABBREVIATIONS}
 _MONTH = rf"\b(?P<{{g}}>{_alternation(_MONTH_NAMES)})\b\.?"
 _ORDINAL_SUFFIX = r"(?:st|nd|rd|th)"
 _DAY = rf"(?P<{{g}}>[0-3]?\d)(?:{_ORDINAL_SUFFIX})?(?!\d)"

@@ -9,7 +9,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from docuiq.exceptions import DocuIQError
+from lib.exceptions import DocuIQError
 
 
 def exception_handler(exc: Exception, context: dict) -> Response | None:

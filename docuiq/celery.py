@@ -5,8 +5,8 @@ import os
 from celery import Celery
 from celery.signals import worker_process_init
 
-from docuiq import redis_transport
-from docuiq.liveness import WorkerAlive
+from lib.worker import redis_transport
+from lib.worker.liveness import WorkerAlive
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docuiq.settings")
 

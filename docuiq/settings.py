@@ -15,7 +15,7 @@ from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
-from docuiq.env import env_bool, env_float, env_int, env_list, env_str
+from lib.env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("DOCUIQ_VAR_DIR", default=str(BASE_DIR / "var")))
@@ -85,7 +85,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Bidi controls in document text shown as visible marks on every page.
-    "docuiq.display.BidiControlMiddleware",
+    "lib.display.BidiControlMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -342,7 +342,7 @@ CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = env_float(
     "CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT", default=10.0
 )
 CELERY_TASK_TRACK_STARTED = True
-# Two queues, interactive before bulk (docuiq/queues.py); a worker without
+# Two queues, interactive before bulk (lib/worker/queues.py); a worker without
 # -Q serves both, in that order. The prefix keeps test runs apart.
 CELERY_QUEUE_PREFIX = env_str("CELERY_QUEUE_PREFIX", default="")
 CELERY_TASK_DEFAULT_QUEUE = CELERY_QUEUE_PREFIX + "bulk"
@@ -350,7 +350,7 @@ CELERY_TASK_QUEUES = tuple(
     Queue(name, Exchange(name), routing_key=name)
     for name in (CELERY_QUEUE_PREFIX + "interactive", CELERY_QUEUE_PREFIX + "bulk")
 )
-CELERY_TASK_ROUTES = ("docuiq.queues.route_task",)
+CELERY_TASK_ROUTES = ("lib.worker.queues.route_task",)
 # A broker that cannot be reached: a publish gives up after about a second
 # (the caller keeps the row for a sweep) instead of holding a request.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
@@ -364,12 +364,12 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 INGEST_REQUEUE_AFTER_S = env_float(
     "INGEST_REQUEUE_AFTER_S", default=_VISIBILITY_TIMEOUT + 60.0
 )
-# Sweeps (docuiq/beat.py) run inside beat, which `make worker` starts with the
+# Sweeps (lib/worker/beat.py) run inside beat, which `make worker` starts with the
 # worker: every CELERY_SWEEP_S seconds, stranded work is queued again.
 CELERY_SWEEP_S = env_float("CELERY_SWEEP_S", default=30.0)
-CELERY_BEAT_SCHEDULER = "docuiq.beat:SweepScheduler"
+CELERY_BEAT_SCHEDULER = "lib.worker.beat:SweepScheduler"
 # Touched every 10 s by a consuming worker and by a ticking beat, for health
-# checks (docuiq/liveness.py); empty: off.
+# checks (lib/worker/liveness.py); empty: off.
 CELERY_WORKER_ALIVE_FILE = env_str("CELERY_WORKER_ALIVE_FILE")
 CELERY_BEAT_ALIVE_FILE = env_str("CELERY_BEAT_ALIVE_FILE")
 

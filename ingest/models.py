@@ -12,7 +12,8 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django_scopes import ScopedManager
+
+from accounts.models import TenantOwned, tenant_id_unique
 
 
 def _upload_path(instance: File, filename: str) -> str:
@@ -20,13 +21,10 @@ def _upload_path(instance: File, filename: str) -> str:
     return f"uploads/{instance.tenant_id}/{instance.sha256[:2]}/{instance.sha256}"
 
 
-class File(models.Model):
+class File(TenantOwned):
     """Uploaded bytes. One row per distinct content per tenant."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     blob = models.FileField(upload_to=_upload_path, max_length=300)
     filename = models.CharField(max_length=255)
     # Other names the same bytes were uploaded under, in order: a second
@@ -46,8 +44,6 @@ class File(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         db_table = "files"  # seed 000's message_citations references files(id)
         constraints = [
@@ -55,9 +51,7 @@ class File(models.Model):
             models.UniqueConstraint(
                 fields=["tenant", "sha256"], name="uniq_file_tenant_sha256"
             ),
-            models.UniqueConstraint(
-                fields=["tenant", "id"], name="uniq_file_tenant_id"
-            ),
+            tenant_id_unique(),
         ]
 
     def __str__(self) -> str:
@@ -69,7 +63,7 @@ class File(models.Model):
         return [self.filename, *(self.also_named or [])]
 
 
-class Document(models.Model):
+class Document(TenantOwned):
     """A file's logical document. Status transitions:
 
     queued -> processing -> ready | failed; ready -> processing (new revision).
@@ -101,9 +95,6 @@ class Document(models.Model):
         UNKNOWN = "unknown", "Unknown"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     file = models.ForeignKey(File, on_delete=models.CASCADE, related_name="documents")
     parent = models.ForeignKey(
         "self",
@@ -151,14 +142,10 @@ class Document(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["tenant", "id"], name="uniq_document_tenant_id"
-            ),
+            tenant_id_unique(),
             models.CheckConstraint(
                 condition=Q(progress_done__lte=models.F("progress_total"))
                 | Q(progress_total=0),
@@ -188,7 +175,7 @@ class Document(models.Model):
         return min(100, round(100 * self.progress_done / self.progress_total))
 
 
-class TitleChange(models.Model):
+class TitleChange(TenantOwned):
     """An audit event: a document's title changed by a person (the documents
     page, the REST API) or by `manage.py retitle` (issue 32)."""
 
@@ -198,9 +185,6 @@ class TitleChange(models.Model):
         RETITLE = "retitle", "manage.py retitle"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     document = models.ForeignKey(
         Document, on_delete=models.CASCADE, related_name="title_changes"
     )
@@ -218,8 +202,6 @@ class TitleChange(models.Model):
     via = models.CharField(max_length=16, choices=Via.choices)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         ordering = ["-created_at"]
 
@@ -227,11 +209,8 @@ class TitleChange(models.Model):
         return f"{self.old_title} -> {self.new_title}"
 
 
-class DocumentRevision(models.Model):
+class DocumentRevision(TenantOwned):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     document = models.ForeignKey(
         Document, on_delete=models.CASCADE, related_name="revisions"
     )
@@ -243,17 +222,13 @@ class DocumentRevision(models.Model):
     content_sha256 = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         ordering = ["document", "number"]
         constraints = [
             models.UniqueConstraint(
                 fields=["document", "number"], name="uniq_revision_document_number"
             ),
-            models.UniqueConstraint(
-                fields=["tenant", "id"], name="uniq_revision_tenant_id"
-            ),
+            tenant_id_unique("uniq_revision_tenant_id"),
         ]
 
     def __str__(self) -> str:
@@ -270,7 +245,7 @@ class DocumentRevision(models.Model):
         return max(1, bisect.bisect_right(self.page_starts, offset))
 
 
-class DocumentChunk(models.Model):
+class DocumentChunk(TenantOwned):
     """A searchable slice; invariant: revision.normalized_content[start:end] == content.
 
     The integer primary key is the full-text index's rowid (SQLite FTS5 needs a
@@ -279,9 +254,6 @@ class DocumentChunk(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     uid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     document = models.ForeignKey(
         Document, on_delete=models.CASCADE, related_name="chunks"
     )
@@ -295,8 +267,6 @@ class DocumentChunk(models.Model):
     page_start = models.PositiveIntegerField(default=1)
     page_end = models.PositiveIntegerField(default=1)
     metadata = models.JSONField(default=dict, blank=True)
-
-    objects = ScopedManager(tenant="tenant")
 
     class Meta:
         ordering = ["revision", "chunk_index"]
@@ -314,7 +284,7 @@ class DocumentChunk(models.Model):
         return f"{self.document_id}#{self.chunk_index}"
 
 
-class ChunkEmbedding(models.Model):
+class ChunkEmbedding(TenantOwned):
     """A chunk's vector from one embedding model (``model``: the embedder's
     name, model and dimension), for dense search (ingest.search).
 
@@ -325,9 +295,6 @@ class ChunkEmbedding(models.Model):
     """
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
     chunk = models.ForeignKey(
         DocumentChunk, on_delete=models.CASCADE, related_name="embeddings"
@@ -335,8 +302,6 @@ class ChunkEmbedding(models.Model):
     model = models.CharField(max_length=200)
     dim = models.PositiveSmallIntegerField()
     vector = models.BinaryField()
-
-    objects = ScopedManager(tenant="tenant")
 
     class Meta:
         constraints = [
@@ -363,7 +328,7 @@ class ChunkEmbedding(models.Model):
         return f"{self.chunk_id} {self.model}"
 
 
-class Source(models.Model):
+class Source(TenantOwned):
     """A connector that produces documents (issue 29): a Slack or Teams export,
     a database table or query, or a web page captured by URL.
 
@@ -386,9 +351,6 @@ class Source(models.Model):
         FAILED = "failed", "Failed"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     kind = models.CharField(max_length=8, choices=Kind.choices)
     name = models.CharField(max_length=200)
     # The bytes the documents point at: the export uploaded (Slack, Teams), a
@@ -439,14 +401,10 @@ class Source(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["tenant", "id"], name="uniq_source_tenant_id"
-            ),
+            tenant_id_unique(),
         ]
         indexes = [
             models.Index(fields=["status", "updated_at"], name="idx_source_status"),
@@ -465,16 +423,13 @@ class Source(models.Model):
         return min(100, round(100 * self.progress_done / self.progress_total))
 
 
-class SourceItem(models.Model):
+class SourceItem(TenantOwned):
     """One document a source made, under the source's key for it: a thread
     (`C024BE91L/1709474520.000100`), a row's key, the URL. `content_sha256`
     is the hash of what the document was made from, so a sync rewrites only
     what changed."""
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="items")
     key = models.CharField(max_length=500)
     document = models.ForeignKey(
@@ -482,8 +437,6 @@ class SourceItem(models.Model):
     )
     content_sha256 = models.CharField(max_length=64)
     updated_at = models.DateTimeField(auto_now=True)
-
-    objects = ScopedManager(tenant="tenant")
 
     class Meta:
         constraints = [

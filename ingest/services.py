@@ -26,9 +26,6 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from accounts.scoping import tenant_scope, unscoped
-from docuiq.broker import broker_lost_since_last_look
-from docuiq.enqueue import send
-from docuiq.heartbeat import heartbeat
 from ingest.chunking import chunk_text
 from ingest.embedding import embed_revision, vectors_missing
 from ingest.errors import ExtractionError
@@ -40,6 +37,9 @@ from ingest.sandbox import extract_in_child
 from ingest.search import refresh_statistics
 from ingest.signals import revision_created
 from ingest.titling import revision_title
+from lib.worker.broker import broker_lost_since_last_look
+from lib.worker.enqueue import send
+from lib.worker.heartbeat import heartbeat
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -583,14 +583,14 @@ def document_soft_delete(*, document: Document) -> None:
 def documents_sweep() -> int:
     """Queue again every document whose message is gone; returns how many.
 
-    Run by beat every CELERY_SWEEP_S (docuiq.beat). A document is stranded
+    Run by beat every CELERY_SWEEP_S (lib.worker.beat). A document is stranded
     when
     - it was never sent: the broker was down at upload (CEL-07);
     - its worker died: processing, heartbeat older than INGEST_STALE_AFTER_S
       (CEL-04; the broker would give the message back only after its
       visibility timeout);
     - the broker lost its queues: restarted without persistence (CEL-06,
-      docuiq.broker);
+      lib.worker.broker);
     - it has waited longer than the broker keeps any message (a fallback
       for brokers that cannot say whether they lost anything).
     Each step is one conditional UPDATE, so concurrent sweepers agree; a

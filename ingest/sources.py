@@ -35,8 +35,6 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from accounts.scoping import tenant_scope, unscoped
-from docuiq.exceptions import DocuIQError
-from docuiq.heartbeat import heartbeat
 from ingest.connectors import database as db_connector
 from ingest.connectors.items import Item, LazyItem, Warning_
 from ingest.connectors.netpolicy import AddressPolicy, BlockedAddress, resolve_allowed
@@ -54,6 +52,8 @@ from ingest.source_store import (
     items_soft_delete,
     items_store,
 )
+from lib.exceptions import DocuIQError
+from lib.worker.heartbeat import heartbeat
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -355,7 +355,7 @@ def source_request_sync(*, source: Source) -> bool:
 def sources_sweep() -> int:
     """Queue sources due for their scheduled sync, and syncs whose worker
     vanished (heartbeat older than CONNECTORS_STALE_AFTER_S) or whose message
-    was never sent. Run by beat every CELERY_SWEEP_S (docuiq.beat)."""
+    was never sent. Run by beat every CELERY_SWEEP_S (lib.worker.beat)."""
     now = timezone.now()
     stale = now - timezone.timedelta(seconds=settings.CONNECTORS_STALE_AFTER_S)
     with unscoped():

@@ -18,7 +18,6 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from docuiq.exceptions import DocuIQError
 from ingest.extractors.titles import (
     TitleChoice,
     distinct_title,
@@ -28,6 +27,7 @@ from ingest.extractors.titles import (
     title_metadata,
 )
 from ingest.models import Document, TitleChange
+from lib.exceptions import DocuIQError
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser

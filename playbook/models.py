@@ -18,7 +18,8 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django_scopes import ScopedManager
+
+from accounts.models import TenantOwned, tenant_id_unique
 
 SEVERITIES = ("low", "medium", "high")
 
@@ -29,11 +30,8 @@ class Severity(models.TextChoices):
     HIGH = "high", "High"
 
 
-class Playbook(models.Model):
+class Playbook(TenantOwned):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
     created_by = models.ForeignKey(
@@ -46,14 +44,10 @@ class Playbook(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["tenant", "id"], name="uniq_playbook_tenant_id"
-            ),
+            tenant_id_unique(),
             models.UniqueConstraint(
                 fields=["tenant", "name"], name="uniq_playbook_tenant_name"
             ),
@@ -63,7 +57,7 @@ class Playbook(models.Model):
         return self.name
 
 
-class Position(models.Model):
+class Position(TenantOwned):
     """One standard position. `type` is a tabular column type; `rule` and
     `fallback_rule` are typed rules (playbook.rules: {"at_least": {...}},
     {"in": [...]}, {"is": true}); a text position has none, and offline it is
@@ -71,9 +65,6 @@ class Position(models.Model):
     of a missing clause."""
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     playbook = models.ForeignKey(
         Playbook, on_delete=models.CASCADE, related_name="positions"
     )
@@ -95,8 +86,6 @@ class Position(models.Model):
     # Extra words the search should look for (the tabular column's description).
     search = models.TextField(blank=True)
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         ordering = ["playbook", "order"]
         constraints = [
@@ -106,9 +95,7 @@ class Position(models.Model):
             models.UniqueConstraint(
                 fields=["playbook", "title"], name="uniq_position_playbook_title"
             ),
-            models.UniqueConstraint(
-                fields=["tenant", "id"], name="uniq_position_tenant_id"
-            ),
+            tenant_id_unique(),
             models.CheckConstraint(
                 condition=Q(severity__in=SEVERITIES),
                 name="chk_position_severity_values",
@@ -123,13 +110,10 @@ class Position(models.Model):
         return self.title
 
 
-class PlaybookRun(models.Model):
+class PlaybookRun(TenantOwned):
     """A playbook checked on contracts: its tabular review does the work."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     playbook = models.ForeignKey(
         Playbook,
         null=True,
@@ -150,14 +134,10 @@ class PlaybookRun(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["tenant", "id"], name="uniq_playbookrun_tenant_id"
-            ),
+            tenant_id_unique(),
         ]
         indexes = [
             # The runs list: a tenant's newest first.
@@ -170,15 +150,12 @@ class PlaybookRun(models.Model):
         return f"{self.playbook_name} ({self.created_at:%Y-%m-%d})"
 
 
-class RunPosition(models.Model):
+class RunPosition(TenantOwned):
     """A position as it was when the run started, beside its column.
     `judged_by_model`: a position without a typed rule, asked of a model as
     an options column (meets / fallback / deviates)."""
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     run = models.ForeignKey(
         PlaybookRun, on_delete=models.CASCADE, related_name="positions"
     )
@@ -202,24 +179,20 @@ class RunPosition(models.Model):
     guidance = models.TextField(blank=True)
     judged_by_model = models.BooleanField(default=False)
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         ordering = ["run", "order"]
         constraints = [
             models.UniqueConstraint(
                 fields=["run", "order"], name="uniq_runposition_run_order"
             ),
-            models.UniqueConstraint(
-                fields=["tenant", "id"], name="uniq_runposition_tenant_id"
-            ),
+            tenant_id_unique(),
         ]
 
     def __str__(self) -> str:
         return self.title
 
 
-class Finding(models.Model):
+class Finding(TenantOwned):
     """What a run found for one (contract, position): computed from the cell
     and the position's rule (`rule` names the finding rule that decided), kept
     in step with the cell (`cell_version`), and reviewed by a person."""
@@ -243,9 +216,6 @@ class Finding(models.Model):
         FAILED = "failed", "Failed"
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     run = models.ForeignKey(
         PlaybookRun, on_delete=models.CASCADE, related_name="findings"
     )
@@ -287,16 +257,12 @@ class Finding(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = ScopedManager(tenant="tenant")
-
     KINDS = ("meets", "fallback", "deviates", "missing", "needs_review")
 
     class Meta:
         ordering = ["row__order", "position__order"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["tenant", "id"], name="uniq_finding_tenant_id"
-            ),
+            tenant_id_unique(),
             models.CheckConstraint(
                 condition=Q(
                     kind__in=[
@@ -346,7 +312,7 @@ class Finding(models.Model):
         return dict(self.Kind.choices).get(self.shown_kind, self.shown_kind)
 
 
-class FindingEvent(models.Model):
+class FindingEvent(TenantOwned):
     """One reviewer decision on a finding, with who and when; never updated."""
 
     class Action(models.TextChoices):
@@ -356,9 +322,6 @@ class FindingEvent(models.Model):
         RESET = "reset", "Reset by a re-run"
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     finding = models.ForeignKey(
         Finding, on_delete=models.CASCADE, related_name="events"
     )
@@ -377,8 +340,6 @@ class FindingEvent(models.Model):
     severity_before = models.CharField(max_length=8, blank=True)
     severity_after = models.CharField(max_length=8, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-
-    objects = ScopedManager(tenant="tenant")
 
     class Meta:
         ordering = ["-created_at", "-id"]

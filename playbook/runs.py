@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from docuiq.exceptions import DocuIQError
 from ingest.models import Document
+from lib.exceptions import DocuIQError
 from playbook import findings
 from playbook.models import (
     Finding,

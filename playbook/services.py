@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, transaction
 
-from docuiq.exceptions import DocuIQError
+from lib.exceptions import DocuIQError
 from playbook.models import Playbook, Position
 from playbook.schema import (
     MAX_POSITIONS,

@@ -1429,7 +1429,7 @@ def _store(
         return  # another delivery reclaimed this cell: its answer wins
     if citation is not None and citation.verification_status == CitationStatus.PENDING:
         from citations.tasks import verify_citation
-        from docuiq.enqueue import send_on_commit
+        from lib.worker.enqueue import send_on_commit
 
         send_on_commit(verify_citation, str(citation.pk), "initial")
 

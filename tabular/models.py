@@ -15,10 +15,11 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django_scopes import ScopedManager
+
+from accounts.models import TenantOwned, tenant_id_unique
 
 
-class Review(models.Model):
+class Review(TenantOwned):
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
@@ -29,9 +30,6 @@ class Review(models.Model):
     ACTIVE = (Status.QUEUED, Status.RUNNING)
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     name = models.CharField(max_length=200)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -63,14 +61,10 @@ class Review(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["tenant", "id"], name="uniq_review_tenant_id"
-            ),
+            tenant_id_unique(),
             models.CheckConstraint(
                 condition=Q(
                     status__in=["queued", "running", "completed", "failed", "cancelled"]
@@ -96,7 +90,7 @@ class Review(models.Model):
         return self.status in self.ACTIVE
 
 
-class ReviewDocument(models.Model):
+class ReviewDocument(TenantOwned):
     """A row: one document in the operator's order. Kept when the document
     goes missing or is deleted; `state` says so and its cells fail with why."""
 
@@ -108,9 +102,6 @@ class ReviewDocument(models.Model):
         NOT_READY = "not_ready", "Not ready"
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="rows")
     # The id the operator asked for, kept even if no such document exists.
     document_uid = models.UUIDField()
@@ -128,8 +119,6 @@ class ReviewDocument(models.Model):
     )
     error = models.TextField(blank=True)
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         ordering = ["review", "order"]
         constraints = [
@@ -139,16 +128,14 @@ class ReviewDocument(models.Model):
             models.UniqueConstraint(
                 fields=["review", "document_uid"], name="uniq_reviewdoc_review_document"
             ),
-            models.UniqueConstraint(
-                fields=["tenant", "id"], name="uniq_reviewdoc_tenant_id"
-            ),
+            tenant_id_unique("uniq_reviewdoc_tenant_id"),
         ]
 
     def __str__(self) -> str:
         return self.title or str(self.document_uid)
 
 
-class ReviewColumn(models.Model):
+class ReviewColumn(TenantOwned):
     class Type(models.TextChoices):
         # What a cell of the column holds; tabular.column_types says how each
         # is asked, read, checked against its quote, sorted and exported.
@@ -165,9 +152,6 @@ class ReviewColumn(models.Model):
         OPTIONS = "options", "Options"
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="columns")
     name = models.CharField(max_length=200)
     question = models.TextField()
@@ -179,17 +163,13 @@ class ReviewColumn(models.Model):
     options = models.JSONField(default=list, blank=True)
     order = models.PositiveIntegerField()
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         ordering = ["review", "order"]
         constraints = [
             models.UniqueConstraint(
                 fields=["review", "order"], name="uniq_reviewcol_review_order"
             ),
-            models.UniqueConstraint(
-                fields=["tenant", "id"], name="uniq_reviewcol_tenant_id"
-            ),
+            tenant_id_unique("uniq_reviewcol_tenant_id"),
             models.CheckConstraint(
                 condition=Q(
                     type__in=[
@@ -212,7 +192,7 @@ class ReviewColumn(models.Model):
         return self.name
 
 
-class Cell(models.Model):
+class Cell(TenantOwned):
     """One (document, column) answer with its citation.
 
     Status: pending -> running (claimed by one delivery's run_token) -> done |
@@ -257,9 +237,6 @@ class Cell(models.Model):
     FINISHED = (Status.DONE, Status.FAILED)
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="cells")
     row = models.ForeignKey(
         ReviewDocument, on_delete=models.CASCADE, related_name="cells"
@@ -344,8 +321,6 @@ class Cell(models.Model):
     )
     edited_at = models.DateTimeField(null=True, blank=True)
 
-    objects = ScopedManager(tenant="tenant")
-
     class Meta:
         ordering = ["row__order", "column__order"]
         constraints = [
@@ -353,10 +328,8 @@ class Cell(models.Model):
             models.UniqueConstraint(
                 fields=["review", "row", "column"], name="uniq_cell_review_row_column"
             ),
-            # Target of CellEvent's same-tenant guard (docuiq.dbguards).
-            models.UniqueConstraint(
-                fields=["tenant", "id"], name="uniq_cell_tenant_id"
-            ),
+            # Target of CellEvent's same-tenant guard (accounts.dbguards).
+            tenant_id_unique(),
             models.CheckConstraint(
                 condition=Q(status__in=["pending", "running", "done", "failed"]),
                 name="chk_cell_status_values",
@@ -410,7 +383,7 @@ class Cell(models.Model):
         return self.edited_support if self.is_edited else self.support
 
 
-class CellEvent(models.Model):
+class CellEvent(TenantOwned):
     """One change to a cell's review, with who and when: the cell panel's
     history, and the audit trail behind exports' review columns. Rows are
     never updated; a user who leaves keeps their name here."""
@@ -424,9 +397,6 @@ class CellEvent(models.Model):
         RERUN = "rerun", "Re-ran the cell"
 
     id = models.BigAutoField(primary_key=True)
-    tenant = models.ForeignKey(
-        "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
-    )
     cell = models.ForeignKey(Cell, on_delete=models.CASCADE, related_name="events")
     action = models.CharField(max_length=16, choices=Action.choices)
     user = models.ForeignKey(
@@ -443,8 +413,6 @@ class CellEvent(models.Model):
     state_before = models.CharField(max_length=16, blank=True)
     state_after = models.CharField(max_length=16, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-
-    objects = ScopedManager(tenant="tenant")
 
     class Meta:
         ordering = ["-created_at", "-id"]

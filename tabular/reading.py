@@ -40,7 +40,8 @@ from typing import Any
 
 from citations import values
 from citations.relevance import ANSWERS, OFF_TOPIC, RELATED, Relevance, RelevanceJudge
-from llm.extractive import split_sentences, terms
+from lib.sentences import split_sentences
+from lib.stemming import terms
 from tabular import column_types
 from tabular.column_types import OPTIONS, Typed
 

@@ -31,8 +31,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.scoping import tenant_scope, unscoped
-from docuiq.exceptions import DocuIQError
 from ingest.models import Document
+from lib.exceptions import DocuIQError
 from tabular import column_types
 from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
 

@@ -70,7 +70,7 @@ def _heartbeat(review_id: str):
     from django.utils import timezone
 
     from accounts.scoping import unscoped
-    from docuiq.heartbeat import heartbeat
+    from lib.worker.heartbeat import heartbeat
     from tabular.models import Review
 
     if current_app.conf.task_always_eager:

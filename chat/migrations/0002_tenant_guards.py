@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.db import migrations
 
-from docuiq.dbguards import same_tenant
+from accounts.dbguards import same_tenant
 
 
 class Migration(migrations.Migration):

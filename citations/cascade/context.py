@@ -50,6 +50,7 @@ from citations.cascade.memo import memo
 from citations.cascade.prepared import prepare
 from citations.cascade.refusal import refusal
 from citations.cascade.scope import opening_aside_end, reach, stands_before_verb
+from lib.negations import NEGATION_WORDS
 
 # How far back a quote opening with an ellipsis or insertion is read: the
 # start of its clause, but never more than this.
@@ -67,22 +68,9 @@ class Dropped(NamedTuple):
     start: int  # offset in the source: the negation, or its clause
 
 
-# The negations OCR may have damaged in the source ("uot", "Neithcr"): the
-# guard's whole words (guards._NEGATIONS), less "non" (a prefix, held to its
-# word by a hyphen) and the rare "nobody" and "nowhere", plus "cannot".
-_NEGATION_WORDS = (
-    "not",
-    "no",
-    "never",
-    "neither",
-    "nor",
-    "none",
-    "nothing",
-    "without",
-    "unless",
-    "except",
-    "cannot",
-)
+# The negations OCR may have damaged in the source ("uot", "Neithcr"): one
+# list with sentence splitting's (lib.negations).
+_NEGATION_WORDS = NEGATION_WORDS
 
 
 _NEGATION_SKELETONS = frozenset(ocr_skeleton(w) for w in _NEGATION_WORDS)

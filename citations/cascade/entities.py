@@ -39,6 +39,7 @@ from rapidfuzz import fuzz
 # time, so whichever of the two is imported first, both load.
 from citations import values
 from citations.cascade.refusal import Refusal, refusal
+from lib.months import MONTHS
 
 # Roles a contract gives its parties, each with its counterpart(s). A
 # swapped role is the commonest meaning-changing edit a judge waves through.
@@ -470,10 +471,8 @@ _OPENERS = frozenset(
 # Capitalised words other rules read, or that name nothing.
 _NOT_NAMES = frozenset(
     [
-        "january", "february", "march", "april", "may", "june", "july",
-        "august", "september", "october", "november", "december", "monday",
-        "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-        "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x",
+        *MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+        "sunday", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x",
     ]
 )  # fmt: skip
 

@@ -54,11 +54,11 @@ from citations.cascade.memo import memo
 from citations.cascade.numerals import (
     CURRENCY_SIGNS,
     CURRENCY_WORDS,
-    MONTHS,
     NUMBER_WORDS,
     number_value,
 )
 from citations.cascade.refusal import Refusal, refusal
+from lib.months import MONTHS
 
 # A number stands alone ("30", "1,000.50"); digits glued to letters ("30days",
 # "0rder") are read as a word and sorted out in `features`.

@@ -76,21 +76,6 @@ ORDINALS: dict[str, int] = {
 }
 NUMBER_WORDS: tuple[str, ...] = (*CARDINALS, *SCALES, *MULTIPLES, *ORDINALS)
 
-MONTHS: dict[str, int] = {
-    "january": 1,
-    "february": 2,
-    "march": 3,
-    "april": 4,
-    "may": 5,
-    "june": 6,
-    "july": 7,
-    "august": 8,
-    "september": 9,
-    "october": 10,
-    "november": 11,
-    "december": 12,
-}
-
 # Currency words and the ISO 4217 code each names ("dollars" are US dollars
 # unless a word before says otherwise: values.py reads "Canadian dollars").
 CURRENCY_WORDS: dict[str, str] = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import migrations
 
-from docuiq.dbguards import same_tenant
+from accounts.dbguards import same_tenant
 
 
 def pg_uuid_default(apps, schema_editor):

@@ -14,7 +14,7 @@ import importlib
 
 from django.db import migrations
 
-from docuiq.dbguards import _sqlite_sql
+from accounts.dbguards import _sqlite_sql
 
 GUARDS = [("message_id", "messages"), ("source_file_id", "files")]
 

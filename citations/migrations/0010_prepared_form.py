@@ -4,7 +4,7 @@ import django.db.models.deletion
 import django.utils.timezone
 from django.db import migrations, models
 
-from docuiq.dbguards import same_tenant
+from accounts.dbguards import same_tenant
 
 
 class Migration(migrations.Migration):

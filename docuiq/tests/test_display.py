@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from accounts.scoping import tenant_scope
-from docuiq.display import BIDI_CONTROLS, MARK, neutralise
 from docuiq.testing.factories import make_document
+from lib.display import BIDI_CONTROLS, MARK, neutralise
 
 CONTROLS = "".join(chr(c.code) for c in BIDI_CONTROLS)
 RLO, PDF = "\u202e", "\u202c"

@@ -5,7 +5,7 @@ serving both reads `interactive` first."""
 from __future__ import annotations
 
 from docuiq.celery import app
-from docuiq.queues import INTERACTIVE_TASKS, lane_of, queue_name, route_task
+from lib.worker.queues import INTERACTIVE_TASKS, lane_of, queue_name, route_task
 
 
 def test_asks_and_verification_are_interactive_and_the_rest_bulk():

@@ -26,11 +26,11 @@ import redis
 from django.db import connection
 
 from accounts.scoping import tenant_scope, unscoped
-from docuiq import liveness
 from docuiq.testing import pdfgen
 from docuiq.testing.processes import CeleryWorker, RedisServer
 from ingest.models import Document, DocumentRevision
 from ingest.services import Upload, document_upload
+from lib.worker import liveness
 
 pytestmark = [
     pytest.mark.pg,
@@ -108,7 +108,7 @@ def _worker_on(broker: RedisServer, settings, tmp_path, *, beat: bool = True, **
         "CELERY_BEAT_ALIVE_FILE": str(tmp_path / "beat.alive"),
         **env,
     }
-    settings.CELERY_QUEUE_PREFIX = prefix  # read by docuiq.queues when sending
+    settings.CELERY_QUEUE_PREFIX = prefix  # read by lib.worker.queues when sending
     old = (app.conf.broker_url, app.conf.task_always_eager, app.conf.task_default_queue)
     app.conf.broker_url = broker.url
     app.conf.task_always_eager = False
@@ -327,7 +327,7 @@ def test_cel06_a_redis_restart_under_a_busy_worker_leaves_the_same_worker_workin
     """Redis is killed and started again (its data gone) while the worker runs
     a review with a pool slot free (a BRPOP in flight: the case that made
     kombu 5.7 stop the worker with "Unrecoverable error", see
-    docuiq/redis_transport.py). The same worker process finishes the review
+    lib/worker/redis_transport.py). The same worker process finishes the review
     and then takes new work; nobody restarts it."""
     from tabular.services import review_start
 

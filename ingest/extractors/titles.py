@@ -25,7 +25,8 @@ from urllib.parse import unquote
 
 from ingest.extractors._common import title_from_filename
 from ingest.parties import companies, core_name, fold, words_of
-from llm.textfold import fold_compat
+from lib.months import MONTHS
+from lib.textfold import fold_compat
 
 MAX_TITLE = 300  # the rename form's limit too (ingest.services.TITLE_MAX)
 
@@ -116,8 +117,7 @@ _ADDRESS = re.compile(
 )
 _DATE_LINE = re.compile(
     r"^(dated|date|last (updated|revised|modified)|effective( date)?|as of|revised)\b"
-    r"[\s:]|^(january|february|march|april|may|june|july|august|september|october|"
-    r"november|december)\s+\d{1,2},?\s+\d{4}$|^\d{1,2}/\d{1,2}/\d{2,4}$",
+    rf"[\s:]|^({'|'.join(MONTHS)})\s+\d{{1,2}},?\s+\d{{4}}$|^\d{{1,2}}/\d{{1,2}}/\d{{2,4}}$",
     re.I,
 )
 _OPENS_TEXT = re.compile(

@@ -4,7 +4,7 @@ embedding model, the vector as float32 bytes (BLOB / bytea, no extension)."""
 import django.db.models.deletion
 from django.db import migrations, models
 
-from docuiq.dbguards import same_tenant
+from accounts.dbguards import same_tenant
 
 
 class Migration(migrations.Migration):

@@ -6,7 +6,7 @@ import uuid
 from django.conf import settings
 from django.db import migrations, models
 
-from docuiq.dbguards import same_tenant
+from accounts.dbguards import same_tenant
 
 
 class Migration(migrations.Migration):

@@ -2,7 +2,7 @@
 a PDF that writes "Conﬁdential" (U+FB01) is found by "confidential".
 
 The stored text keeps its own characters (citations point into it); only
-what the index reads is folded, with the SQL form of llm.textfold's
+what the index reads is folded, with the SQL form of lib.textfold's
 ligature table (`sql_fold`; SQLite and PostgreSQL both have replace()).
 SQLite: the FTS5 table's external content becomes a view of the chunk table
 with the folded text (so 'rebuild' and the triggers index the same text);
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from django.db import migrations
 
-from llm.textfold import sql_fold
+from lib.textfold import sql_fold
 
 TOKENIZE = "tokenize='porter unicode61 remove_diacritics 2'"
 TRIGGERS = ("ingest_chunk_fts_ai", "ingest_chunk_fts_ad", "ingest_chunk_fts_au")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import re
 
-from llm.textfold import fold_compat
+from lib.textfold import fold_compat
 
 # Words that carry no retrieval signal in questions; both engines would match
 # them nearly everywhere, which makes OR queries slow and rankings noisy.

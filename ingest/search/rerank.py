@@ -36,7 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ingest.search._query import query_terms
-from llm.extractive import terms as stemmed_terms
+from lib.stemming import terms as stemmed_terms
 
 __all__ = [
     "EXPANSIONS",

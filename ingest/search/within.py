@@ -31,7 +31,7 @@ from ingest.search.rerank import (
     _stems,
     score_chunk,
 )
-from llm.extractive import ENDINGS, MIN_SHARED_STEM
+from lib.stemming import ENDINGS, MIN_SHARED_STEM
 
 if TYPE_CHECKING:
     from accounts.models import Tenant
@@ -244,7 +244,7 @@ def term_weights(documents: Sequence[Document], text: str) -> dict[str, float]:
     }
 
 
-# Endings the light stemmer leaves on a word (llm.extractive.ENDINGS): a
+# Endings the light stemmer leaves on a word (lib.stemming.ENDINGS): a
 # stem and a written word that differ only by one of them are one word in
 # two forms ("assignabl" / "assign"), while "franc" and "franchis" are not.
 SUFFIXES = ENDINGS

@@ -129,7 +129,7 @@ def test_written_in_knows_a_words_other_forms_and_nothing_else(tenant_a):
     document is not, though its letters start another ("France" and
     "franchise"); without documents everything counts as written."""
     from ingest.search.within import written_in
-    from llm.extractive import terms
+    from lib.stemming import terms
 
     document = make_document(
         tenant_a,

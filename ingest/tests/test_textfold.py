@@ -15,8 +15,8 @@ from citations.cascade import verify_quote
 from docuiq.testing.factories import make_document
 from ingest.search import search_chunks
 from ingest.search.within import written_in
-from llm.extractive import terms
-from llm.textfold import FOLDED_CHARS, SQL_LIGATURES, fold_compat, fold_with_map
+from lib.stemming import terms
+from lib.textfold import FOLDED_CHARS, SQL_LIGATURES, fold_compat, fold_with_map
 
 LIGATURE_TEXT = (
     "Conﬁdential Information. The Recipient shall keep all Conﬁdential "

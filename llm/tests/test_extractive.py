@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lib.sentences import split_sentences
+from lib.stemming import terms
 from llm import ExtractiveProvider, LLMRequestRejected
-from llm.extractive import split_sentences, terms
 from llm.prompting import NO_ANSWER, PromptSource, build_messages
 
 QUOTE_RE = re.compile(r'^"(.*?)" \(Source: \[(S\d+)\]\)$', re.MULTILINE | re.DOTALL)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from django.db import migrations
 
-from docuiq.dbguards import _pg_sql, same_tenant
+from accounts.dbguards import _pg_sql, same_tenant
 
 ON_TABULAR = [
     ("playbook_playbookrun", "review_id", "tabular_review"),

@@ -1,7 +1,7 @@
 // Only what htmx cannot do. Loaded from our origin, so the CSP allows it.
 
 // Text from JSON shows each bidirectional control as a visible mark, one
-// character for one, as the server does for pages (docuiq/display.py).
+// character for one, as the server does for pages (lib/display.py).
 const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
 const shown = (text) => String(text).replace(BIDI_CONTROLS, "\uFFFD");
 document.addEventListener("change", (event) => {

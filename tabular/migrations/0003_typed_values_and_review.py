@@ -19,7 +19,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-from docuiq.dbguards import _sqlite_sql, same_tenant
+from accounts.dbguards import _sqlite_sql, same_tenant
 
 # 0002's guards on the tables this migration rebuilds on SQLite.
 REBUILT_GUARDS = [

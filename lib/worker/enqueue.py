@@ -2,7 +2,7 @@
 
 Every row whose work is queued says so itself (a document `queued`, a
 citation `pending`, a review `running` with a heartbeat): a sweep
-(docuiq/beat.py) finds the rows whose message never left or was lost, and
+(lib/worker/beat.py) finds the rows whose message never left or was lost, and
 queues them again. So a broker that is down at commit time is logged here,
 never raised into the request or task that committed (which would turn a
 stored answer into a 500, or stop an ingestion half-way), and work that a

@@ -24,7 +24,7 @@ from celery.beat import Scheduler
 from django.conf import settings
 from django.db import close_old_connections
 
-from docuiq.liveness import touch
+from lib.worker.liveness import touch
 
 logger = logging.getLogger(__name__)
 

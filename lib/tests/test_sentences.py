@@ -10,7 +10,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llm.extractive import HOLDING_WORDS, split_sentences
+from lib.negations import HOLDING_WORDS
+from lib.sentences import split_sentences
 
 PAGE_BREAK = (
     "The Distributor shall pay the fees within thirty days. Neither\n"

@@ -1,5 +1,5 @@
 """Compatibility folding for the text search, naming and relevance read
-(issue 32 item 4). Pure (no Django), in the lowest layer so every app may use it.
+(issue 32 item 4). Pure (no Django), on the ground floor so every app may use it.
 
 A PDF that sets "Conﬁdential" with the U+FB01 ligature writes the word
 "confidential" as far as a reader is concerned, but a tokenizer sees

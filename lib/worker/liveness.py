@@ -70,5 +70,5 @@ def check(path: str, max_age_s: float) -> int:
     return 0
 
 
-if __name__ == "__main__":  # python -m docuiq.liveness PATH [MAX_AGE_S]
+if __name__ == "__main__":  # python -m lib.worker.liveness PATH [MAX_AGE_S]
     sys.exit(check(sys.argv[1], float(sys.argv[2]) if len(sys.argv) > 2 else 60.0))

@@ -1,0 +1,137 @@
+"""Stemmed content words: the light stemmer every app reads text with.
+
+`terms` lower-cases, folds compatibility letters (`lib.textfold`), drops
+stopwords and strips a few endings, enough to match terminate / terminated /
+termination. `same_word` says whether two stems are one word in two forms.
+Search (ingest), relevance (citations), chat and tabular read questions and
+passages with it, and the offline responder (llm.extractive) picks its quotes
+with it: one stemmer, so what one reads as a word the others do too.
+Pure Python, no Django.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lib.textfold import fold_compat
+
+__all__ = ["ENDINGS", "MIN_SHARED_STEM", "same_word", "stem", "terms"]
+
+# A word list reads best as a paragraph.
+_STOPWORD_TEXT = """
+    a about above after again against all am an and any are aren as at be because
+    been before being below between both but by can cannot could couldn did didn
+    do does doesn doing don down during each either else ever few for from further
+    had has hasn have haven having he her here hers herself him himself his how i
+    if in into is isn it its itself just let me might more most much must mustn my
+    myself neither nor of off on once only or other ought our ours ourselves out
+    over own per same shan she should shouldn so some such than that the their
+    theirs them themselves then there these they this those through to too under
+    until up upon us very was wasn we were weren what whatever when where whether
+    which while who whom whose why will with within won would wouldn you your
+    yours yourself yourselves s t d ll m re ve
+    also tell please say says said according document documents text source
+    sources give show find list describe explain mention mentioned state stated
+    kind anything something thing things
+"""
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+_SUFFIXES = (
+    ("ational", "ate"),
+    ("ations", "ate"),
+    ("ation", "ate"),
+    ("ities", "ity"),
+    ("ments", ""),
+    ("ment", ""),
+    ("ings", ""),
+    ("ing", ""),
+    ("edly", ""),
+    ("ies", "y"),
+    ("ied", "y"),
+    ("ed", ""),
+)
+
+
+def stem(word: str) -> str:
+    """A light stemmer: enough to match terminate/terminated/termination."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + replacement
+            break
+    else:
+        if (word.endswith("es") and word[-3] in "sxz") or word.endswith(
+            ("ches", "shes")
+        ):
+            word = word[:-2]
+        elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            word = word[:-1]
+    if word.endswith("e") and len(word) > 4:
+        word = word[:-1]
+    return word
+
+
+_WORD_RE = re.compile(r"\w+")
+
+# Endings the light stemmer leaves on a word: a stem and a written word that
+# differ only by one of them are one word in two forms ("assignabl" /
+# "assign", "commit" / "commitment", "restrictiv" / "restrict"), while
+# "franc" (France) and "franchis" are not. Both keep MIN_SHARED_STEM letters.
+ENDINGS = frozenset(
+    [
+        "abl",
+        "ibl",
+        "able",
+        "ible",
+        "ment",
+        "ments",
+        "m",
+        "ion",
+        "ions",
+        "iv",
+        "ive",
+        "ing",
+        "ed",
+        "er",
+        "or",
+        "ity",
+        "iti",
+        "al",
+        "ly",
+        "anc",
+        "ance",
+        "enc",
+        "ence",
+        "s",
+        "e",
+        "es",
+        "ship",
+        "ness",
+        "it",
+        "itiv",
+        "itor",
+        "ition",
+    ]
+)
+MIN_SHARED_STEM = 4
+
+
+def same_word(a: str, b: str) -> bool:
+    """Two stems of one word: equal, or one is the other plus an ending."""
+    if a == b:
+        return True
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return (
+        len(short) >= MIN_SHARED_STEM
+        and long.startswith(short)
+        and long[len(short) :] in ENDINGS
+    )
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed content words of ``text``, in order (stopwords removed);
+    ligatures and other compatibility letters read as the letters they stand
+    for ("Conﬁdential" is "confidential", issue 32)."""
+    words = _WORD_RE.findall(fold_compat(text).lower())
+    return [stem(w) for w in words if w not in _STOPWORDS]
