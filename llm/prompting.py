@@ -347,18 +347,6 @@ CELL_SCHEMA: dict = {
     "additionalProperties": False,
 }
 
-_COLUMN_TYPE_HINTS = {
-    "text": "a short phrase or sentence",
-    "number": "a number only (digits, no words)",
-    "integer": "a whole number only",
-    "currency": "an amount with its currency, e.g. USD 12,500.00",
-    "amount": "an amount with its currency, e.g. USD 12,500.00",
-    "percentage": "a percentage, e.g. 12.5%",
-    "date": "a date, as YYYY-MM-DD when the document gives a full date",
-    "boolean": 'exactly "Yes" or "No"',
-    "yes_no": 'exactly "Yes" or "No"',
-    "list": "a comma-separated list",
-}
 
 CELL_SYSTEM_PROMPT = """\
 You extract one value from one document for a review table.
@@ -386,11 +374,10 @@ def build_cell_messages(
         f'<chunk index="{index}">\n{neutralise(text)}\n</chunk>'
         for index, text in chunks
     )
-    hint = _COLUMN_TYPE_HINTS.get(column_type.strip().lower(), column_type)
     schema = json.dumps(CELL_SCHEMA)
     user = (
         f"Document chunks (untrusted data):\n\n{fenced or '(none)'}\n\n"
-        f"Column type: {column_type} ({hint})\n"
+        f"Column type: {column_type}\n"
         f"Question: {question.strip()}\n\n"
         f"Answer with JSON matching this schema: {schema}"
     )
@@ -540,9 +527,7 @@ def build_cell_read_messages(
     )
     asked = "\n\n".join(
         f'<question number="{q.number}">\n{neutralise(q.text.strip())}\n'
-        f"Column type: {q.column_type} "
-        f"({_COLUMN_TYPE_HINTS.get(q.column_type.strip().lower(), q.column_type)})"
-        "\n</question>"
+        f"Column type: {q.column_type}\n</question>"
         for q in questions
     )
     user = (

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django_scopes import ScopedManager
+from tabular import column_types
 
 
 class Review(models.Model):
@@ -149,20 +150,15 @@ class ReviewDocument(models.Model):
 
 
 class ReviewColumn(models.Model):
-    class Type(models.TextChoices):
-        # What a cell of the column holds; tabular.column_types says how each
-        # is asked, read, checked against its quote, sorted and exported.
-        # Former `list` columns are `text` (migration 0003; "list" is still
-        # accepted as a name for text).
-        TEXT = "text", "Text"
-        DATE = "date", "Date"
-        DURATION = "duration", "Duration"
-        MONEY = "money", "Money"
-        NUMBER = "number", "Number"
-        YES_NO = "yes_no", "Yes/No"
-        PARTY = "party", "Party"
-        JURISDICTION = "jurisdiction", "Jurisdiction"
-        OPTIONS = "options", "Options"
+    # What a cell of the column holds: a row of tabular.column_types (which
+    # says how each is asked, read, checked against its quote, sorted and
+    # exported); the choices and the check constraint are derived from it.
+    # Former `list` columns are `text` (migration 0003; "list" is still
+    # accepted as a name for text). `Type` is the table as TextChoices, for
+    # code that wants an enum (tabular.api's serializer field).
+    Type = models.TextChoices(
+        "Type", [(key.upper(), (key, label)) for key, label in column_types.choices()]
+    )
 
     id = models.BigAutoField(primary_key=True)
     tenant = models.ForeignKey(
@@ -174,7 +170,9 @@ class ReviewColumn(models.Model):
     # What the column means, in the operator's words; widens the search
     # (tabular.retrieval) when the question's wording differs from the documents'.
     description = models.TextField(blank=True)
-    type = models.CharField(max_length=16, choices=Type.choices, default=Type.TEXT)
+    type = models.CharField(
+        max_length=16, choices=column_types.choices(), default=column_types.TEXT
+    )
     # An options column's choices, in the operator's order (else []).
     options = models.JSONField(default=list, blank=True)
     order = models.PositiveIntegerField()
@@ -192,17 +190,7 @@ class ReviewColumn(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(
-                    type__in=[
-                        "text",
-                        "date",
-                        "duration",
-                        "money",
-                        "number",
-                        "yes_no",
-                        "party",
-                        "jurisdiction",
-                        "options",
-                    ]
+                    type__in=column_types.keys()
                 ),
                 name="chk_reviewcol_type_values",
             ),

@@ -55,7 +55,7 @@ class ReviewError(DocuIQError):
 class ColumnSpec:
     name: str
     question: str
-    type: str = ReviewColumn.Type.TEXT
+    type: str = column_types.TEXT
     description: str = ""
     options: tuple[str, ...] = ()
 
@@ -116,7 +116,7 @@ def parse_column(spec: str) -> ColumnSpec:
     kind = (
         column_type(match.group("type"))
         if match.group("type")
-        else ReviewColumn.Type.TEXT
+        else column_types.TEXT
     )
     question = match.group("question").strip()
     options: tuple[str, ...] = ()

@@ -1,0 +1,40 @@
+"""A party column: one or more company names as the passage writes them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from citations.values import PARTY, Party as PartyValue
+from tabular.column_types.base import ColumnType
+
+
+class Party(ColumnType):
+    def holds(self, value: object) -> bool:
+        if isinstance(value, PartyValue):
+            return True
+        return isinstance(value, Sequence) and all(
+            isinstance(p, PartyValue) for p in value
+        )
+
+    def to_json(self, value: PartyValue | Sequence[PartyValue]) -> dict:
+        if isinstance(value, PartyValue):
+            return {"kind": PARTY, "names": [value.name]}
+        return {"kind": PARTY, "names": [p.name for p in value]}
+
+    def display(self, typed: dict) -> str:
+        return "; ".join(typed["names"])
+
+    def read(self, text: str, options: Sequence[str] = ()) -> list[PartyValue] | None:
+        names = [n.strip() for n in text.replace("\n", ";").split(";") if n.strip()]
+        return [PartyValue(" ".join(n.split()), 0, 0) for n in names] or None
+
+
+TYPE = Party(
+    "party",
+    "Party",
+    PARTY,
+    "text",
+    "the party's name as the passage writes it (several separated by '; ')",
+    "Acme Tools Ltd",
+    aliases=("parties", "entity"),
+)
