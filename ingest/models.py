@@ -14,6 +14,8 @@ from django.db import models
 from django.db.models import Q
 from django_scopes import ScopedManager
 
+from ingest import source_kinds
+
 
 def _upload_path(instance: File, filename: str) -> str:
     # Server-generated name: the user's filename is data, never a path (SEC-05).
@@ -373,11 +375,11 @@ class Source(models.Model):
     idle|ready|failed -> queued -> syncing -> ready | failed.
     """
 
-    class Kind(models.TextChoices):
-        SLACK = "slack", "Slack export"
-        TEAMS = "teams", "Teams export"
-        DATABASE = "db", "Database"
-        WEB = "web", "Web page"
+    # The connectors: rows of ingest.source_kinds (the table the sync runs),
+    # as TextChoices for the admin, the API schema and filters.
+    Kind = models.TextChoices(
+        "Kind", [(key.upper(), (key, label)) for key, label in source_kinds.choices()]
+    )
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -389,7 +391,7 @@ class Source(models.Model):
     tenant = models.ForeignKey(
         "accounts.Tenant", on_delete=models.CASCADE, related_name="+"
     )
-    kind = models.CharField(max_length=8, choices=Kind.choices)
+    kind = models.CharField(max_length=8, choices=source_kinds.choices())
     name = models.CharField(max_length=200)
     # The bytes the documents point at: the export uploaded (Slack, Teams), a
     # description of the source (database: never the credentials), the page

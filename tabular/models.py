@@ -189,9 +189,7 @@ class ReviewColumn(models.Model):
                 fields=["tenant", "id"], name="uniq_reviewcol_tenant_id"
             ),
             models.CheckConstraint(
-                condition=Q(
-                    type__in=column_types.keys()
-                ),
+                condition=Q(type__in=column_types.keys()),
                 name="chk_reviewcol_type_values",
             ),
         ]

@@ -114,9 +114,7 @@ def parse_column(spec: str) -> ColumnSpec:
             code="invalid_column",
         )
     kind = (
-        column_type(match.group("type"))
-        if match.group("type")
-        else column_types.TEXT
+        column_type(match.group("type")) if match.group("type") else column_types.TEXT
     )
     question = match.group("question").strip()
     options: tuple[str, ...] = ()

@@ -14,10 +14,16 @@ class Number(ColumnType):
         return isinstance(value, NumberValue)
 
     def to_json(self, value: NumberValue) -> dict:
-        return {"kind": NUMBER_KIND, "value": str(value.value), "percent": value.percent}
+        return {
+            "kind": NUMBER_KIND,
+            "value": str(value.value),
+            "percent": value.percent,
+        }
 
     def display(self, typed: dict) -> str:
-        return NumberValue(Decimal(typed["value"]), 0, 0, bool(typed["percent"])).display
+        return NumberValue(
+            Decimal(typed["value"]), 0, 0, bool(typed["percent"])
+        ).display
 
     def sort(self, typed: dict) -> tuple[str, float]:
         return "", float(Decimal(typed["value"]))

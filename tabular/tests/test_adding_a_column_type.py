@@ -87,7 +87,9 @@ def test_the_review_form_lists_a_new_type(rating, alice_client):
 
 
 def test_the_model_is_asked_in_the_new_types_answer_format(rating):
-    column = ReviewColumn(name="Score", question="How is the supplier rated?", type="rating")
+    column = ReviewColumn(
+        name="Score", question="How is the supplier rated?", type="rating"
+    )
     asked = _question(column)
     assert rating.answer_format in asked and rating.example in asked
 
@@ -113,7 +115,9 @@ def test_the_model_field_and_its_constraint_are_derived_from_the_table():
     field = ReviewColumn._meta.get_field("type")
     assert list(field.choices) == column_types.choices()
     (constraint,) = [
-        c for c in ReviewColumn._meta.constraints if c.name == "chk_reviewcol_type_values"
+        c
+        for c in ReviewColumn._meta.constraints
+        if c.name == "chk_reviewcol_type_values"
     ]
     assert list(constraint.condition.children[0][1]) == column_types.keys()
 

@@ -1,0 +1,34 @@
+"""A Slack workspace export (the standard zip; ingest.connectors.slack reads
+it): one document per thread."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ingest.connectors.slack import ExportError, read_slack_export
+from ingest.source_kinds.base import (
+    Plan,
+    SourceError,
+    SourceKind,
+    export_bytes,
+    export_limits,
+    export_plan,
+)
+
+if TYPE_CHECKING:
+    from ingest.models import Source
+
+
+class Slack(SourceKind):
+    def plan(self, source: Source) -> Plan:
+        data = export_bytes(source)
+        try:
+            export, items = read_slack_export(
+                data, workspace=source.name, limits=export_limits()
+            )
+        except ExportError as exc:
+            raise SourceError(exc.code, exc.message) from exc
+        return export_plan(export, items)
+
+
+KIND = Slack("slack", "Slack export", export_label="Slack workspace export (.zip)")

@@ -1,0 +1,41 @@
+"""A Microsoft Teams channel export (Graph chatMessage JSON, or a zip of
+them; ingest.connectors.teams reads it): one document per thread."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ingest.connectors.slack import ExportError
+from ingest.connectors.teams import read_teams_export
+from ingest.source_kinds.base import (
+    Plan,
+    SourceError,
+    SourceKind,
+    export_bytes,
+    export_limits,
+    export_plan,
+)
+
+if TYPE_CHECKING:
+    from ingest.models import Source
+
+
+class Teams(SourceKind):
+    def plan(self, source: Source) -> Plan:
+        data = export_bytes(source)
+        assert source.file is not None  # export_bytes checked
+        try:
+            export, items = read_teams_export(
+                data,
+                filename=source.file.filename,
+                workspace=source.name,
+                limits=export_limits(),
+            )
+        except ExportError as exc:
+            raise SourceError(exc.code, exc.message) from exc
+        return export_plan(export, items)
+
+
+KIND = Teams(
+    "teams", "Teams export", export_label="Teams channel export (.json or .zip)"
+)
