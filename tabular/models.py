@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django_scopes import ScopedManager
+
 from tabular import column_types
 
 

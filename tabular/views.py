@@ -35,7 +35,7 @@ from tabular.cell_review import (
     cell_history,
     cell_revert,
 )
-from tabular.models import Cell, Review, ReviewColumn
+from tabular.models import Cell, Review
 from tabular.selectors import (
     cell_get,
     review_get,

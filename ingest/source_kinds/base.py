@@ -22,6 +22,7 @@ from ingest.connectors.netpolicy import AddressPolicy
 from ingest.connectors.slack import ExportError, ExportLimits
 
 if TYPE_CHECKING:
+    from ingest.exports import Head
     from ingest.models import Source
 
 # (stats, warnings) of a finished sync: created, updated, unchanged, deleted
@@ -66,6 +67,13 @@ class SourceKind:
     # The export form's option for an uploaded export; "" when the kind is
     # registered otherwise (a URL, a connection).
     export_label: str = ""
+    # What an upload recognised as this kind's export looks like (the upload
+    # form and `manage.py ingest` make it a source); "" when none is.
+    recognised_by: str = ""
+
+    def recognises(self, head: Head) -> bool:
+        """Whether an upload (its head, ingest.exports) is this kind's export."""
+        return False
 
     def plan(self, source: Source) -> Plan:
         raise SourceError("bad_kind", f"Unknown source kind {source.kind!r}.")

@@ -16,10 +16,17 @@ from ingest.source_kinds.base import (
 )
 
 if TYPE_CHECKING:
+    from ingest.exports import Head
     from ingest.models import Source
 
 
 class Slack(SourceKind):
+    def recognises(self, head: Head) -> bool:
+        tops = {
+            name.rsplit("/", 1)[-1] for name in head.zip_names if name.count("/") <= 1
+        }
+        return "channels.json" in tops and ("users.json" in tops or len(tops) > 2)
+
     def plan(self, source: Source) -> Plan:
         data = export_bytes(source)
         try:
@@ -31,4 +38,9 @@ class Slack(SourceKind):
         return export_plan(export, items)
 
 
-KIND = Slack("slack", "Slack export", export_label="Slack workspace export (.zip)")
+KIND = Slack(
+    "slack",
+    "Slack export",
+    export_label="Slack workspace export (.zip)",
+    recognised_by="a ZIP with channels.json (and users.json) at its top",
+)

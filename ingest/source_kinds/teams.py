@@ -3,6 +3,7 @@ them; ingest.connectors.teams reads it): one document per thread."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ingest.connectors.slack import ExportError
@@ -17,10 +18,24 @@ from ingest.source_kinds.base import (
 )
 
 if TYPE_CHECKING:
+    from ingest.exports import Head
     from ingest.models import Source
+
+# Graph's chatMessage fields (Teams exports are that JSON).
+_TEAMS_JSON = re.compile(
+    rb'"messageType"\s*:\s*"message"|"@odata\.context"\s*:\s*"[^"]*chatMessage|'
+    rb'"@odata\.type"\s*:\s*"#?microsoft\.graph\.chatMessage"'
+)
 
 
 class Teams(SourceKind):
+    def recognises(self, head: Head) -> bool:
+        if head.zip_names:
+            return bool(_TEAMS_JSON.search(head.first_json))
+        return head.filename.lower().endswith(".json") and bool(
+            _TEAMS_JSON.search(head.head)
+        )
+
     def plan(self, source: Source) -> Plan:
         data = export_bytes(source)
         assert source.file is not None  # export_bytes checked
@@ -37,5 +52,8 @@ class Teams(SourceKind):
 
 
 KIND = Teams(
-    "teams", "Teams export", export_label="Teams channel export (.json or .zip)"
+    "teams",
+    "Teams export",
+    export_label="Teams channel export (.json or .zip)",
+    recognised_by="JSON (or a ZIP of JSON files) of Microsoft Graph chatMessage objects",
 )

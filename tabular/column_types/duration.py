@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from citations.values import DURATION, Duration as DurationValue
+from citations.values import DURATION
+from citations.values import Duration as DurationValue
 from tabular.column_types.base import ColumnType
 
 # Days per unit, to sort "2 weeks" before "1 month".

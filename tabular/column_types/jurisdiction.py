@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from citations.values import JURISDICTION, Jurisdiction as JurisdictionValue
+from citations.values import JURISDICTION
+from citations.values import Jurisdiction as JurisdictionValue
 from tabular.column_types.base import ColumnType
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from citations.values import MONEY, Money as MoneyValue
+from citations.values import MONEY
+from citations.values import Money as MoneyValue
 from tabular.column_types.base import ColumnType
 
 

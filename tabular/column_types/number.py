@@ -5,7 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from citations.values import NUMBER_KIND, Number as NumberValue
+from citations.values import NUMBER_KIND
+from citations.values import Number as NumberValue
 from tabular.column_types.base import ColumnType
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from citations.values import PARTY, Party as PartyValue
+from citations.values import PARTY
+from citations.values import Party as PartyValue
 from tabular.column_types.base import ColumnType
 
 

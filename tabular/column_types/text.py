@@ -1,6 +1,8 @@
 """A text column: a short phrase, checked against its quote like any value
 (its figures must be the quote's); no typed value."""
 
+from __future__ import annotations
+
 from tabular.column_types.base import ColumnType
 
 KEY = "text"
