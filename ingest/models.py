@@ -14,7 +14,7 @@ from django.db import models
 from django.db.models import Q
 from django_scopes import ScopedManager
 
-from ingest import source_kinds
+from ingest import file_types, source_kinds
 
 
 def _upload_path(instance: File, filename: str) -> str:
@@ -84,23 +84,12 @@ class Document(models.Model):
         READY = "ready", "Ready"
         FAILED = "failed", "Failed"
 
-    class SourceType(models.TextChoices):
-        PDF = "pdf", "PDF"
-        TEXT = "text", "Text"
-        MARKDOWN = "markdown", "Markdown"
-        HTML = "html", "HTML"
-        WEB = "web", "Web page"
-        EMAIL = "email", "Email"
-        DOCX = "docx", "Word"
-        CSV = "csv", "CSV"
-        # Connectors (issue 29; seed 004's source types): one document per
-        # chat thread, per table row; a captured web page is WEB; GDRIVE names
-        # files whose metadata says they came from Google Drive.
-        SLACK = "slack", "Slack"
-        TEAMS = "teams", "Teams"
-        DB = "db", "Database row"
-        GDRIVE = "gdrive", "Google Drive"
-        UNKNOWN = "unknown", "Unknown"
+    # What the document is: a row of ingest.file_types (how it is recognised,
+    # read and located), as TextChoices for the admin, the API and filters.
+    SourceType = models.TextChoices(
+        "SourceType",
+        [(key.upper(), (key, label)) for key, label in file_types.choices()],
+    )
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey(
@@ -119,7 +108,7 @@ class Document(models.Model):
     )
     title = models.CharField(max_length=500)
     source_type = models.CharField(
-        max_length=16, choices=SourceType.choices, default=SourceType.UNKNOWN
+        max_length=16, choices=file_types.choices(), default=file_types.UNKNOWN
     )
     origin_url = models.URLField(max_length=2000, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
