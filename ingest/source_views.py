@@ -48,6 +48,7 @@ def _context(request: HttpRequest) -> dict:
         "collections": list(collection_list(tenant=request.tenant)),
         "is_owner": _is_owner(request),
         "export_kinds": source_kinds.export_choices(),
+        "export_names": source_kinds.export_names(),
     }
 
 
@@ -90,7 +91,10 @@ def source_export_view(request: HttpRequest) -> HttpResponse:
         return _done(
             request,
             None,
-            SourceError("bad_input", "Choose Slack or Teams and an export file."),
+            SourceError(
+                "bad_input",
+                f"Choose {source_kinds.export_names()} and an export file.",
+            ),
         )
     try:
         source = source_create_export(

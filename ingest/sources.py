@@ -113,7 +113,9 @@ def source_create_export(
     """Register a Slack or Teams export (or give an existing export source a
     later export) and queue its sync."""
     if kind not in dict(source_kinds.export_choices()):
-        raise SourceError("bad_kind", "An export is a Slack or a Teams export.")
+        raise SourceError(
+            "bad_kind", f"An export is a {source_kinds.export_names(' or a ')} export."
+        )
     data = _read_upload(stream)
     if not data:
         raise SourceError("empty", "This file is empty.")

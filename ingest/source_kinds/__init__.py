@@ -24,6 +24,7 @@ __all__ = [
     "Synced",
     "choices",
     "export_choices",
+    "export_names",
     "kind_of",
     "registered",
 ]
@@ -47,6 +48,11 @@ def choices() -> list[tuple[str, str]]:
 def export_choices() -> list[tuple[str, str]]:
     """(key, option) per export kind: the export form's and API's choices."""
     return [(k.key, k.export_label) for k in SOURCE_KINDS if k.export_label]
+
+
+def export_names(joiner: str = " or ") -> str:
+    """The export kinds as messages name them: "Slack or Teams"."""
+    return joiner.join(k.name or k.label for k in SOURCE_KINDS if k.export_label)
 
 
 # For the API schema's enum name (SPECTACULAR_SETTINGS): the shipped export

@@ -64,6 +64,8 @@ def export_limits() -> ExportLimits:
 class SourceKind:
     key: str  # Source.kind (at most 8 characters)
     label: str  # Source.get_kind_display()
+    # What messages call it ("Choose Slack or Teams …"); "" for the label.
+    name: str = ""
     # The export form's option for an uploaded export; "" when the kind is
     # registered otherwise (a URL, a connection).
     export_label: str = ""

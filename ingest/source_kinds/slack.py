@@ -41,6 +41,7 @@ class Slack(SourceKind):
 KIND = Slack(
     "slack",
     "Slack export",
+    name="Slack",
     export_label="Slack workspace export (.zip)",
     recognised_by="a ZIP with channels.json (and users.json) at its top",
 )

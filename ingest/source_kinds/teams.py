@@ -54,6 +54,7 @@ class Teams(SourceKind):
 KIND = Teams(
     "teams",
     "Teams export",
+    name="Teams",
     export_label="Teams channel export (.json or .zip)",
     recognised_by="JSON (or a ZIP of JSON files) of Microsoft Graph chatMessage objects",
 )

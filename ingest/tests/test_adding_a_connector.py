@@ -54,6 +54,7 @@ class Memos(SourceKind):
 MEMO = Memos(
     "memo",
     "Memo export",
+    name="Memo",
     export_label="Memo export (.memos.json)",
     recognised_by="a JSON list of memos named *.memos.json",
 )
@@ -77,6 +78,11 @@ def memo():
 def test_the_sources_page_and_the_api_offer_a_new_connector(memo, alice_client):
     page = alice_client.get(reverse("ingest:source-list")).content.decode()
     assert '<option value="memo">Memo export (.memos.json)</option>' in page
+    assert "Slack or Teams or Memo export</h2>" in page
+    refused = alice_client.post(reverse("ingest:source-export"), {}, follow=True)
+    assert "Choose Slack or Teams or Memo and an export file." in (
+        refused.content.decode()
+    )
     response = alice_client.post(
         "/api/sources/exports",
         {"kind": "memo", "file": SimpleUploadedFile("q3.memos.json", _memos("Hi."))},
