@@ -4,8 +4,9 @@ A review column is typed (`ReviewColumn.type`). Each type is a row of
 `COLUMN_TYPES`, never an `if` chain, and its own module in this folder: the
 names it is known by, the kind of value `citations.values` reads for it from
 a quote, what the model is told to answer (the one per-type instruction: the
-prompt names the type, the question carries `answer_format`), an example, and
-how its value is stored, shown, sorted and exported. The model field's choices
+prompt names the type, the question carries `answer_format`), an example, how
+its value is stored, shown, sorted and exported, and whether a value is
+consistent with its verified quote (`support`). The model field's choices
 and check constraint, the form's help and the docs are derived from the table
 (docs/how-to-add-a-column-type.md). The helpers below find the row for a name,
 a stored form or a value and ask it. Pure: no database.
@@ -46,13 +47,14 @@ from tabular.column_types import (
     text,
     yes_no,
 )
-from tabular.column_types.base import ColumnType
+from tabular.column_types.base import ColumnType, Support
 
 __all__ = [
     "COLUMN_TYPES",
     "OPTIONS",
     "TEXT",
     "ColumnType",
+    "Support",
     "Typed",
     "choices",
     "column_type",

@@ -18,6 +18,14 @@ from citations import values
 
 
 @dataclass(frozen=True)
+class Support:
+    """Whether a value is consistent with its verified quote."""
+
+    state: str  # supported | unsupported | unchecked (tabular.models.Cell.Support)
+    reason: str
+
+
+@dataclass(frozen=True)
 class ColumnType:
     key: str  # ReviewColumn.type
     label: str
@@ -58,3 +66,17 @@ class ColumnType:
             return None
         found = values.find_values(text, self.value_kind)
         return min(found, key=lambda v: v.start) if found else None
+
+    def support(self, value: str, quote: str, options: Sequence[str] = ()) -> Support:
+        """Is `value` (stripped, not empty) consistent with `quote` (the
+        verified passage's own text, not empty)? By default the value must
+        read as this type, and be a value the quote states
+        (`citations.values.value_supported`)."""
+        typed = self.read(value)
+        if typed is None:
+            return Support(
+                "unsupported", f"The value does not read as a {self.label.lower()}."
+            )
+        if values.value_supported(typed, quote):
+            return Support("supported", f"The quote states {typed.display!r}.")
+        return Support("unsupported", f"The quote does not state {typed.display!r}.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from citations.values import OptionValue
-from tabular.column_types.base import ColumnType
+from tabular.column_types.base import ColumnType, Support
 
 KEY = "options"
 
@@ -27,6 +27,13 @@ class Options(ColumnType):
             if " ".join(option.split()).casefold() == wanted:
                 return OptionValue(option, 0, len(text))
         return None
+
+    def support(self, value: str, quote: str, options: Sequence[str] = ()) -> Support:
+        if self.read(value, options) is None:
+            return Support(
+                "unsupported", "The value is not one of the column's options."
+            )
+        return Support("supported", "One of the column's options.")
 
 
 TYPE = Options(

@@ -3,11 +3,27 @@
 
 from __future__ import annotations
 
-from tabular.column_types.base import ColumnType
+from collections.abc import Sequence
+
+from citations import values
+from tabular.column_types.base import ColumnType, Support
 
 KEY = "text"
 
-TYPE = ColumnType(
+# The figures a text value may state, each of which must be the quote's.
+_FIGURES = (values.DURATION, values.MONEY, values.DATE_KIND, values.NUMBER_KIND)
+
+
+class Text(ColumnType):
+    def support(self, value: str, quote: str, options: Sequence[str] = ()) -> Support:
+        if not any(values.find_values(value, k) for k in _FIGURES):
+            return Support("unchecked", "Text without a figure: read the quote.")
+        if values.value_supported(value, quote):
+            return Support("supported", "Its figures are the quote's.")
+        return Support("unsupported", "A figure in the value is not in the quote.")
+
+
+TYPE = Text(
     KEY,
     "Text",
     None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from citations.values import YES_NO
-from tabular.column_types.base import ColumnType
+from tabular.column_types.base import ColumnType, Support
 
 
 class YesNo(ColumnType):
@@ -28,6 +28,15 @@ class YesNo(ColumnType):
         if lowered.startswith("no") or lowered == "false":
             return False
         return None
+
+    def support(self, value: str, quote: str, options: Sequence[str] = ()) -> Support:
+        # Whether a clause answers is the relevance signal's to say: any
+        # quote is consistent with a well-formed answer.
+        if self.read(value) is None:
+            return Support("unsupported", 'A yes/no column answers "Yes" or "No".')
+        return Support(
+            "supported", "A yes/no answer; the quote is the clause it rests on."
+        )
 
 
 TYPE = YesNo(

@@ -1,7 +1,8 @@
 """docs/how-to-add-a-column-type.md, walked: a fake column type, one row of
 the table plus its own class, is listed by the form and the error messages,
-parsed from a column line, asked with its answer format, and read, stored,
-shown, sorted and exported through the table's helpers."""
+parsed from a column line, asked with its answer format, read, stored,
+shown, sorted and exported through the table's helpers, and checked against
+the verified quote it is cited from."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ import pytest
 from django.conf import settings as django_settings
 
 from tabular import column_types
-from tabular.column_types import ColumnType
+from tabular.column_types import ColumnType, Support
 from tabular.executor import _question
 from tabular.models import ReviewColumn
+from tabular.reading import value_support
 from tabular.services import ReviewError, parse_column
 
 
@@ -49,6 +51,14 @@ class Rating(ColumnType):
     def read(self, text: str, options: Sequence[str] = ()) -> Stars | None:
         found = re.search(r"\b([0-5])\s*/\s*5\b", text)
         return Stars(int(found.group(1)), found.start(), found.end()) if found else None
+
+    def support(self, value: str, quote: str, options: Sequence[str] = ()) -> Support:
+        stars, stated = self.read(value), self.read(quote)
+        if stars is None:
+            return Support("unsupported", "The value is no score out of five.")
+        if stated is not None and stated.count == stars.count:
+            return Support("supported", f"The quote states {stars.count}/5.")
+        return Support("unsupported", f"The quote does not state {stars.count}/5.")
 
 
 RATING = Rating(
@@ -108,6 +118,14 @@ def test_a_new_types_value_is_read_stored_shown_sorted_and_exported(rating):
     ]
     assert column_types.xlsx_value(stored) == (4, '0 "/5"')
     assert column_types.typed_display({"kind": "rating"}) == ""  # malformed
+
+
+def test_a_new_types_value_is_checked_against_its_verified_quote(rating):
+    quote = "The panel rated the supplier 4/5 for delivery."
+    assert value_support("rating", "4/5", quote).state == "supported"
+    assert value_support("rating", "2/5", quote).state == "unsupported"
+    assert value_support("rating", "good", quote).state == "unsupported"
+    assert value_support("rating", "4/5", "").state == "unsupported"  # no quote
 
 
 def test_the_model_field_and_its_constraint_are_derived_from_the_table():
