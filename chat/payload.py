@@ -19,6 +19,7 @@ from chat.coverage import (
     coverage,
 )
 from citations.models import Relevance, Status
+from ingest import file_types
 from ingest.links import document_span_url
 from ingest.selectors import Span, chunk_location, span_locations
 
@@ -32,7 +33,7 @@ SNIPPET_CHARS = 280
 
 # Source types whose location is per passage (a message, a column): a
 # citation's own offsets choose it (ingest.locations).
-SEGMENTED_TYPES = frozenset({"slack", "teams", "db"})
+SEGMENTED_TYPES = file_types.segmented_types()
 
 
 def _location(
@@ -85,7 +86,9 @@ def _source_entry(source: MessageSource, chunk_text: str, metadata: dict) -> dic
         "doc_title": source.document_title,
         "snippet": chunk_text[:SNIPPET_CHARS],
         "score": round(source.score, 4),
-        "page": source.page_start if source.source_type in {"pdf", "docx"} else None,
+        "page": source.page_start
+        if source.source_type in file_types.paged_types()
+        else None,
         "url": url,
         **_location_fields(location, metadata),
         "chunk_id": str(source.chunk_uid),

@@ -10,6 +10,7 @@ from django.conf import settings
 
 from chat.sources import SourceChunk
 from citations.values import value_kind
+from ingest import file_types
 from ingest.search import SearchHit, search_chunks
 from ingest.search.rerank import build_query
 from ingest.search.within import retrieve as within
@@ -45,7 +46,11 @@ class Retrieved:
     def prompt_source(self) -> PromptSource:
         chunk = self.hit.chunk
         document = chunk.document
-        page = chunk.page_start if document.source_type in {"pdf", "docx"} else None
+        page = (
+            chunk.page_start
+            if document.source_type in file_types.paged_types()
+            else None
+        )
         location = None
         if page is not None:
             location = (

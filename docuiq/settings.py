@@ -477,7 +477,7 @@ SPECTACULAR_SETTINGS = {
         "QuestionStatusEnum": "chat.asking.QUESTION_STATES",
         "SourceKindEnum": "ingest.models.Source.Kind",
         "SourceStatusEnum": "ingest.models.Source.Status",
-        "SourceExportKindEnum": [("slack", "Slack export"), ("teams", "Teams export")],
+        "SourceExportKindEnum": "ingest.source_kinds.EXPORT_CHOICES",
         "FindingKindEnum": "playbook.findings.KINDS",
     },
 }

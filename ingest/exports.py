@@ -5,14 +5,15 @@ unknown file.
 
 `export_kind` reads only what it must: a ZIP's directory (no member is
 decompressed for Slack) or the first 64 KB of a JSON file or of a ZIP's first
-JSON member (Teams), and leaves the stream where it found it. The rules are
-a table (`EXPORT_RULES`), tried in order; the export's own reader
-(ingest.connectors.slack / .teams) checks the whole file when it syncs.
+JSON member (Teams), and leaves the stream where it found it. Each export
+kind of the connector table (ingest.source_kinds) says what it recognises
+(`SourceKind.recognises`), tried in the table's order (`export_rules`); the
+export's own reader (ingest.connectors.slack / .teams) checks the whole file
+when it syncs.
 """
 
 from __future__ import annotations
 
-import re
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,11 +21,6 @@ from typing import IO
 
 HEAD_BYTES = 64 * 1024
 _ZIP = b"PK\x03\x04"
-# Graph's chatMessage fields (Teams exports are that JSON).
-_TEAMS_JSON = re.compile(
-    rb'"messageType"\s*:\s*"message"|"@odata\.context"\s*:\s*"[^"]*chatMessage|'
-    rb'"@odata\.type"\s*:\s*"#?microsoft\.graph\.chatMessage"'
-)
 
 
 @dataclass(frozen=True)
@@ -44,27 +40,15 @@ class ExportRule:
     doc: str
 
 
-def _slack(head: Head) -> bool:
-    tops = {name.rsplit("/", 1)[-1] for name in head.zip_names if name.count("/") <= 1}
-    return "channels.json" in tops and ("users.json" in tops or len(tops) > 2)
+def export_rules() -> tuple[ExportRule, ...]:
+    """The export kinds that recognise an upload, in the table's order."""
+    from ingest import source_kinds  # the table's kinds import Head from here
 
-
-def _teams(head: Head) -> bool:
-    if head.zip_names:
-        return bool(_TEAMS_JSON.search(head.first_json))
-    return head.filename.lower().endswith(".json") and bool(
-        _TEAMS_JSON.search(head.head)
+    return tuple(
+        ExportRule(k.key, k.recognises, k.recognised_by)
+        for k in source_kinds.SOURCE_KINDS
+        if k.recognised_by
     )
-
-
-EXPORT_RULES: tuple[ExportRule, ...] = (
-    ExportRule("slack", _slack, "a ZIP with channels.json (and users.json) at its top"),
-    ExportRule(
-        "teams",
-        _teams,
-        "JSON (or a ZIP of JSON files) of Microsoft Graph chatMessage objects",
-    ),
-)
 
 
 def _read_head(stream: IO[bytes], filename: str) -> Head:
@@ -95,4 +79,4 @@ def export_kind(stream: IO[bytes], filename: str) -> str:
         head = _read_head(stream, filename)
     finally:
         stream.seek(position)
-    return next((r.kind for r in EXPORT_RULES if r.matches(head)), "")
+    return next((r.kind for r in export_rules() if r.matches(head)), "")

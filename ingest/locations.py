@@ -14,15 +14,23 @@ Pure: no Django.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["Location", "chunk_segments", "location_for", "safe_url", "segment_at"]
+from ingest import file_types
 
-CHAT_TYPES = frozenset({"slack", "teams"})
-PAGED_TYPES = frozenset({"pdf", "docx"})
+__all__ = [
+    "LOCATORS",
+    "Location",
+    "Passage",
+    "chunk_segments",
+    "location_for",
+    "safe_url",
+    "segment_at",
+]
 
 
 @dataclass(frozen=True)
@@ -98,48 +106,82 @@ def location_for(
     segment: dict[str, Any] | None = None,
     page: int | None = None,
 ) -> Location:
-    """The location of a passage of a document (its segment, if any)."""
-    segment = segment or {}
-    if source_type in CHAT_TYPES:
-        return _chat(source_type, metadata, segment)
-    if source_type == "db":
-        return _row(metadata, segment)
-    if source_type == "web":
-        url = origin_url or metadata.get("url", "")
-        host = urlsplit(url).netloc if url else ""
-        return Location(
-            "web",
-            f"{title} ({host})" if host else title,
-            original_url=url,
-            fields={"url": url} if url else {},
-        )
-    if source_type == "gdrive":
-        url = metadata.get("link") or metadata.get("webViewLink") or origin_url
-        return Location(
-            "gdrive",
-            f"Google Drive · {title}",
-            original_url=url or "",
-            fields={"url": url} if url else {},
-        )
-    if source_type == "email":
-        sender = metadata.get("sender_name") or metadata.get("sender") or ""
-        date = metadata.get("date", "")
-        label = " · ".join(
-            x for x in (f"Email from {sender}" if sender else "Email", date) if x
-        )
-        return Location(
-            "email",
-            label,
-            fields={
-                k: metadata[k]
-                for k in ("message_id", "thread_id", "ts")
-                if metadata.get(k)
-            },
-            extra={k: metadata[k] for k in ("sender", "subject") if metadata.get(k)},
-        )
-    if source_type in PAGED_TYPES and page:
-        return Location("page", f"page {page}", fields={"page": page})
+    """The location of a passage of a document (its segment, if any), by
+    its file type's locator (ingest.file_types)."""
+    kind = file_types.file_type(source_type)
+    locate = LOCATORS.get(kind.locator if kind else "", _document)
+    return locate(
+        Passage(source_type, title, metadata, origin_url, segment or {}, page)
+    )
+
+
+@dataclass(frozen=True)
+class Passage:
+    """What a locator reads of a passage and its document."""
+
+    source_type: str
+    title: str
+    metadata: dict[str, Any]
+    origin_url: str
+    segment: dict[str, Any]
+    page: int | None
+
+
+def _document(passage: Passage) -> Location:
     return Location("document", "")
+
+
+def _page(passage: Passage) -> Location:
+    if passage.page:
+        return Location("page", f"page {passage.page}", fields={"page": passage.page})
+    return _document(passage)
+
+
+def _web(passage: Passage) -> Location:
+    url = passage.origin_url or passage.metadata.get("url", "")
+    host = urlsplit(url).netloc if url else ""
+    return Location(
+        "web",
+        f"{passage.title} ({host})" if host else passage.title,
+        original_url=url,
+        fields={"url": url} if url else {},
+    )
+
+
+def _gdrive(passage: Passage) -> Location:
+    metadata = passage.metadata
+    url = metadata.get("link") or metadata.get("webViewLink") or passage.origin_url
+    return Location(
+        "gdrive",
+        f"Google Drive · {passage.title}",
+        original_url=url or "",
+        fields={"url": url} if url else {},
+    )
+
+
+def _email(passage: Passage) -> Location:
+    metadata = passage.metadata
+    sender = metadata.get("sender_name") or metadata.get("sender") or ""
+    date = metadata.get("date", "")
+    label = " · ".join(
+        x for x in (f"Email from {sender}" if sender else "Email", date) if x
+    )
+    return Location(
+        "email",
+        label,
+        fields={
+            k: metadata[k] for k in ("message_id", "thread_id", "ts") if metadata.get(k)
+        },
+        extra={k: metadata[k] for k in ("sender", "subject") if metadata.get(k)},
+    )
+
+
+def _chat_message(passage: Passage) -> Location:
+    return _chat(passage.source_type, passage.metadata, passage.segment)
+
+
+def _table_row(passage: Passage) -> Location:
+    return _row(passage.metadata, passage.segment)
 
 
 def _chat(
@@ -191,3 +233,15 @@ def _when(ts: str) -> str:
     except (TypeError, ValueError):
         return ""
     return f"{moment:%-d %b %Y %H:%M} UTC"
+
+
+# The locators a file type names (FileType.locator); "" and unknown names
+# locate the document as a whole.
+LOCATORS: dict[str, Callable[[Passage], Location]] = {
+    "page": _page,
+    "chat": _chat_message,
+    "row": _table_row,
+    "email": _email,
+    "web": _web,
+    "gdrive": _gdrive,
+}

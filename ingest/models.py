@@ -14,6 +14,7 @@ from django.db import models
 from django.db.models import Q
 
 from accounts.models import TenantOwned, tenant_id_unique
+from ingest import file_types, source_kinds
 
 
 def _upload_path(instance: File, filename: str) -> str:
@@ -76,23 +77,12 @@ class Document(TenantOwned):
         READY = "ready", "Ready"
         FAILED = "failed", "Failed"
 
-    class SourceType(models.TextChoices):
-        PDF = "pdf", "PDF"
-        TEXT = "text", "Text"
-        MARKDOWN = "markdown", "Markdown"
-        HTML = "html", "HTML"
-        WEB = "web", "Web page"
-        EMAIL = "email", "Email"
-        DOCX = "docx", "Word"
-        CSV = "csv", "CSV"
-        # Connectors (issue 29; seed 004's source types): one document per
-        # chat thread, per table row; a captured web page is WEB; GDRIVE names
-        # files whose metadata says they came from Google Drive.
-        SLACK = "slack", "Slack"
-        TEAMS = "teams", "Teams"
-        DB = "db", "Database row"
-        GDRIVE = "gdrive", "Google Drive"
-        UNKNOWN = "unknown", "Unknown"
+    # What the document is: a row of ingest.file_types (how it is recognised,
+    # read and located), as TextChoices for the admin, the API and filters.
+    SourceType = models.TextChoices(
+        "SourceType",
+        [(key.upper(), (key, label)) for key, label in file_types.choices()],
+    )
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     file = models.ForeignKey(File, on_delete=models.CASCADE, related_name="documents")
@@ -108,7 +98,7 @@ class Document(TenantOwned):
     )
     title = models.CharField(max_length=500)
     source_type = models.CharField(
-        max_length=16, choices=SourceType.choices, default=SourceType.UNKNOWN
+        max_length=16, choices=file_types.choices(), default=file_types.UNKNOWN
     )
     origin_url = models.URLField(max_length=2000, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
@@ -338,11 +328,11 @@ class Source(TenantOwned):
     idle|ready|failed -> queued -> syncing -> ready | failed.
     """
 
-    class Kind(models.TextChoices):
-        SLACK = "slack", "Slack export"
-        TEAMS = "teams", "Teams export"
-        DATABASE = "db", "Database"
-        WEB = "web", "Web page"
+    # The connectors: rows of ingest.source_kinds (the table the sync runs),
+    # as TextChoices for the admin, the API schema and filters.
+    Kind = models.TextChoices(
+        "Kind", [(key.upper(), (key, label)) for key, label in source_kinds.choices()]
+    )
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -351,7 +341,7 @@ class Source(TenantOwned):
         FAILED = "failed", "Failed"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    kind = models.CharField(max_length=8, choices=Kind.choices)
+    kind = models.CharField(max_length=8, choices=source_kinds.choices())
     name = models.CharField(max_length=200)
     # The bytes the documents point at: the export uploaded (Slack, Teams), a
     # description of the source (database: never the credentials), the page

@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ingest import file_types
+
 if TYPE_CHECKING:
     from ingest.models import Document, DocumentChunk
 
@@ -38,7 +40,7 @@ SECTION_CHARS = 6000
 # so a document "that fits" never overflows the model's context.
 CHARS_PER_TOKEN = 3.5
 # Source types whose page map is real (a PDF's pages, a DOCX's breaks).
-PAGED = frozenset({"pdf", "docx"})
+PAGED = file_types.paged_types()
 
 
 def estimate_tokens(text: str) -> int:

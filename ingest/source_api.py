@@ -9,7 +9,7 @@ or an API key (a key is created by an admin and acts for the tenant).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -30,6 +30,7 @@ from accounts.api import (
     uuid_path,
 )
 from accounts.models import Membership
+from ingest import source_kinds
 from ingest.connectors.database import TableSpec
 from ingest.models import Source
 from ingest.sources import (
@@ -154,7 +155,9 @@ class SourceExportCreateApi(TenantApiView):
     parser_classes = [MultiPartParser, FormParser]
 
     class InputSerializer(serializers.Serializer):
-        kind = serializers.ChoiceField(choices=[Source.Kind.SLACK, Source.Kind.TEAMS])
+        # The export kinds of ingest.source_kinds, read again each time the
+        # serializer is made (__init__), so a kind added to the table is offered.
+        kind = serializers.ChoiceField(choices=source_kinds.export_choices())
         file = serializers.FileField(allow_empty_file=True, use_url=False)
         name = serializers.CharField(max_length=200, required=False, allow_blank=True)
         source_id = serializers.UUIDField(required=False)
@@ -162,6 +165,10 @@ class SourceExportCreateApi(TenantApiView):
 
         class Meta:
             ref_name = "SourceExportInput"
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.fields["kind"].choices = source_kinds.export_choices()
 
     @extend_schema(
         operation_id="sources_export_create",

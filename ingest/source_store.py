@@ -20,8 +20,10 @@ import hashlib
 import io
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.core.files import File as DjangoFile
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -35,6 +37,7 @@ from ingest.models import (
     Document,
     DocumentChunk,
     DocumentRevision,
+    File,
     Source,
     SourceItem,
 )
@@ -42,7 +45,10 @@ from ingest.normalize import normalize_pages
 from ingest.signals import revision_created
 from llm.errors import LLMError
 
-__all__ = ["Known", "items_soft_delete", "items_store"]
+if TYPE_CHECKING:
+    from accounts.models import Tenant
+
+__all__ = ["Known", "items_soft_delete", "items_store", "store_file"]
 
 logger = logging.getLogger(__name__)
 
@@ -306,3 +312,24 @@ def attachments_store(
                 user=None,
                 parent=parent,
             )
+
+
+def store_file(
+    *, tenant: Tenant, filename: str, content_type: str, data: bytes, user: Any
+) -> File:
+    """The bytes as a File of the tenant (same bytes: the same File)."""
+    sha256 = hashlib.sha256(data).hexdigest()
+    existing = File.objects.filter(sha256=sha256).first()
+    if existing is not None:
+        return existing
+    file = File(
+        tenant=tenant,
+        filename=filename[:255],
+        content_type=content_type[:200],
+        size=len(data),
+        sha256=sha256,
+        uploaded_by=user,
+    )
+    file.blob.save(sha256, DjangoFile(io.BytesIO(data)), save=False)
+    file.save()
+    return file

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import require_tenant
 from accounts.models import Membership
+from ingest import source_kinds
 from ingest.collections import collection_get, collection_list
 from ingest.connectors.database import TableSpec
 from ingest.models import Source
@@ -46,6 +47,8 @@ def _context(request: HttpRequest) -> dict:
         ),
         "collections": list(collection_list(tenant=request.tenant)),
         "is_owner": _is_owner(request),
+        "export_kinds": source_kinds.export_choices(),
+        "export_names": source_kinds.export_names(),
     }
 
 
@@ -84,11 +87,14 @@ def source_export_view(request: HttpRequest) -> HttpResponse:
     require_tenant(request)
     upload = request.FILES.get("file")
     kind = request.POST.get("kind", "")
-    if upload is None or kind not in (Source.Kind.SLACK, Source.Kind.TEAMS):
+    if upload is None or kind not in dict(source_kinds.export_choices()):
         return _done(
             request,
             None,
-            SourceError("bad_input", "Choose Slack or Teams and an export file."),
+            SourceError(
+                "bad_input",
+                f"Choose {source_kinds.export_names()} and an export file.",
+            ),
         )
     try:
         source = source_create_export(

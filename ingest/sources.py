@@ -17,43 +17,51 @@ sandbox); capturing it again makes a new revision when the page changed.
 
 from __future__ import annotations
 
-import hashlib
-import io
 import json
 import logging
 import uuid
-from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.core.files import File as DjangoFile
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from accounts.scoping import tenant_scope, unscoped
+from ingest import source_kinds
 from ingest.connectors import database as db_connector
-from ingest.connectors.items import Item, LazyItem, Warning_
-from ingest.connectors.netpolicy import AddressPolicy, BlockedAddress, resolve_allowed
-from ingest.connectors.slack import ExportError, ExportLimits, read_slack_export
-from ingest.connectors.teams import read_teams_export
-from ingest.connectors.web import FetchError, FetchLimits, check_url, fetch_page
-from ingest.extractors import WEB_CAPTURE_TYPE
-from ingest.models import Document, File, Source, SourceItem
+from ingest.connectors.items import Item, Warning_
+from ingest.connectors.netpolicy import BlockedAddress, resolve_allowed
+from ingest.connectors.web import FetchError, check_url
+from ingest.models import Document, Source, SourceItem
 from ingest.search import refresh_statistics
-from ingest.secrets import SecretUnreadable, secret_decrypt, secret_encrypt
+from ingest.secrets import secret_encrypt
+from ingest.source_kinds import database, web
+from ingest.source_kinds.base import Plan, SourceError, Synced, address_policy
+from ingest.source_kinds.database import database_allowed
 from ingest.source_store import (
     Known,
     StoreCounts,
     attachments_store,
     items_soft_delete,
     items_store,
+    store_file,
 )
-from lib.exceptions import DocuIQError
 from lib.worker.heartbeat import heartbeat
+
+__all__ = [
+    "SourceError",
+    "address_policy",
+    "database_allowed",
+    "source_create_database",
+    "source_create_export",
+    "source_create_web",
+    "source_request_sync",
+    "source_sync",
+    "sources_sweep",
+]
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -66,43 +74,7 @@ BATCH = 200
 _COPY_BLOCK = 1024 * 1024
 
 
-class SourceError(DocuIQError):
-    """A source that cannot be registered or read: `code` and a message for
-    the person who set it up (the API answers 400 with both)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message, code=code)
-
-
-def address_policy() -> AddressPolicy:
-    return AddressPolicy(
-        allow_loopback=settings.CONNECTORS_ALLOW_LOOPBACK,
-        allow_private=settings.CONNECTORS_ALLOW_PRIVATE_NETWORKS,
-    )
-
-
 # -- registering -------------------------------------------------------------
-
-
-def _store_file(
-    *, tenant: Tenant, filename: str, content_type: str, data: bytes, user: Any
-) -> File:
-    """The bytes as a File of the tenant (same bytes: the same File)."""
-    sha256 = hashlib.sha256(data).hexdigest()
-    existing = File.objects.filter(sha256=sha256).first()
-    if existing is not None:
-        return existing
-    file = File(
-        tenant=tenant,
-        filename=filename[:255],
-        content_type=content_type[:200],
-        size=len(data),
-        sha256=sha256,
-        uploaded_by=user,
-    )
-    file.blob.save(sha256, DjangoFile(io.BytesIO(data)), save=False)
-    file.save()
-    return file
 
 
 def _read_upload(stream: IO[bytes]) -> bytes:
@@ -140,13 +112,15 @@ def source_create_export(
 ) -> Source:
     """Register a Slack or Teams export (or give an existing export source a
     later export) and queue its sync."""
-    if kind not in (Source.Kind.SLACK, Source.Kind.TEAMS):
-        raise SourceError("bad_kind", "An export is a Slack or a Teams export.")
+    if kind not in dict(source_kinds.export_choices()):
+        raise SourceError(
+            "bad_kind", f"An export is a {source_kinds.export_names(' or a ')} export."
+        )
     data = _read_upload(stream)
     if not data:
         raise SourceError("empty", "This file is empty.")
     with tenant_scope(tenant):
-        file = _store_file(
+        file = store_file(
             tenant=tenant,
             filename=filename,
             content_type="application/zip"
@@ -198,11 +172,11 @@ def source_create_web(
     except BlockedAddress as exc:
         raise SourceError(exc.code, exc.message) from exc
     with tenant_scope(tenant):
-        source = Source.objects.filter(kind=Source.Kind.WEB, url=url).first()
+        source = Source.objects.filter(kind=web.KIND.key, url=url).first()
         if source is None:
             source = Source.objects.create(
                 tenant=tenant,
-                kind=Source.Kind.WEB,
+                kind=web.KIND.key,
                 name=url[:200],
                 url=url,
                 collection=collection,
@@ -248,7 +222,7 @@ def source_create_database(
         sort_keys=True,
     ).encode()
     with tenant_scope(tenant):
-        file = _store_file(
+        file = store_file(
             tenant=tenant,
             filename=f"{name.strip()[:200]}.json",
             content_type="application/json",
@@ -257,7 +231,7 @@ def source_create_database(
         )
         source = Source.objects.create(
             tenant=tenant,
-            kind=Source.Kind.DATABASE,
+            kind=database.KIND.key,
             name=name.strip()[:200],
             file=file,
             collection=collection,
@@ -269,40 +243,6 @@ def source_create_database(
         )
         _queue(source)
     return source
-
-
-def database_allowed(connection: db_connector.Connection) -> None:
-    """Refuse a database the server must not read for a tenant: the app's
-    own, a SQLite file outside CONNECTORS_SQLITE_DIRS, a host in a private
-    range (SSRF)."""
-    own = settings.DATABASES["default"]
-    if connection.engine == "sqlite":
-        path = Path(connection.path).resolve()
-        roots = [Path(d).resolve() for d in settings.CONNECTORS_SQLITE_DIRS if d]
-        if not any(path.is_relative_to(root) for root in roots):
-            raise SourceError(
-                "blocked_path",
-                "SQLite files can be read only from the folders the server allows "
-                "(CONNECTORS_SQLITE_DIRS)" + ("; none is set." if not roots else "."),
-            )
-        if (
-            own["ENGINE"].endswith("sqlite3")
-            and Path(str(own["NAME"])).resolve() == path
-        ):
-            raise SourceError("blocked_path", "This is DocuIQ's own database.")
-        return
-    try:
-        address = resolve_allowed(connection.host, connection.port, address_policy())
-    except BlockedAddress as exc:
-        raise SourceError(exc.code, exc.message) from exc
-    if own["ENGINE"].endswith("postgresql") and connection.database == own["NAME"]:
-        own_address = resolve_allowed(
-            own.get("HOST") or "127.0.0.1",
-            int(own.get("PORT") or 5432),
-            AddressPolicy(True, True),
-        )
-        if own_address == address and int(own.get("PORT") or 5432) == connection.port:
-            raise SourceError("blocked_address", "This is DocuIQ's own database.")
 
 
 # -- queueing ------------------------------------------------------------------
@@ -379,17 +319,6 @@ def sources_sweep() -> int:
 # -- syncing -------------------------------------------------------------------
 
 
-@dataclass
-class Plan:
-    """What a connector read: its items (an iterator), and which keys a
-    missing item may be deleted for."""
-
-    items: Iterator[Item | LazyItem]
-    covers: Any  # (key) -> bool
-    warnings: list[Warning_]
-    total: int = 0
-
-
 def source_sync(*, source_id: uuid.UUID) -> None:
     """Sync one source (the sync_source task body); safe to run any number
     of times."""
@@ -451,10 +380,16 @@ def source_sync(*, source_id: uuid.UUID) -> None:
 PROGRESS_EVERY = 100
 
 
-def _run(source: Source) -> tuple[dict[str, int], list[Warning_]]:
-    if source.kind == Source.Kind.WEB:
-        return _capture(source)
-    plan = _plan(source)
+def _run(source: Source) -> Synced:
+    kind = source_kinds.kind_of(source.kind)
+    if kind is None:
+        raise SourceError("bad_kind", f"Unknown source kind {source.kind!r}.")
+    return kind.sync(source, _store_plan)
+
+
+def _store_plan(source: Source, plan: Plan) -> Synced:
+    """Write what a connector read: new and changed items in batches, the
+    unchanged ones counted, the gone ones it covers soft-deleted."""
     # Tuples, not model instances: a 100,000-row source's sync reads every
     # key, and building instances cost more than the rest of an unchanged sync.
     known = {
@@ -522,148 +457,6 @@ def _run(source: Source) -> tuple[dict[str, int], list[Warning_]]:
         },
         plan.warnings,
     )
-
-
-def _plan(source: Source) -> Plan:
-    limits = ExportLimits(max_channel_messages=settings.CONNECTORS_MAX_CHANNEL_MESSAGES)
-    if source.kind in (Source.Kind.SLACK, Source.Kind.TEAMS):
-        if source.file is None:
-            raise SourceError("no_export", "This source has no export file.")
-        data = source.file.blob.open("rb").read()
-        try:
-            if source.kind == Source.Kind.SLACK:
-                export, items = read_slack_export(
-                    data, workspace=source.name, limits=limits
-                )
-            else:
-                export, items = read_teams_export(
-                    data,
-                    filename=source.file.filename,
-                    workspace=source.name,
-                    limits=limits,
-                )
-        except ExportError as exc:
-            raise SourceError(exc.code, exc.message) from exc
-        return Plan(
-            items=_export_items(items),
-            covers=export.covers,
-            warnings=export.warnings,
-            total=0,
-        )
-    if source.kind == Source.Kind.DATABASE:
-        try:
-            url = secret_decrypt(source.secret)
-        except SecretUnreadable as exc:
-            raise SourceError("secret_unreadable", str(exc)) from exc
-        try:
-            connection = db_connector.parse_url(url)
-        except db_connector.DatabaseError_ as exc:
-            raise SourceError(exc.code, exc.message) from exc
-        database_allowed(connection)
-        spec = db_connector.TableSpec.from_dict(source.config)
-        rows = db_connector.read_rows(
-            connection, spec, timeout_s=settings.CONNECTORS_QUERY_TIMEOUT_S
-        )
-
-        def items() -> Iterator[LazyItem]:
-            try:
-                for row in rows:
-                    yield db_connector.row_lazy_item(spec, row, source_name=source.name)
-            except db_connector.DatabaseError_ as exc:
-                raise SourceError(exc.code, exc.message) from exc
-
-        # Every row is read each time: a row not read is gone.
-        return Plan(items=items(), covers=lambda key: True, warnings=[])
-    raise SourceError("bad_kind", f"Unknown source kind {source.kind!r}.")
-
-
-def _export_items(items: Iterable[Item]) -> Iterator[Item]:
-    try:
-        yield from items
-    except ExportError as exc:
-        raise SourceError(exc.code, exc.message) from exc
-
-
-def _capture(source: Source) -> tuple[dict[str, int], list[Warning_]]:
-    limits = FetchLimits(
-        max_bytes=settings.CONNECTORS_FETCH_MAX_BYTES,
-        timeout_s=settings.CONNECTORS_FETCH_TIMEOUT_S,
-    )
-    try:
-        fetched = fetch_page(source.url, policy=address_policy(), limits=limits)
-    except FetchError as exc:
-        raise SourceError(exc.code, exc.message) from exc
-    host = fetched.url.split("//", 1)[-1].split("/", 1)[0]
-    with transaction.atomic():
-        file = _store_file(
-            tenant=source.tenant,
-            filename=f"{host}.html",
-            content_type=WEB_CAPTURE_TYPE,
-            data=fetched.content,
-            user=source.created_by,
-        )
-        Source.objects.filter(pk=source.pk).update(file=file)
-        item = (
-            SourceItem.objects.filter(source=source, key=source.url)
-            .select_related("document")
-            .first()
-        )
-        if item is None:
-            document = Document.objects.create(
-                tenant=source.tenant,
-                file=file,
-                title=source.url[:500],
-                source_type=Document.SourceType.WEB,
-                origin_url=fetched.url[:2000],
-                metadata={"url": fetched.url, "requested_url": source.url},
-                uploaded_by=source.created_by,
-            )
-            if source.collection_id:
-                document.collections.add(source.collection_id)
-            SourceItem.objects.create(
-                tenant=source.tenant,
-                source=source,
-                key=source.url,
-                document=document,
-                content_sha256=file.sha256,
-            )
-            outcome = "created"
-        elif item.content_sha256 == file.sha256 and not item.document.is_deleted:
-            return {
-                "created": 0,
-                "updated": 0,
-                "unchanged": 1,
-                "deleted": 0,
-                "items": 1,
-            }, []
-        else:
-            # The page changed: a new revision of the same document.
-            Document.objects.filter(pk=item.document_id).update(
-                file=file,
-                status=Document.Status.QUEUED,
-                error="",
-                error_code="",
-                attempts=0,
-                progress_done=0,
-                progress_total=0,
-                is_deleted=False,
-                deleted_at=None,
-                origin_url=fetched.url[:2000],
-                updated_at=timezone.now(),
-            )
-            SourceItem.objects.filter(pk=item.pk).update(content_sha256=file.sha256)
-            document = Document.objects.get(pk=item.document_id)
-            outcome = "updated"
-        from ingest.services import _enqueue
-
-        _enqueue(document)
-    return {
-        "created": int(outcome == "created"),
-        "updated": int(outcome == "updated"),
-        "unchanged": 0,
-        "deleted": 0,
-        "items": 1,
-    }, []
 
 
 def _progress(source: Source, done: int, total: int) -> None:

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import found_or_404, require_tenant
 from accounts.models import Collection
+from ingest import source_kinds
 from ingest.collections import (
     CollectionError,
     collection_add,
@@ -23,7 +24,7 @@ from ingest.collections import (
 )
 from ingest.errors import ExtractionError
 from ingest.exports import export_kind
-from ingest.models import Source, TitleChange
+from ingest.models import TitleChange
 from ingest.page_image import page_picture, page_png
 from ingest.progress import upload_progress
 from ingest.search import search_chunks
@@ -352,7 +353,8 @@ def document_upload_view(request: HttpRequest) -> HttpResponse:
 
 def _export_source(request: HttpRequest, uploaded, *, kind: str, collection) -> str:
     """Add an uploaded chat export as a source; the note that says so."""
-    label = Source.Kind(kind).label
+    found = source_kinds.kind_of(kind)
+    label = found.label if found is not None else kind
     try:
         source = source_create_export(
             tenant=request.tenant,

@@ -326,19 +326,6 @@ def build_answer_messages(
 
 # ------------------------------------------------------------------ tabular cells
 
-_COLUMN_TYPE_HINTS = {
-    "text": "a short phrase or sentence",
-    "number": "a number only (digits, no words)",
-    "integer": "a whole number only",
-    "currency": "an amount with its currency, e.g. USD 12,500.00",
-    "amount": "an amount with its currency, e.g. USD 12,500.00",
-    "percentage": "a percentage, e.g. 12.5%",
-    "date": "a date, as YYYY-MM-DD when the document gives a full date",
-    "boolean": 'exactly "Yes" or "No"',
-    "yes_no": 'exactly "Yes" or "No"',
-    "list": "a comma-separated list",
-}
-
 # ------------------------------------------------- tabular cells, read whole
 
 # A cell's model call reads the document whole (or its best sections whole)
@@ -482,9 +469,7 @@ def build_cell_read_messages(
     )
     asked = "\n\n".join(
         f'<question number="{q.number}">\n{neutralise(q.text.strip())}\n'
-        f"Column type: {q.column_type} "
-        f"({_COLUMN_TYPE_HINTS.get(q.column_type.strip().lower(), q.column_type)})"
-        "\n</question>"
+        f"Column type: {q.column_type}\n</question>"
         for q in questions
     )
     user = (

@@ -17,6 +17,7 @@ from django.db import models
 from django.db.models import Q
 
 from accounts.models import TenantOwned, tenant_id_unique
+from tabular import column_types
 
 
 class Review(TenantOwned):
@@ -136,20 +137,15 @@ class ReviewDocument(TenantOwned):
 
 
 class ReviewColumn(TenantOwned):
-    class Type(models.TextChoices):
-        # What a cell of the column holds; tabular.column_types says how each
-        # is asked, read, checked against its quote, sorted and exported.
-        # Former `list` columns are `text` (migration 0003; "list" is still
-        # accepted as a name for text).
-        TEXT = "text", "Text"
-        DATE = "date", "Date"
-        DURATION = "duration", "Duration"
-        MONEY = "money", "Money"
-        NUMBER = "number", "Number"
-        YES_NO = "yes_no", "Yes/No"
-        PARTY = "party", "Party"
-        JURISDICTION = "jurisdiction", "Jurisdiction"
-        OPTIONS = "options", "Options"
+    # What a cell of the column holds: a row of tabular.column_types (which
+    # says how each is asked, read, checked against its quote, sorted and
+    # exported); the choices and the check constraint are derived from it.
+    # Former `list` columns are `text` (migration 0003; "list" is still
+    # accepted as a name for text). `Type` is the table as TextChoices, for
+    # code that wants an enum (tabular.api's serializer field).
+    Type = models.TextChoices(
+        "Type", [(key.upper(), (key, label)) for key, label in column_types.choices()]
+    )
 
     id = models.BigAutoField(primary_key=True)
     review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="columns")
@@ -158,7 +154,9 @@ class ReviewColumn(TenantOwned):
     # What the column means, in the operator's words; widens the search
     # (tabular.retrieval) when the question's wording differs from the documents'.
     description = models.TextField(blank=True)
-    type = models.CharField(max_length=16, choices=Type.choices, default=Type.TEXT)
+    type = models.CharField(
+        max_length=16, choices=column_types.choices(), default=column_types.TEXT
+    )
     # An options column's choices, in the operator's order (else []).
     options = models.JSONField(default=list, blank=True)
     order = models.PositiveIntegerField()
@@ -171,19 +169,7 @@ class ReviewColumn(TenantOwned):
             ),
             tenant_id_unique("uniq_reviewcol_tenant_id"),
             models.CheckConstraint(
-                condition=Q(
-                    type__in=[
-                        "text",
-                        "date",
-                        "duration",
-                        "money",
-                        "number",
-                        "yes_no",
-                        "party",
-                        "jurisdiction",
-                        "options",
-                    ]
-                ),
+                condition=Q(type__in=column_types.keys()),
                 name="chk_reviewcol_type_values",
             ),
         ]

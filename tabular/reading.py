@@ -44,6 +44,7 @@ from lib.sentences import split_sentences
 from lib.stemming import terms
 from tabular import column_types
 from tabular.column_types import OPTIONS, Typed
+from tabular.column_types.base import Support
 
 # A quote longer than this is cut to the clause around its value.
 MAX_QUOTE_CHARS = 400
@@ -615,12 +616,6 @@ def _with(reading: Reading, **changes: Any) -> Reading:
 # ------------------------------------------------------------------ support
 
 
-@dataclass(frozen=True)
-class Support:
-    state: str  # supported | unsupported | unchecked (tabular.models.Cell.Support)
-    reason: str
-
-
 def value_support(
     column_type: str, value: str, quote: str, options: Sequence[str] = ()
 ) -> Support:
@@ -636,59 +631,8 @@ def value_support(
     relevance signal's to say.
     """
     value = value.strip()
-    kind = column_types.type_of(column_type).value_kind
     if not value:
         return Support("unchecked", "No value.")
     if not quote.strip():
         return Support("unsupported", "No verified quote supports this value.")
-    if kind == values.YES_NO:
-        if column_types.read_typed(value, column_type) is None:
-            return Support("unsupported", 'A yes/no column answers "Yes" or "No".')
-        return Support(
-            "supported", "A yes/no answer; the quote is the clause it rests on."
-        )
-    if kind == OPTIONS:
-        if column_types.read_typed(value, column_type, options) is None:
-            return Support(
-                "unsupported", "The value is not one of the column's options."
-            )
-        return Support("supported", "One of the column's options.")
-    if kind == values.PARTY:
-        names = column_types.read_typed(value, column_type) or []
-        missing = [
-            p.name
-            for p in names  # type: ignore[union-attr]
-            if not values.value_supported(
-                re.sub(r'\s*\("[^"]*"\)$', "", p.name), quote, kind=values.PARTY
-            )
-        ]
-        if missing:
-            return Support(
-                "unsupported", f"The quote does not name {', '.join(missing)}."
-            )
-        return Support("supported", "The quote names the parties.")
-    if kind is None:
-        has_figures = any(
-            values.find_values(value, k)
-            for k in (
-                values.DURATION,
-                values.MONEY,
-                values.DATE_KIND,
-                values.NUMBER_KIND,
-            )
-        )
-        if not has_figures:
-            return Support("unchecked", "Text without a figure: read the quote.")
-        if values.value_supported(value, quote):
-            return Support("supported", "Its figures are the quote's.")
-        return Support("unsupported", "A figure in the value is not in the quote.")
-    typed = column_types.read_typed(value, column_type)
-    if typed is None:
-        label = column_types.type_of(column_type).label.lower()
-        return Support("unsupported", f"The value does not read as a {label}.")
-    if values.value_supported(typed, quote):  # type: ignore[arg-type]
-        return Support("supported", f"The quote states {typed.display!r}.")  # type: ignore[union-attr]
-    return Support(
-        "unsupported",
-        f"The quote does not state {typed.display!r}.",  # type: ignore[union-attr]
-    )
+    return column_types.type_of(column_type).support(value, quote, options)

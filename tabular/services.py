@@ -55,7 +55,7 @@ class ReviewError(DocuIQError):
 class ColumnSpec:
     name: str
     question: str
-    type: str = ReviewColumn.Type.TEXT
+    type: str = column_types.TEXT
     description: str = ""
     options: tuple[str, ...] = ()
 
@@ -124,9 +124,7 @@ def parse_column(spec: str) -> ColumnSpec:
             code="invalid_column",
         )
     kind = (
-        column_type(match.group("type"))
-        if match.group("type")
-        else ReviewColumn.Type.TEXT
+        column_type(match.group("type")) if match.group("type") else column_types.TEXT
     )
     question = match.group("question").strip()
     options: tuple[str, ...] = ()

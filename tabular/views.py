@@ -26,7 +26,7 @@ from accounts.http import found_or_404, require_tenant
 from citations.panel import citation_panel_context
 from ingest.models import Document
 from ingest.selectors import document_list
-from tabular import export
+from tabular import column_types, export
 from tabular.cell_review import (
     cell_approve,
     cell_clear,
@@ -35,7 +35,7 @@ from tabular.cell_review import (
     cell_history,
     cell_revert,
 )
-from tabular.models import Cell, Review, ReviewColumn
+from tabular.models import Cell, Review
 from tabular.selectors import (
     cell_get,
     review_get,
@@ -94,7 +94,7 @@ def _list_context(tenant, **extra) -> dict:
         "documents": document_list(tenant=tenant).filter(status=Document.Status.READY)[
             :500
         ],
-        "column_types": ReviewColumn.Type.choices,
+        "column_types": column_types.choices(),
         "default_columns": DEFAULT_COLUMNS,
         **extra,
     }

@@ -294,7 +294,7 @@ def _source_world(tenant, user):
 
     return Source.objects.create(
         tenant=tenant,
-        kind=Source.Kind.DATABASE,
+        kind=Source.Kind.DB,
         name="Matrix CRM",
         config={"table": "contracts", "key_column": "id", "text_columns": ["body"]},
         secret=secret_encrypt("sqlite:////nonexistent/crm.db"),

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ingest import file_types
 from ingest.errors import ErrorCode, ExtractionError, UnsupportedType
 from ingest.extractors._common import Progress
 from ingest.limits import Limits
@@ -38,52 +39,13 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-SOURCE_TYPES = ("pdf", "text", "markdown", "html", "email", "docx", "csv")
-SUPPORTED_LABEL = "PDF, Word (.docx), HTML, email (.eml), plain text, Markdown and CSV"
+# The types an upload may be, and how messages name them (ingest.file_types).
+SOURCE_TYPES = file_types.upload_types()
 HEAD_BYTES = 8192
 
-_LABELS = {
-    "pdf": "PDF",
-    "text": "text",
-    "markdown": "Markdown",
-    "html": "HTML",
-    "email": "email",
-    "docx": "Word",
-    "csv": "CSV",
-    "web": "web page",
-}
 # A page captured by URL (ingest.sources): stored with this type so that
 # ingestion reads its article, not every visible word (ingest.connectors.web).
 WEB_CAPTURE_TYPE = "application/vnd.docuiq.web-capture+html"
-_EXTENSIONS = {
-    ".pdf": "pdf",
-    ".txt": "text",
-    ".text": "text",
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".mdown": "markdown",
-    ".html": "html",
-    ".htm": "html",
-    ".xhtml": "html",
-    ".eml": "email",
-    ".docx": "docx",
-    ".csv": "csv",
-    ".tsv": "csv",
-}
-_CONTENT_TYPES = {
-    "application/pdf": "pdf",
-    "application/x-pdf": "pdf",
-    "text/plain": "text",
-    "text/markdown": "markdown",
-    "text/x-markdown": "markdown",
-    "text/html": "html",
-    "application/xhtml+xml": "html",
-    "message/rfc822": "email",
-    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
-    "text/csv": "csv",
-    "application/csv": "csv",
-    "text/tab-separated-values": "csv",
-}
 # Formats people upload that we cannot read, by signature, for a precise message.
 _KNOWN_BINARIES = (
     (b"\x89PNG\r\n\x1a\n", "a PNG image"),
@@ -126,16 +88,6 @@ _HTML_START = re.compile(
     re.I | re.S,
 )
 _UNSAFE_CHARS = re.compile("[\x00\ud800-\udfff]")
-_EXTRACTORS = {
-    "pdf": ("ingest.extractors.pdf", "extract_pdf"),
-    "text": ("ingest.extractors.text", "extract_text"),
-    "markdown": ("ingest.extractors.text", "extract_markdown"),
-    "html": ("ingest.extractors.html", "extract_html"),
-    "email": ("ingest.extractors.email", "extract_email"),
-    "docx": ("ingest.extractors.docx", "extract_docx"),
-    "csv": ("ingest.extractors.csv", "extract_csv"),
-    "web": ("ingest.connectors.web", "extract_web"),
-}
 
 
 @dataclass(frozen=True)
@@ -167,8 +119,8 @@ def detect_source_type(head: bytes, filename: str, content_type: str | None) -> 
     being what its name says (corrupt), not silently read as something else.
     """
     ext = Path(filename.replace("\\", "/")).suffix.lower()
-    declared = _EXTENSIONS.get(ext)
-    by_content_type = _CONTENT_TYPES.get(
+    declared = file_types.by_extension(ext)
+    by_content_type = file_types.by_content_type(
         (content_type or "").split(";")[0].strip().lower()
     )
 
@@ -183,10 +135,10 @@ def detect_source_type(head: bytes, filename: str, content_type: str | None) -> 
             return "docx"
         if ext in _OOXML_OTHER:
             raise UnsupportedType(
-                f"This file is {_OOXML_OTHER[ext]}, which is not supported; supported: {SUPPORTED_LABEL}."
+                f"This file is {_OOXML_OTHER[ext]}, which is not supported; supported: {file_types.supported_label()}."
             )
         raise UnsupportedType(
-            f"ZIP archives are not supported as documents; upload the files inside it; supported: {SUPPORTED_LABEL}."
+            f"ZIP archives are not supported as documents; upload the files inside it; supported: {file_types.supported_label()}."
         )
     if head and (declared or by_content_type) in ("pdf", "docx"):
         expected = (
@@ -199,11 +151,11 @@ def detect_source_type(head: bytes, filename: str, content_type: str | None) -> 
     for signature, what in _KNOWN_BINARIES:
         if head.startswith(signature):
             raise UnsupportedType(
-                f"This file is {what}, which is not supported; supported: {SUPPORTED_LABEL}."
+                f"This file is {what}, which is not supported; supported: {file_types.supported_label()}."
             )
     if _looks_binary(head):
         raise UnsupportedType(
-            f"This type of file ({ext or 'no extension'}) is not supported; supported: {SUPPORTED_LABEL}."
+            f"This type of file ({ext or 'no extension'}) is not supported; supported: {file_types.supported_label()}."
         )
     if declared:
         return declared
@@ -215,7 +167,7 @@ def detect_source_type(head: bytes, filename: str, content_type: str | None) -> 
         return "email"
     if ext in _OOXML_OTHER:
         raise UnsupportedType(
-            f"This file is {_OOXML_OTHER[ext]}, which is not supported; supported: {SUPPORTED_LABEL}."
+            f"This file is {_OOXML_OTHER[ext]}, which is not supported; supported: {file_types.supported_label()}."
         )
     return "text"
 
@@ -244,7 +196,10 @@ def extract(
     with path.open("rb") as fh:
         head = fh.read(HEAD_BYTES)
     source_type = detect_source_type(head, filename, content_type)
-    module_name, func_name = _EXTRACTORS[source_type]
+    kind = file_types.file_type(source_type)
+    if kind is None or not kind.extractor:
+        raise UnsupportedType(f"No extractor reads {source_type!r} files.")
+    module_name, func_name = kind.extractor.split(":")
     func = getattr(importlib.import_module(module_name), func_name)
     progress = Progress(limits, on_progress)
     try:
@@ -261,7 +216,7 @@ def extract(
         logger.warning(
             "extracting %r as %s failed", filename, source_type, exc_info=True
         )
-        label = _LABELS[source_type]
+        label = kind.noun or kind.label
         raise ExtractionError(
             ErrorCode.CORRUPT,
             f"This {label} file is damaged or malformed and could not be read.",
