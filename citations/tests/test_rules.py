@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from citations.cascade import rules
-from citations.cascade.rules import RULES, check
+from citations.cascade.rules import RULES
+from citations.tests.rule_examples import check
 
 CASCADE = Path(rules.__file__).parent
 DOCS = CASCADE.parent.parent / "docs" / "verification.md"
