@@ -1,11 +1,17 @@
 """The cascade's refusal rules: every way a quote can fail, by name.
 
-A rule is a row of RULES: an id, the stage and the place (module and
-function) it runs in, what it refuses, and examples it must refuse and pass.
-The code that applies a rule returns `refusal(id, reason)` (refusal.py), so a
-failed verdict names the rule that decided (`Verdict.rule`, and the stage
-records' "rule"). The word-level rules of the guard run as one ordered table
-(guards.WORDING_RULES); the others run where their stage reads the text.
+A rule is a row of RULES: an id, the name a reviewer reads, the stage and
+the place it runs in, what it refuses, and examples it must refuse and pass.
+
+A stage runs its rules as one loop over a table of checks, in order, and
+the first that refuses decides and names itself (refusal.first_refusal):
+verify.INPUT_CHECKS, tolerant.FOLDED_CHECKS and FUZZY_CHECKS,
+verify.POST_CHECKS, elision.PARTS_CHECKS and GAP_CHECKS,
+guards.WORDING_RULES, entities.ENTITY_RULES; a row's `place` names its loop,
+and a test holds the two together. The rest (a passage not found, a judge's
+vote, meaning features by kind) refuse where their search fails, through
+`refusal(id, reason)`. Either way a failed verdict names the rule that
+decided (`Verdict.rule`, the stage records' "rule", the citation's `rule`).
 
 Tests run every rule's examples (citations/tests/rule_examples.py: each
 refused example fails with that rule's id, each passed example verifies),
@@ -13,8 +19,9 @@ check that every id the code uses is a row here and every row is used, and
 that docs/verification.md is this table
 (`python -m citations.cascade.rules > docs/verification.md`).
 
-The table is data: it imports no stage of the cascade (the stages import it,
-not the reverse). Pure: no Django.
+The table is data: it imports no stage of the cascade (the stages' loops
+name its rows by id; the examples meet the engine in the tests). Pure: no
+Django.
 """
 
 from __future__ import annotations
@@ -87,7 +94,7 @@ RULES: tuple[Rule, ...] = (
         "input.not_text",
         "Not text",
         "input",
-        "verify.verify_quote",
+        "verify.INPUT_CHECKS",
         "A quote or text that is not a string.",
         (Example(_BUYER, None),),
         (Example(_BUYER, "The Buyer shall pay within 30 days"),),
@@ -96,7 +103,7 @@ RULES: tuple[Rule, ...] = (
         "input.empty",
         "Empty quote",
         "input",
-        "verify.verify_quote",
+        "verify.INPUT_CHECKS",
         "A quote of whitespace only.",
         (Example(_BUYER, "   "),),
         (Example(_BUYER, " The Buyer shall pay "),),
@@ -105,7 +112,7 @@ RULES: tuple[Rule, ...] = (
         "input.too_long",
         "Longer than the source",
         "input",
-        "verify.verify_quote, tolerant.find_tolerant",
+        "verify.INPUT_CHECKS, tolerant.FOLDED_CHECKS",
         "A quote longer than the source text could hold (OCR may drop a few "
         "characters, so a source 15% shorter still may).",
         (Example("Pay on time.", "The Buyer shall pay every invoice on time."),),
@@ -116,7 +123,7 @@ RULES: tuple[Rule, ...] = (
         "tolerant.empty_folded",
         "Nothing left once folded",
         "tolerant",
-        "tolerant.find_tolerant",
+        "tolerant.FOLDED_CHECKS",
         "A quote with nothing left once folded (only invisible characters).",
         (Example(_BUYER, "\u200b\u200d"),),
         (Example("The Buyer\u200b shall pay.", "The Buyer shall pay"),),
@@ -125,7 +132,7 @@ RULES: tuple[Rule, ...] = (
         "tolerant.too_short",
         "Too short to match approximately",
         "tolerant",
-        "tolerant.find_tolerant",
+        "tolerant.FUZZY_CHECKS",
         "A quote of fewer than three words or 15 characters that is not in "
         "the text verbatim or after folding: matched approximately, it would "
         "match almost anything.",
@@ -136,7 +143,7 @@ RULES: tuple[Rule, ...] = (
         "tolerant.too_long",
         "Too long to match approximately",
         "tolerant",
-        "tolerant.find_tolerant",
+        "tolerant.FUZZY_CHECKS",
         "A quote over 20,000 characters that is not in the text verbatim or "
         "after folding: such a quote is pages, not a quotation.",
         (Example(_LONG_CLAUSE, _LONG_CLAUSE.replace("Seller", "Lender", 1)),),
@@ -572,7 +579,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "wording.implausible_damage",
-        "Not explained by OCR damage",
+        "Another word",
         "guard: wording",
         "guards.WORDING_RULES",
         "In a scan, a token no OCR damage of the quote's word explains, nor a "
@@ -620,7 +627,7 @@ RULES: tuple[Rule, ...] = (
         "post.page_furniture",
         "Reads a page header or footer",
         "post-check",
-        "furniture.furniture_difference",
+        "verify.POST_CHECKS (furniture.furniture_difference)",
         "A quote that reads a page's running header or footer, or a bare page "
         "number, as text (the lines that recur at the edges of many pages).",
         (
@@ -636,7 +643,7 @@ RULES: tuple[Rule, ...] = (
         "post.cut_token",
         "Cuts a word or number",
         "post-check",
-        "boundaries.disallowed_cut",
+        "verify.POST_CHECKS (boundaries.disallowed_cut)",
         "A span that starts or ends inside a word or number ('$1' of "
         "'$12,000'), or at a hyphen, slash or sign inside a token.",
         (Example("The annual fee is $12,000 per site.", "The annual fee is $1"),),
@@ -646,7 +653,7 @@ RULES: tuple[Rule, ...] = (
         "post.letter_case",
         "Letter case of a code differs",
         "post-check",
-        "lettercase.case_difference",
+        "verify.POST_CHECKS (lettercase.case_difference)",
         "Letter case that means something: codes, units and labels ('40 mWh' "
         "is not '40 MWh', '2(A)' not '2(a)'), and words that name something "
         "else in capitals ('US' is not 'us').",
@@ -668,7 +675,7 @@ RULES: tuple[Rule, ...] = (
         "negation.before",
         "Negation left out before",
         "post-check",
-        "context.negation_before",
+        "verify.POST_CHECKS (context.negation_before)",
         "A span that starts within a negation's reach in its clause (up to "
         "three words after it, counted from the verb it governs; throughout a "
         "list it heads; inside an aside after it).",
@@ -689,7 +696,7 @@ RULES: tuple[Rule, ...] = (
         "negation.reversing_verb",
         "Reversing verb left out",
         "post-check",
-        "context.negation_before",
+        "verify.POST_CHECKS (context.negation_before)",
         "A span that starts just after a verb that reverses it ('fails to', "
         "'refrains from', 'is prohibited from') or after 'absent'.",
         (
@@ -709,7 +716,7 @@ RULES: tuple[Rule, ...] = (
         "negation.split_off",
         "Split negation left out",
         "post-check",
-        "context.negation_before",
+        "verify.POST_CHECKS (context.negation_before)",
         "A span that starts inside a negation OCR split ('N either party': "
         "the span starts at 'either').",
         (
@@ -729,7 +736,7 @@ RULES: tuple[Rule, ...] = (
         "negation.opening_elision",
         "Negation elided at the start",
         "post-check",
-        "context.negation_before",
+        "verify.POST_CHECKS (context.negation_before)",
         "A quote opening with an ellipsis or insertion whose clause starts "
         "with a negation it leaves out.",
         (
@@ -749,7 +756,7 @@ RULES: tuple[Rule, ...] = (
         "negation.after",
         "Negation left out after",
         "post-check",
-        "context.negation_after",
+        "verify.POST_CHECKS (context.negation_after)",
         "A quote that stops just before a negation of its own clause ('the "
         "Licensee may | not sublicense') or inside 'n't'.",
         (Example("The Licensee may not sublicense the Software.", "The Licensee may"),),
@@ -785,7 +792,7 @@ RULES: tuple[Rule, ...] = (
         "insertion.other_party",
         "Bracketed insertion names the other party",
         "post-check",
-        "elision.outer_party_difference",
+        "verify.POST_CHECKS (elision.outer_party_difference)",
         "An insertion that names another party than the words it replaces "
         "('[Licensor] shall bear' over 'Licensee shall bear').",
         (
@@ -805,7 +812,7 @@ RULES: tuple[Rule, ...] = (
         "insertion.antecedent",
         "Bracketed insertion names the wrong antecedent",
         "post-check",
-        "elision.outer_party_difference",
+        "verify.POST_CHECKS (elision.outer_party_difference)",
         "A leading insertion for a pronoun that names another party than the "
         "one the pronoun refers to ('[the Seller] shall' over 'It shall', "
         "where 'It' is the Buyer).",
@@ -828,7 +835,7 @@ RULES: tuple[Rule, ...] = (
         "insertion.stands_for_nothing",
         "Bracketed insertion stands for nothing",
         "post-check",
-        "elision.outer_party_difference",
+        "verify.POST_CHECKS (elision.outer_party_difference)",
         "A short insertion at the quote's edge that stands for no words of "
         "the source beside the span ('[knowingly]' over nothing).",
         (
@@ -872,7 +879,7 @@ RULES: tuple[Rule, ...] = (
         "elision.no_words",
         "Elided quote without words",
         "elision",
-        "elision.find_elided",
+        "elision.PARTS_CHECKS",
         "A quote of nothing but ellipses.",
         (Example(_BUYER, "... […] …"),),
         (Example(_PROMPTLY, "The Buyer shall pay ... on receipt of the invoice."),),
@@ -881,7 +888,7 @@ RULES: tuple[Rule, ...] = (
         "elision.fragments",
         "Elided into fragments",
         "elision",
-        "elision.find_elided",
+        "elision.PARTS_CHECKS",
         "An elided quote without a part of three words or more, or with more "
         "than half its words in fragments of one or two.",
         (Example(_BUYER, "The ... Buyer ... invoice"),),
@@ -891,7 +898,7 @@ RULES: tuple[Rule, ...] = (
         "elision.guarded_fragment",
         "Elided fragment changes the meaning",
         "elision",
-        "elision.find_elided",
+        "elision.PARTS_CHECKS",
         "A fragment of one or two words that carries a number, negation or "
         "modal verb: a floating 'not' could attach to any verb in reach.",
         (
@@ -987,7 +994,7 @@ RULES: tuple[Rule, ...] = (
         "elision.joins_sentences",
         "Elision joins sentences",
         "elision",
-        "elision._gap_difference",
+        "elision.GAP_CHECKS",
         "An ellipsis that joins two sentences.",
         (
             Example(
@@ -1009,7 +1016,7 @@ RULES: tuple[Rule, ...] = (
         "elision.amount",
         "Elision drops an amount",
         "elision",
-        "elision.elided_amount",
+        "elision.GAP_CHECKS (elision.elided_amount)",
         "An ellipsis over a number, amount, percentage or date that belongs "
         "to a phrase the quote keeps ('shall pay ... the costs' over 'fifty "
         "percent of'; 'December 31 ... unless' over ', 2020,'); one inside an "
@@ -1033,7 +1040,7 @@ RULES: tuple[Rule, ...] = (
         "elision.joins_subject",
         "Elision joins another subject",
         "elision",
-        "elision._gap_difference",
+        "elision.GAP_CHECKS",
         "An ellipsis that joins the quote's subject to another clause's verb "
         "('The Buyer shall ... deliver' over ', and the Seller shall').",
         (
@@ -1054,7 +1061,7 @@ RULES: tuple[Rule, ...] = (
         "elision.joins_clauses",
         "Elision joins clauses",
         "elision",
-        "elision._gap_difference",
+        "elision.GAP_CHECKS",
         "An ellipsis over the modal verb of a second clause when the quote's "
         "first part has its own.",
         (
@@ -1077,7 +1084,7 @@ RULES: tuple[Rule, ...] = (
         "elision.reversing_word",
         "Elision drops a reversing word",
         "elision",
-        "elision._gap_difference",
+        "elision.GAP_CHECKS",
         "An ellipsis over a word that reverses, bounds or narrows the words "
         "right after it ('excluding', 'at least', 'subject to', an un-/non- "
         "word: 'shall not be ... withheld' over 'unreasonably'), with up to "
@@ -1102,7 +1109,7 @@ RULES: tuple[Rule, ...] = (
         "elision.condition",
         "Elision drops a condition",
         "elision",
-        "elision.elided_condition",
+        "elision.GAP_CHECKS (elision.elided_condition)",
         "An ellipsis over a word that conditions, restricts or denies the "
         "clause the quote resumes in ('only', 'if', 'unless', 'upon', "
         "'provided', 'to the extent'), or the lead-in of its list.",
@@ -1357,6 +1364,10 @@ def markdown(rules: Sequence[Rule] = RULES) -> str:
         "record in `CitationVerification.stages`, `verify_quotes --explain`), "
         "and is `differs` when the passage was located and a rule refused "
         "what it says, `not_found` when none was.",
+        "",
+        "Each stage runs its rules as one loop over a table, in order (the "
+        "table is named under *runs in*); the first rule that refuses decides "
+        "and names itself.",
         "",
         "Each rule has examples it must refuse and pass; "
         "`citations/tests/test_rules.py` runs them all. One of each is shown.",
