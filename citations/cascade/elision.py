@@ -649,46 +649,77 @@ def outer_party_difference(
 ) -> Dropped | None:
     """An insertion before the first part or after the last names the other
     party than the words it replaces, just before or after the span, do
-    ("[Licensor] shall bear" over "Licensee shall bear")."""
+    ("[Licensor] shall bear" over "Licensee shall bear"): the first rule of
+    OUTER_INSERTION_CHECKS to refuse an insertion decides."""
     for k, inserted in enumerate(split.outer_insertions):
-        if k < split.leading:
-            other = _other_than_antecedent(text, start, inserted)
-            if other:
-                return other
-        before = text[max(0, start - 40) : start].split()[-3:]
-        after = text[end : end + 40].split()[:3]
-        for nearby, where in ((before, start), (after, end)):
-            if _names_other_party(inserted, " ".join(nearby)):
-                return Dropped(
-                    refusal(
-                        "insertion.other_party",
-                        f"the bracketed insertion “[{inserted}]” names another "
-                        f"party than the source (source: “{' '.join(nearby)}”)",
-                    ),
-                    where,
-                )
-        # The words next to the span on either side are what it may replace.
-        # A longer bracket is an editor's note ("[Redacted - Commercially
-        # Sensitive]", a heading), which replaces nothing the quote says.
-        sides = (
-            (" ".join(before), " ".join(before[-1:])),
-            (
-                " ".join(after),
-                " ".join(after[:1]),
-            ),
-        )
-        if len(_WORD.findall(inserted)) <= _REPLACING_WORDS and not any(
-            _stands_for(inserted, words, next_to) for words, next_to in sides
-        ):
-            return Dropped(
-                refusal(
-                    "insertion.stands_for_nothing",
-                    f"the bracketed insertion “[{inserted}]” stands for no words of "
-                    f"the source (source: “{' '.join(before)} … {' '.join(after)}”)",
-                ),
-                start,
+        outer = _Outer(text, start, end, inserted, leading=k < split.leading)
+        refused = first_refusal(OUTER_INSERTION_CHECKS, outer)
+        if refused is not None:
+            return Dropped(refused, outer.where)
+    return None
+
+
+class _Outer:
+    """What the insertion rules read of one insertion outside the parts:
+    the source's words just before and after the span; a rule that refuses
+    sets `where`, the offset the refused passage is shown from."""
+
+    def __init__(
+        self, text: str, start: int, end: int, inserted: str, *, leading: bool
+    ) -> None:
+        self.text, self.start, self.end = text, start, end
+        self.inserted, self.leading = inserted, leading
+        self.before = text[max(0, start - 40) : start].split()[-3:]
+        self.after = text[end : end + 40].split()[:3]
+        self.where = start
+
+
+def _antecedent(o: _Outer) -> str | None:
+    if not o.leading:
+        return None
+    other = _other_than_antecedent(o.text, o.start, o.inserted)
+    if not other:
+        return None
+    o.where = other.start
+    return other.reason
+
+
+def _other_party(o: _Outer) -> str | None:
+    for nearby, where in ((o.before, o.start), (o.after, o.end)):
+        if _names_other_party(o.inserted, " ".join(nearby)):
+            o.where = where
+            return (
+                f"the bracketed insertion “[{o.inserted}]” names another "
+                f"party than the source (source: “{' '.join(nearby)}”)"
             )
     return None
+
+
+def _stands_for_nothing(o: _Outer) -> str | None:
+    # The words next to the span on either side are what it may replace.
+    # A longer bracket is an editor's note ("[Redacted - Commercially
+    # Sensitive]", a heading), which replaces nothing the quote says.
+    sides = (
+        (" ".join(o.before), " ".join(o.before[-1:])),
+        (" ".join(o.after), " ".join(o.after[:1])),
+    )
+    if len(_WORD.findall(o.inserted)) <= _REPLACING_WORDS and not any(
+        _stands_for(o.inserted, words, next_to) for words, next_to in sides
+    ):
+        return (
+            f"the bracketed insertion “[{o.inserted}]” stands for no words of "
+            f"the source (source: “{' '.join(o.before)} … {' '.join(o.after)}”)"
+        )
+    return None
+
+
+# The rules an insertion outside the parts meets, in order (a leading one
+# first against the pronoun it may stand for); the first to refuse decides.
+OUTER_INSERTION_CHECKS: tuple[Check[_Outer], ...] = (
+    Check("insertion.antecedent", _antecedent),
+    Check("insertion.other_party", _other_party),
+    Check("insertion.stands_for_nothing", _stands_for_nothing),
+)
 
 
 _REPLACING_WORDS = 3

@@ -6,7 +6,7 @@ the place it runs in, what it refuses, and examples it must refuse and pass.
 A stage runs its rules as one loop over a table of checks, in order, and
 the first that refuses decides and names itself (refusal.first_refusal):
 verify.INPUT_CHECKS, tolerant.FOLDED_CHECKS and FUZZY_CHECKS,
-verify.POST_CHECKS, elision.PARTS_CHECKS and GAP_CHECKS,
+verify.POST_CHECKS, elision.PARTS_CHECKS, GAP_CHECKS and OUTER_INSERTION_CHECKS,
 guards.WORDING_RULES, entities.ENTITY_RULES; a row's `place` names its loop,
 and a test holds the two together. The rest (a passage not found, a judge's
 vote, meaning features by kind) refuse where their search fails, through
@@ -792,7 +792,7 @@ RULES: tuple[Rule, ...] = (
         "insertion.other_party",
         "Bracketed insertion names the other party",
         "post-check",
-        "verify.POST_CHECKS (elision.outer_party_difference)",
+        "verify.POST_CHECKS (elision.OUTER_INSERTION_CHECKS)",
         "An insertion that names another party than the words it replaces "
         "('[Licensor] shall bear' over 'Licensee shall bear').",
         (
@@ -812,7 +812,7 @@ RULES: tuple[Rule, ...] = (
         "insertion.antecedent",
         "Bracketed insertion names the wrong antecedent",
         "post-check",
-        "verify.POST_CHECKS (elision.outer_party_difference)",
+        "verify.POST_CHECKS (elision.OUTER_INSERTION_CHECKS)",
         "A leading insertion for a pronoun that names another party than the "
         "one the pronoun refers to ('[the Seller] shall' over 'It shall', "
         "where 'It' is the Buyer).",
@@ -835,7 +835,7 @@ RULES: tuple[Rule, ...] = (
         "insertion.stands_for_nothing",
         "Bracketed insertion stands for nothing",
         "post-check",
-        "verify.POST_CHECKS (elision.outer_party_difference)",
+        "verify.POST_CHECKS (elision.OUTER_INSERTION_CHECKS)",
         "A short insertion at the quote's edge that stands for no words of "
         "the source beside the span ('[knowingly]' over nothing).",
         (

@@ -82,6 +82,7 @@ STAGE_TABLES = {
     "tolerant.FUZZY_CHECKS": tolerant.FUZZY_CHECKS,
     "elision.PARTS_CHECKS": elision.PARTS_CHECKS,
     "elision.GAP_CHECKS": elision.GAP_CHECKS,
+    "elision.OUTER_INSERTION_CHECKS": elision.OUTER_INSERTION_CHECKS,
     "guards.WORDING_RULES": guards.WORDING_RULES,
     "entities.ENTITY_RULES": entities.ENTITY_RULES,
 }
