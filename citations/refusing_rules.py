@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from citations.cascade.rules import BY_ID, RULES
+from citations.cascade.rules import BY_ID
 from citations.selectors import CitationFilters, citation_rule_counts
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def rule_shown(rule_id: str | None) -> RuleShown | None:
 
 def rule_choices() -> list[tuple[str, str]]:
     """(id, label) of every rule, in the table's order (the stages')."""
-    return [(rule.id, f"{rule.name} ({rule.id})") for rule in RULES]
+    return [(rule.id, f"{rule.name} ({rule.id})") for rule in BY_ID.values()]
 
 
 @dataclass(frozen=True)
