@@ -6,8 +6,9 @@ the place it runs in, what it refuses, and examples it must refuse and pass.
 A stage runs its rules as one loop over a table of checks, in order, and
 the first that refuses decides and names itself (refusal.first_refusal):
 verify.INPUT_CHECKS, tolerant.FOLDED_CHECKS and FUZZY_CHECKS,
-verify.POST_CHECKS, elision.PARTS_CHECKS, GAP_CHECKS and OUTER_INSERTION_CHECKS,
-guards.WORDING_RULES, entities.ENTITY_RULES; a row's `place` names its loop,
+verify.POST_CHECKS, context.BEFORE_CHECKS, elision.PARTS_CHECKS,
+GAP_CHECKS and OUTER_INSERTION_CHECKS, guards.WORDING_RULES,
+entities.ENTITY_RULES; a row's `place` names its loop,
 and a test holds the two together. The rest (a passage not found, a judge's
 vote, meaning features by kind) refuse where their search fails, through
 `refusal(id, reason)`. Either way a failed verdict names the rule that
@@ -675,7 +676,7 @@ RULES: tuple[Rule, ...] = (
         "negation.before",
         "Negation left out before",
         "post-check",
-        "verify.POST_CHECKS (context.negation_before)",
+        "verify.POST_CHECKS (context.BEFORE_CHECKS)",
         "A span that starts within a negation's reach in its clause (up to "
         "three words after it, counted from the verb it governs; throughout a "
         "list it heads; inside an aside after it).",
@@ -696,7 +697,7 @@ RULES: tuple[Rule, ...] = (
         "negation.reversing_verb",
         "Reversing verb left out",
         "post-check",
-        "verify.POST_CHECKS (context.negation_before)",
+        "verify.POST_CHECKS (context.BEFORE_CHECKS)",
         "A span that starts just after a verb that reverses it ('fails to', "
         "'refrains from', 'is prohibited from') or after 'absent'.",
         (
@@ -716,7 +717,7 @@ RULES: tuple[Rule, ...] = (
         "negation.split_off",
         "Split negation left out",
         "post-check",
-        "verify.POST_CHECKS (context.negation_before)",
+        "verify.POST_CHECKS (context.BEFORE_CHECKS)",
         "A span that starts inside a negation OCR split ('N either party': "
         "the span starts at 'either').",
         (

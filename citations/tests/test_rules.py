@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from citations.cascade import elision, entities, guards, rules, tolerant, verify
+from citations.cascade import (
+    context,
+    elision,
+    entities,
+    guards,
+    rules,
+    tolerant,
+    verify,
+)
 from citations.cascade.refusal import Check, first_refusal, refusal, rule_of
 from citations.cascade.rules import BY_ID, RULES
 from citations.tests.rule_examples import check
@@ -83,6 +91,7 @@ STAGE_TABLES = {
     "elision.PARTS_CHECKS": elision.PARTS_CHECKS,
     "elision.GAP_CHECKS": elision.GAP_CHECKS,
     "elision.OUTER_INSERTION_CHECKS": elision.OUTER_INSERTION_CHECKS,
+    "context.BEFORE_CHECKS": context.BEFORE_CHECKS,
     "guards.WORDING_RULES": guards.WORDING_RULES,
     "entities.ENTITY_RULES": entities.ENTITY_RULES,
 }
