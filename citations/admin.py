@@ -40,6 +40,7 @@ from citations.models import (
 )
 from citations.panel import citation_panel_context
 from citations.presentation import citation_badge
+from citations.refusing_rules import rule_counts, rule_shown
 from citations.reviews import (
     citation_review_record,
     citation_stat_cards,
@@ -114,6 +115,28 @@ class DocumentFilter(admin.SimpleListFilter):
         return queryset
 
 
+class RuleFilter(admin.SimpleListFilter):
+    """The rule that refused a citation, named by the rule table; only the
+    rules that refused some citation of the tenant are listed."""
+
+    title = "refused by rule"
+    parameter_name = "rule"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        tenant = request_tenant(request)
+        if tenant is None:
+            return []
+        return [
+            (counted.rule.id, f"{counted.rule.name} ({counted.count})")
+            for counted in rule_counts(tenant=tenant)
+        ]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value():
+            return queryset.filter(rule=self.value())
+        return queryset
+
+
 class VerificationInline(ReadOnlyInline):
     model = CitationVerification
     verbose_name_plural = "Verification history"
@@ -136,7 +159,7 @@ class ReviewInline(ReadOnlyInline):
 
 VERDICT_FIELDS = [
     "badge", "verification_status", "verified", "verification_method", "match_type", "score",
-    "verification_confidence", "reason", "mis_attributed_to", "verified_at",
+    "verification_confidence", "reason", "refused_by", "mis_attributed_to", "verified_at",
 ]  # fmt: skip
 SOURCE_FIELDS = [
     "document_name", "document_link", "source_file", "source_page", "source_offset_start",
@@ -161,6 +184,7 @@ class MessageCitationAdmin(TenantScopedAdmin):
         ("created_at", admin.DateFieldListFilter),
         "match_type",
         ReviewStateFilter,
+        RuleFilter,
         DocumentFilter,
     ]
     search_fields = ["document_name", "quoted_text"]
@@ -217,6 +241,18 @@ class MessageCitationAdmin(TenantScopedAdmin):
     @admin.display(description="Status", ordering="verification_status")
     def badge(self, obj: MessageCitation) -> str:
         return _badge_html(obj)
+
+    @admin.display(description="Refused by", ordering="rule")
+    def refused_by(self, obj: MessageCitation) -> str:
+        shown = rule_shown(obj.rule)
+        if shown is None:
+            return "—"
+        return format_html(
+            '{} <code>{}</code><br><span class="help">{}</span>',
+            shown.name,
+            shown.id,
+            shown.refuses,
+        )
 
     @admin.display(description="Quoted text")
     def quote(self, obj: MessageCitation) -> str:

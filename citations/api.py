@@ -37,11 +37,13 @@ from accounts.api import (
     responses,
     uuid_path,
 )
+from citations.cascade.rules import RULES
 from citations.models import FailureKind, MatchType, Method, Relevance, Status
 from citations.selectors import (
     CitationFilters,
     citation_get,
     citation_list,
+    citation_rule_counts,
     citation_stats,
     unsourced_list,
 )
@@ -103,6 +105,12 @@ class CitationOutputSerializer(serializers.Serializer):
         help_text="why a failed citation failed: differs (its passage was found "
         "and says something else), not_found, misattributed, out_of_provenance; "
         "empty when not failed",
+    )
+    rule = serializers.CharField(
+        default="",
+        help_text="the id of the rule that refused a failed citation (the rule "
+        "table, docs/verification.md); empty when verified, pending, or when no "
+        "rule of the cascade refused it",
     )
     candidate_start = serializers.IntegerField(
         allow_null=True,
@@ -180,6 +188,11 @@ class CitationFilterSerializer(serializers.Serializer):
         default=None,
         help_text="true: only citations that failed against a new revision",
     )
+    rule = serializers.ChoiceField(
+        choices=[rule.id for rule in RULES],
+        required=False,
+        help_text="only citations this rule refused (an id of docs/verification.md)",
+    )
 
     class Meta:
         ref_name = "CitationFilter"
@@ -248,8 +261,9 @@ class CitationListApi(TenantApiView):
 
 
 class CitationStatsApi(TenantApiView):
-    """Counts by verification status and their total (seed 003); the list's
-    filters narrow them the same way."""
+    """Counts by verification status and their total (seed 003), and failed
+    citations by the rule that refused them; the list's filters narrow them
+    the same way."""
 
     tenant_query_param = "tenant_id"
 
@@ -260,6 +274,11 @@ class CitationStatsApi(TenantApiView):
         unverified = serializers.IntegerField()
         out_of_provenance = serializers.IntegerField()
         total = serializers.IntegerField()
+        by_rule = serializers.DictField(
+            child=serializers.IntegerField(),
+            help_text="failed citations by the id of the rule that refused "
+            "them, most first",
+        )
 
         class Meta:
             ref_name = "CitationStats"
@@ -274,7 +293,11 @@ class CitationStatsApi(TenantApiView):
     def get(self, request: Request) -> Response:
         f = CitationFilterSerializer(data=request.query_params)
         f.is_valid(raise_exception=True)
-        counts = citation_stats(tenant=self.tenant, filters=f.filters())
+        filters = f.filters()
+        counts: dict[str, object] = dict(
+            citation_stats(tenant=self.tenant, filters=filters)
+        )
+        counts["by_rule"] = citation_rule_counts(tenant=self.tenant, filters=filters)
         return Response(self.OutputSerializer(counts).data)
 
 

@@ -8,6 +8,7 @@ from django import forms
 from django.utils import timezone
 
 from citations.models import CitationReview, Method, Relevance, Status
+from citations.refusing_rules import rule_choices
 from citations.reviews import NOTE_MAX_CHARS, REVIEW_STATES
 from citations.selectors import CitationFilters
 
@@ -53,6 +54,11 @@ class ReviewFilterForm(forms.Form):
     stale = forms.BooleanField(
         required=False, label="Stale only (document changed since)"
     )
+    rule = forms.ChoiceField(
+        required=False,
+        choices=lambda: [("", "Any rule"), *rule_choices()],
+        label="Refused by",
+    )
     document_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
 
     FIELDS = (
@@ -62,6 +68,7 @@ class ReviewFilterForm(forms.Form):
         "relevance",
         "review",
         "stale",
+        "rule",
         "date_from",
         "date_to",
         "document_id",
@@ -93,6 +100,7 @@ class ReviewFilterForm(forms.Form):
             document_id=valid.get("document_id") or None,
             relevance=valid.get("relevance") or None,
             stale=True if valid.get("stale") else None,
+            rule=valid.get("rule") or None,
         )
 
     def review_state(self) -> str | None:

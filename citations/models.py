@@ -123,6 +123,10 @@ class MessageCitation(TenantOwned):
     failure_kind = models.CharField(
         max_length=20, choices=FailureKind.choices, blank=True
     )
+    # The id of the rule that refused a failed citation (the rule table,
+    # citations/cascade/rules.py: its name and what it refuses); blank when
+    # verified, pending, or failed by no rule of the cascade.
+    rule = models.CharField(max_length=64, blank=True, default="")
     verified_at = models.DateTimeField(null=True, blank=True)
     # Relevance, a signal separate from verification: does the passage bear
     # on the question, rated offline (measured) or by a judge model; and is
@@ -200,6 +204,8 @@ class MessageCitation(TenantOwned):
                 fields=["tenant", "verification_status"],
                 name="idx_citations_tenant_status",
             ),
+            # The review tab's and the API's rule filter, counts by rule.
+            models.Index(fields=["tenant", "rule"], name="idx_citations_tenant_rule"),
             # Re-verification when a document gets a new revision; document filter.
             models.Index(
                 fields=["tenant", "document_id"], name="idx_citations_tenant_doc"
@@ -255,6 +261,10 @@ class UnsourcedCitation(TenantOwned):
     @property
     def failure_kind(self) -> str:
         return FailureKind.OUT_OF_PROVENANCE
+
+    @property
+    def rule(self) -> str:
+        return ""  # it never reached the cascade: no rule refused it
 
 
 class CitationVerification(TenantOwned):

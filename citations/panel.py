@@ -15,6 +15,7 @@ from typing import Any
 from citations.marks import citation_mark
 from citations.models import MessageCitation, Status, UnsourcedCitation
 from citations.presentation import badge_state, citation_badge, match_summary
+from citations.refusing_rules import rule_shown
 from ingest.links import document_span_url
 from ingest.models import DocumentRevision
 from ingest.selectors import Span, span_locations
@@ -129,6 +130,8 @@ def citation_panel_context(citation: MessageCitation) -> dict[str, Any]:
         "badge": citation_badge(citation),
         "mark": citation_mark(citation),
         "match": match_summary(citation),
+        # The rule that refused it, named by the rule table.
+        "rule": rule_shown(citation.rule),
         "before": before,
         "span": span,
         "after": after,

@@ -31,6 +31,7 @@ class CitationFilters:
     message_id: uuid.UUID | None = None
     relevance: str | None = None  # answers | related | off_topic | unrated
     stale: bool | None = None
+    rule: str | None = None  # the id of the rule that refused (rules.RULES)
 
 
 def citation_list(
@@ -76,6 +77,8 @@ def citation_list(
         qs = qs.filter(relevance=f.relevance)
     if f.stale is not None:
         qs = qs.filter(is_stale=f.stale)
+    if f.rule:
+        qs = qs.filter(rule=f.rule)
     return qs.order_by("-created_at", "-id")
 
 
@@ -101,8 +104,11 @@ def unsourced_list(
         or f.verification_method
         or f.relevance
         or f.stale
+        or f.rule
     ):
-        return qs.none()  # an unsourced reference belongs to no document
+        # An unsourced reference belongs to no document, and no rule of the
+        # cascade refused it (it never reached the cascade).
+        return qs.none()
     if f.verification_status and f.verification_status != Status.OUT_OF_PROVENANCE:
         return qs.none()
     return qs.order_by("-created_at")
@@ -259,3 +265,19 @@ def citation_stats(
     ).count()
     counts["total"] = sum(counts[s.value] for s in Status)
     return counts
+
+
+def citation_rule_counts(
+    *, tenant: Tenant, filters: CitationFilters | None = None
+) -> dict[str, int]:
+    """How many of the filtered citations each rule refused, most first
+    (rule id -> count; citations no rule refused are not counted)."""
+    rows = (
+        citation_list(tenant=tenant, filters=filters)
+        .exclude(rule="")
+        .order_by()
+        .values("rule")
+        .annotate(n=Count("id"))
+    )
+    counted = sorted(((r["rule"], r["n"]) for r in rows), key=lambda p: (-p[1], p[0]))
+    return dict(counted)

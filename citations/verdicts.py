@@ -14,7 +14,7 @@ through these two steps:
 Offsets: a verified verdict's span; else the passage a failure located
 ("found, differs"); else the cited chunk; else what the row already had.
 A failure also stores its kind (`failure_kind`: differs, not_found,
-misattributed) and, when it located the passage, the candidate's offsets
+misattributed), the id of the rule that refused it (`rule`), and, when it located the passage, the candidate's offsets
 and page (`candidate_start`, `candidate_end`, `candidate_page`).
 """
 
@@ -191,6 +191,9 @@ def verdict_fields(
         "candidate_end": candidate[1] if candidate else None,
         "candidate_page": text.page(candidate[0]) if candidate else None,
         "failure_kind": "" if verdict.verified else _failure_kind(verdict),
+        # The rule that refused it (rules.RULES), a column the review tab,
+        # the admin, the stats and the API filter and count by.
+        "rule": "" if verdict.verified else (verdict.rule or "")[:64],
     }
 
 

@@ -27,6 +27,7 @@ from accounts.scoping import tenant_scope
 from citations.forms import ReviewDecisionForm, ReviewFilterForm
 from citations.models import MessageCitation
 from citations.panel import citation_panel_context, unsourced_panel_context
+from citations.refusing_rules import rule_counts
 from citations.reviews import (
     citation_review_record,
     citation_reviews,
@@ -113,10 +114,20 @@ def _results_context(request: HttpRequest, form: ReviewFilterForm) -> dict:
         }
         for card in review_counts(tenant=tenant, filters=filters).cards()
     ]
+    chosen_rule = filters.rule or ""
+    rule_cards = [
+        {
+            "counted": counted,
+            "url": url(rule="" if chosen_rule == counted.rule.id else counted.rule.id),
+            "active": chosen_rule == counted.rule.id,
+        }
+        for counted in rule_counts(tenant=tenant, filters=filters)
+    ]
     return {
         "form": form,
         "cards": cards,
         "review_cards": review_cards,
+        "rule_cards": rule_cards,
         "page": page,
         "results_url": url(**{k: v for k, v in current.items() if v}),
         "first_url": url() if not page.is_first else "",

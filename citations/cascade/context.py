@@ -48,7 +48,7 @@ from citations.cascade.guards import (
 )
 from citations.cascade.memo import memo
 from citations.cascade.prepared import prepare
-from citations.cascade.refusal import refusal
+from citations.cascade.refusal import Check, first_refusal, refusal
 from citations.cascade.scope import opening_aside_end, reach, stands_before_verb
 from lib.negations import NEGATION_WORDS
 
@@ -320,24 +320,50 @@ def negation_before(
             ),
             where,
         )
-    # Only the last few dozen characters can hold the words; a regex anchored
-    # at the end still tries every start.
     # A word run into the span's first word by OCR ("Neithcr|party", where
     # stage 2 may start a match at the join) is the word before, too, and
     # so is one a mark touches ("not,be"); a quote that itself starts with
     # a mark ("(b) ...", ": ...") starts something new.
     if not (text[start].isalnum() or text[start - 1].isspace()):
         return None
-    tail_at = max(0, start - _CLAUSE_CHARS)
-    ends = sentence_ends(text, tail_at, start)
-    # A negated list may run on past semicolons ("shall not: (i) sell; (ii)
-    # lease; or | sublicense"); any other reach ends at one.
-    full_stops = [m.end() for m in ends if ";" not in m.group()]
-    clause_at = ends[-1].end() if ends else tail_at
-    list_at = full_stops[-1] if full_stops else tail_at
-    words = _words(text, list_at, start)
+    before_span = _BeforeSpan(text, start, end)
+    refused = first_refusal(BEFORE_CHECKS, before_span)
+    return None if refused is None else Dropped(refused, before_span.where)
+
+
+class _BeforeSpan:
+    """What the rules of a negation left out before a span read: the words
+    of its clause (of its list, when a negated list runs on past
+    semicolons) before it. A rule that refuses sets `where`, the offset the
+    refused passage is shown from."""
+
+    def __init__(self, text: str, start: int, end: int | None) -> None:
+        self.text, self.start, self.end = text, start, end
+        # Only the last few dozen characters can hold the words; a regex
+        # anchored at the end still tries every start.
+        tail_at = max(0, start - _CLAUSE_CHARS)
+        ends = sentence_ends(text, tail_at, start)
+        # A negated list may run on past semicolons ("shall not: (i) sell;
+        # (ii) lease; or | sublicense"); any other reach ends at one.
+        full_stops = [m.end() for m in ends if ";" not in m.group()]
+        self.clause_at = ends[-1].end() if ends else tail_at
+        list_at = full_stops[-1] if full_stops else tail_at
+        self.words = _words(text, list_at, start)
+        self.where = start
+
+    def shown(self, dropped: Dropped | None) -> str | None:
+        if dropped is None:
+            return None
+        self.where = dropped.start
+        return dropped.reason
+
+
+def _governing_negation(b: _BeforeSpan) -> str | None:
+    """A negation in the span's clause whose reach the span starts in."""
+    text, start, end, words = b.text, b.start, b.end, b.words
+    clause_at = b.clause_at
     if not words:
-        return _straddled(text, start, [])
+        return None
     # The clause's last words, and pieces OCR split one of them into.
     near = words[-_CLAUSE_WORDS:]
     pieces = tuple(w for w, _ in near)
@@ -385,16 +411,31 @@ def negation_before(
                 still = " still"
             else:
                 said = f"{back + 1} words after"
-            return Dropped(
-                refusal(
-                    "negation.before",
-                    f"the quote starts {said} “{word}”, which{still} negates it "
-                    f"(source: “{_words_around(text, where, start, reach=0)}”)",
-                ),
-                where,
+            b.where = where
+            return (
+                f"the quote starts {said} “{word}”, which{still} negates it "
+                f"(source: “{_words_around(text, where, start, reach=0)}”)"
             )
-    in_clause = [w for w in words if w[1] >= clause_at]
-    return _reversed(text, in_clause, start) or _straddled(text, start, words)
+    return None
+
+
+def _reversing_verb(b: _BeforeSpan) -> str | None:
+    in_clause = [w for w in b.words if w[1] >= b.clause_at]
+    return b.shown(_reversed(b.text, in_clause, b.start))
+
+
+def _split_off(b: _BeforeSpan) -> str | None:
+    return b.shown(_straddled(b.text, b.start, b.words))
+
+
+# The rules of a negation left out before a span (a quote that opens with
+# an ellipsis meets negation.opening_elision instead), in order; the first
+# to refuse decides.
+BEFORE_CHECKS: tuple[Check[_BeforeSpan], ...] = (
+    Check("negation.before", _governing_negation),
+    Check("negation.reversing_verb", _reversing_verb),
+    Check("negation.split_off", _split_off),
+)
 
 
 # After a negation, at most two words, then a list of single words the

@@ -55,7 +55,7 @@ from citations.cascade.guards import (
 )
 from citations.cascade.numerals import CARDINALS, SCALES
 from citations.cascade.prepared import PreparedText
-from citations.cascade.refusal import refusal
+from citations.cascade.refusal import Check, first_refusal, refusal
 from citations.cascade.tolerant import (
     FoldedQuote,
     Found,
@@ -273,6 +273,39 @@ def _anchor_hits(
     return [_Hit(start, end, True, search.found.similarity)]
 
 
+def _no_words(parts: list[_Part]) -> str | None:
+    return None if parts else "quote has no words outside its elisions"
+
+
+def _fragments(parts: list[_Part]) -> str | None:
+    total = sum(p.words for p in parts)
+    long_words = sum(p.words for p in parts if not p.short)
+    if long_words == 0:
+        return "every elided part is shorter than three words"
+    if 2 * long_words < total:
+        return "too much of the elided quote is in fragments of one or two words"
+    return None
+
+
+def _guarded_fragment(parts: list[_Part]) -> str | None:
+    for p in parts:
+        if p.short and features(p.quote.folded):
+            return (
+                f"elided fragment '{p.quote.folded}' is too short to verify "
+                "safely (it carries a number, negation or modal verb)"
+            )
+    return None
+
+
+# The rules an elided quote's parts meet before any is searched, in order;
+# the first to refuse decides.
+PARTS_CHECKS: tuple[Check[list[_Part]], ...] = (
+    Check("elision.no_words", _no_words),
+    Check("elision.fragments", _fragments),
+    Check("elision.guarded_fragment", _guarded_fragment),
+)
+
+
 def find_elided(
     prepared: PreparedText, split: QuoteParts, region: tuple[int, int] | None
 ) -> Elided:
@@ -280,47 +313,9 @@ def find_elided(
     the parts are the caller's to check (`outer_insertion_difference`)."""
     parts = [_Part(FoldedQuote.of(p), 0) for p in split.parts]
     parts = [_Part(p.quote, p.quote.words) for p in parts if p.quote.folded]
-    if not parts:
-        return Elided(
-            None,
-            refusal("elision.no_words", "quote has no words outside its elisions"),
-            0,
-            0,
-        )
-    total = sum(p.words for p in parts)
-    long_words = sum(p.words for p in parts if not p.short)
-    if long_words == 0:
-        return Elided(
-            None,
-            refusal(
-                "elision.fragments",
-                "every elided part is shorter than three words",
-            ),
-            len(parts),
-            0,
-        )
-    if 2 * long_words < total:
-        return Elided(
-            None,
-            refusal(
-                "elision.fragments",
-                "too much of the elided quote is in fragments of one or two words",
-            ),
-            len(parts),
-            0,
-        )
-    for p in parts:
-        if p.short and features(p.quote.folded):
-            return Elided(
-                None,
-                refusal(
-                    "elision.guarded_fragment",
-                    f"elided fragment '{p.quote.folded}' is too short to verify "
-                    "safely (it carries a number, negation or modal verb)",
-                ),
-                len(parts),
-                0,
-            )
+    refused_parts = first_refusal(PARTS_CHECKS, parts)
+    if refused_parts is not None:
+        return Elided(None, refused_parts, len(parts), 0)
     anchor_index = max(range(len(parts)), key=lambda i: len(parts[i].quote.folded))
     anchors = _anchor_hits(
         prepared, parts[anchor_index], split.parts[anchor_index], region
@@ -654,46 +649,77 @@ def outer_party_difference(
 ) -> Dropped | None:
     """An insertion before the first part or after the last names the other
     party than the words it replaces, just before or after the span, do
-    ("[Licensor] shall bear" over "Licensee shall bear")."""
+    ("[Licensor] shall bear" over "Licensee shall bear"): the first rule of
+    OUTER_INSERTION_CHECKS to refuse an insertion decides."""
     for k, inserted in enumerate(split.outer_insertions):
-        if k < split.leading:
-            other = _other_than_antecedent(text, start, inserted)
-            if other:
-                return other
-        before = text[max(0, start - 40) : start].split()[-3:]
-        after = text[end : end + 40].split()[:3]
-        for nearby, where in ((before, start), (after, end)):
-            if _names_other_party(inserted, " ".join(nearby)):
-                return Dropped(
-                    refusal(
-                        "insertion.other_party",
-                        f"the bracketed insertion “[{inserted}]” names another "
-                        f"party than the source (source: “{' '.join(nearby)}”)",
-                    ),
-                    where,
-                )
-        # The words next to the span on either side are what it may replace.
-        # A longer bracket is an editor's note ("[Redacted - Commercially
-        # Sensitive]", a heading), which replaces nothing the quote says.
-        sides = (
-            (" ".join(before), " ".join(before[-1:])),
-            (
-                " ".join(after),
-                " ".join(after[:1]),
-            ),
-        )
-        if len(_WORD.findall(inserted)) <= _REPLACING_WORDS and not any(
-            _stands_for(inserted, words, next_to) for words, next_to in sides
-        ):
-            return Dropped(
-                refusal(
-                    "insertion.stands_for_nothing",
-                    f"the bracketed insertion “[{inserted}]” stands for no words of "
-                    f"the source (source: “{' '.join(before)} … {' '.join(after)}”)",
-                ),
-                start,
+        outer = _Outer(text, start, end, inserted, leading=k < split.leading)
+        refused = first_refusal(OUTER_INSERTION_CHECKS, outer)
+        if refused is not None:
+            return Dropped(refused, outer.where)
+    return None
+
+
+class _Outer:
+    """What the insertion rules read of one insertion outside the parts:
+    the source's words just before and after the span; a rule that refuses
+    sets `where`, the offset the refused passage is shown from."""
+
+    def __init__(
+        self, text: str, start: int, end: int, inserted: str, *, leading: bool
+    ) -> None:
+        self.text, self.start, self.end = text, start, end
+        self.inserted, self.leading = inserted, leading
+        self.before = text[max(0, start - 40) : start].split()[-3:]
+        self.after = text[end : end + 40].split()[:3]
+        self.where = start
+
+
+def _antecedent(o: _Outer) -> str | None:
+    if not o.leading:
+        return None
+    other = _other_than_antecedent(o.text, o.start, o.inserted)
+    if not other:
+        return None
+    o.where = other.start
+    return other.reason
+
+
+def _other_party(o: _Outer) -> str | None:
+    for nearby, where in ((o.before, o.start), (o.after, o.end)):
+        if _names_other_party(o.inserted, " ".join(nearby)):
+            o.where = where
+            return (
+                f"the bracketed insertion “[{o.inserted}]” names another "
+                f"party than the source (source: “{' '.join(nearby)}”)"
             )
     return None
+
+
+def _stands_for_nothing(o: _Outer) -> str | None:
+    # The words next to the span on either side are what it may replace.
+    # A longer bracket is an editor's note ("[Redacted - Commercially
+    # Sensitive]", a heading), which replaces nothing the quote says.
+    sides = (
+        (" ".join(o.before), " ".join(o.before[-1:])),
+        (" ".join(o.after), " ".join(o.after[:1])),
+    )
+    if len(_WORD.findall(o.inserted)) <= _REPLACING_WORDS and not any(
+        _stands_for(o.inserted, words, next_to) for words, next_to in sides
+    ):
+        return (
+            f"the bracketed insertion “[{o.inserted}]” stands for no words of "
+            f"the source (source: “{' '.join(o.before)} … {' '.join(o.after)}”)"
+        )
+    return None
+
+
+# The rules an insertion outside the parts meets, in order (a leading one
+# first against the pronoun it may stand for); the first to refuse decides.
+OUTER_INSERTION_CHECKS: tuple[Check[_Outer], ...] = (
+    Check("insertion.antecedent", _antecedent),
+    Check("insertion.other_party", _other_party),
+    Check("insertion.stands_for_nothing", _stands_for_nothing),
+)
 
 
 _REPLACING_WORDS = 3
@@ -1189,43 +1215,86 @@ def _gap_difference(
                 f"does not (source: “{' '.join(gap.split()) or '(nothing)'}”)",
             )
         return None
-    if sentence_ends(gap, 0, len(gap)):
-        return refusal(
-            "elision.joins_sentences",
-            f"the elision joins two sentences (source: “{' '.join(gap.split())[:80]}”)",
-        )
-    said = features(fold_text(gap))
-    amount = elided_amount(gap, before, after)
-    if amount:
-        return refusal("elision.amount", f"the elision leaves out “{amount}”")
-    subject = _NEW_SUBJECT.search(gap)
+    return first_refusal(GAP_CHECKS, _Gap(gap, before, after))
+
+
+class _Gap:
+    """What the elision rules read: the source text an ellipsis leaves out
+    (`gap`), the quote's part before it and the source's words after it."""
+
+    def __init__(self, gap: str, before: str, after: str) -> None:
+        self.gap, self.before, self.after = gap, before, after
+        self._said: list[Feature] | None = None
+
+    @property
+    def said(self) -> list[Feature]:
+        """The gap's numbers, negations and modal verbs (read once)."""
+        if self._said is None:
+            self._said = features(fold_text(self.gap))
+        return self._said
+
+    @property
+    def shown(self) -> str:
+        return " ".join(self.gap.split())[:80]
+
+
+def _joins_sentences(g: _Gap) -> str | None:
+    if sentence_ends(g.gap, 0, len(g.gap)):
+        return f"the elision joins two sentences (source: “{g.shown}”)"
+    return None
+
+
+def _leaves_out_amount(g: _Gap) -> str | None:
+    amount = elided_amount(g.gap, g.before, g.after)
+    return f"the elision leaves out “{amount}”" if amount else None
+
+
+def _joins_subject(g: _Gap) -> str | None:
+    subject = _NEW_SUBJECT.search(g.gap)
     if (
-        _has_modal(" ".join(after.split()[:1]))
-        and (subject or any(f.kind == MODAL for f in said))
-    ) or (subject and _has_modal(gap[subject.end() :])):
-        return refusal(
-            "elision.joins_subject",
+        _has_modal(" ".join(g.after.split()[:1]))
+        and (subject or any(f.kind == MODAL for f in g.said))
+    ) or (subject and _has_modal(g.gap[subject.end() :])):
+        return (
             "the elision joins the quote's subject to another clause's verb "
-            f"(source: “{' '.join(gap.split())[:80]}”)",
-        )
-    if any(f.kind == MODAL for f in said) and _has_modal(
-        _CLAUSE_START.split(before)[-1]
-    ):
-        return refusal(
-            "elision.joins_clauses",
-            "the elision joins two clauses: it leaves out the modal verb of "
-            f"the second (source: “{' '.join(gap.split())[:80]}”)",
-        )
-    reversing = _reversing_near_end(gap, before, after)
-    if reversing:
-        return refusal(
-            "elision.reversing_word", f"the elision leaves out “{reversing}”"
-        )
-    condition = elided_condition(gap, before, after)
-    if condition:
-        return refusal(
-            "elision.condition",
-            f"the elision leaves out “{condition}”, which governs the words "
-            f"after it (source: “{' '.join(gap.split())[:80]}”)",
+            f"(source: “{g.shown}”)"
         )
     return None
+
+
+def _joins_clauses(g: _Gap) -> str | None:
+    if any(f.kind == MODAL for f in g.said) and _has_modal(
+        _CLAUSE_START.split(g.before)[-1]
+    ):
+        return (
+            "the elision joins two clauses: it leaves out the modal verb of "
+            f"the second (source: “{g.shown}”)"
+        )
+    return None
+
+
+def _leaves_out_reversing_word(g: _Gap) -> str | None:
+    reversing = _reversing_near_end(g.gap, g.before, g.after)
+    return f"the elision leaves out “{reversing}”" if reversing else None
+
+
+def _leaves_out_condition(g: _Gap) -> str | None:
+    condition = elided_condition(g.gap, g.before, g.after)
+    if condition:
+        return (
+            f"the elision leaves out “{condition}”, which governs the words "
+            f"after it (source: “{g.shown}”)"
+        )
+    return None
+
+
+# The rules an ellipsis's gap meets, in order; the first to refuse decides
+# (_gap_difference; an insertion's gap meets insertion.says_otherwise).
+GAP_CHECKS: tuple[Check[_Gap], ...] = (
+    Check("elision.joins_sentences", _joins_sentences),
+    Check("elision.amount", _leaves_out_amount),
+    Check("elision.joins_subject", _joins_subject),
+    Check("elision.joins_clauses", _joins_clauses),
+    Check("elision.reversing_word", _leaves_out_reversing_word),
+    Check("elision.condition", _leaves_out_condition),
+)

@@ -1374,10 +1374,16 @@ def _stray_misprint(
     return True
 
 
-def _real_word_differs(quote_words: str, span_words: str) -> str:
+def _real_word_differs(quote_words: str, span_words: str, clean: bool) -> str:
+    """A real word for another: in a clean source nothing was misread; in a
+    scan there is damage, but none that makes one word of the other."""
+    cause = (
+        "a different word, and the source shows no OCR damage"
+        if clean
+        else "a different real word, which no OCR damage of the quote's explains"
+    )
     return (
-        f"word differs: quote has '{quote_words}', source has '{span_words}' "
-        "(a different word, and the source shows no OCR damage)"
+        f"word differs: quote has '{quote_words}', source has '{span_words}' ({cause})"
     )
 
 
@@ -1443,7 +1449,7 @@ def _code_letter_added(c: _WordCase) -> str | None:
 
 def _words_swapped(c: _WordCase) -> str | None:
     if _spelled_swap(c.q_words, c.s_words, c.shared.clean):
-        return _real_word_differs(c.q_words, c.s_words)
+        return _real_word_differs(c.q_words, c.s_words, c.shared.clean)
     return None
 
 
@@ -1500,14 +1506,25 @@ def _party_rival(c: _WordCase) -> str | None:
     if len(c.group.quote_words) == 1 and party_rival(c.kq, c.ks, c.shared.vocabulary):
         return (
             f"party differs: quote has '{c.q_words}', source has '{c.s_words}' "
-            "(OCR could have made it from the other party)"
+            f"({_rival_cause(c)})"
         )
     return None
 
 
+def _rival_cause(c: _WordCase) -> str:
+    """Why the span's word names the other party, from the evidence: it is
+    the counterpart as spelled; or, in a scan only, OCR damage of it; or,
+    in a clean source (nothing misread), a word nearer it than the quote's."""
+    if counterpart(c.kq, c.ks):
+        return "the source names the other party"
+    if c.shared.clean:
+        return "the source's word is nearer the other party's name than the quote's"
+    return "OCR could have made it from the other party"
+
+
 def _real_word(c: _WordCase) -> str | None:
     if _another_real_word(c.kq, c.ks, c.group, c.shared.vocabulary):
-        return _real_word_differs(c.q_words, c.s_words)
+        return _real_word_differs(c.q_words, c.s_words, c.shared.clean)
     return None
 
 

@@ -1,18 +1,28 @@
 """The cascade's refusal rules: every way a quote can fail, by name.
 
-A rule is a row of RULES: an id, the stage and the place (module and
-function) it runs in, what it refuses, and examples it must refuse and pass.
-The code that applies a rule returns `refusal(id, reason)` (refusal.py), so a
-failed verdict names the rule that decided (`Verdict.rule`, and the stage
-records' "rule"). The word-level rules of the guard run as one ordered table
-(guards.WORDING_RULES); the others run where their stage reads the text.
+A rule is a row of RULES: an id, the name a reviewer reads, the stage and
+the place it runs in, what it refuses, and examples it must refuse and pass.
 
-Tests run every rule's examples (each refused example fails with that rule's
-id, each passed example verifies), check that every id the code uses is a
-row here and every row is used, and that docs/verification.md is this table
+A stage runs its rules as one loop over a table of checks, in order, and
+the first that refuses decides and names itself (refusal.first_refusal):
+verify.INPUT_CHECKS, tolerant.FOLDED_CHECKS and FUZZY_CHECKS,
+verify.POST_CHECKS, context.BEFORE_CHECKS, elision.PARTS_CHECKS,
+GAP_CHECKS and OUTER_INSERTION_CHECKS, guards.WORDING_RULES,
+entities.ENTITY_RULES; a row's `place` names its loop,
+and a test holds the two together. The rest (a passage not found, a judge's
+vote, meaning features by kind) refuse where their search fails, through
+`refusal(id, reason)`. Either way a failed verdict names the rule that
+decided (`Verdict.rule`, the stage records' "rule", the citation's `rule`).
+
+Tests run every rule's examples (citations/tests/rule_examples.py: each
+refused example fails with that rule's id, each passed example verifies),
+check that every id the code uses is a row here and every row is used, and
+that docs/verification.md is this table
 (`python -m citations.cascade.rules > docs/verification.md`).
 
-Pure: no Django.
+The table is data: it imports no stage of the cascade (the stages' loops
+name its rows by id; the examples meet the engine in the tests). Pure: no
+Django.
 """
 
 from __future__ import annotations
@@ -20,11 +30,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-from citations.cascade.attribution import SourceText, verify_cited_quote
-from citations.cascade.judging import JudgeResult
-from citations.cascade.verdict import Verdict
-from citations.cascade.verify import verify_quote
 
 # Two sentences of OCR damage: prefixed to a short source they make the
 # document read as a scan (lexicon.looks_scanned), where look-alike glyphs
@@ -48,49 +53,16 @@ class Example:
 
 @dataclass(frozen=True)
 class Rule:
+    """A row of the table: `name` is what a reviewer reads (the citation
+    panel, the review tab's filter, the admin), `refuses` its description."""
+
     id: str
+    name: str
     stage: str
     place: str
     refuses: str
     refused: tuple[Example, ...]
     passed: tuple[Example, ...] = field(default=())
-
-
-@dataclass(frozen=True)
-class _ScriptedJudge:
-    """A judge that always gives the same answer (for the examples)."""
-
-    name: str
-    supported: bool
-    span: str
-
-    def __call__(self, *, passage: str, quote: str) -> JudgeResult:
-        return JudgeResult(self.supported, self.span, 0.9, "scripted")
-
-
-def check(example: Example) -> Verdict:
-    """The verdict the cascade gives an example."""
-    if example.others:
-        return verify_cited_quote(
-            example.quote,  # type: ignore[arg-type]
-            cited=SourceText("S1", example.text),  # type: ignore[arg-type]
-            others=[
-                SourceText(f"S{i}", text) for i, text in enumerate(example.others, 2)
-            ],
-        )
-    judges = [
-        _ScriptedJudge(f"judge {i}", supported, span)
-        for i, (supported, span) in enumerate(example.judges, 1)
-    ]
-    return verify_quote(
-        example.text,  # type: ignore[arg-type]
-        example.quote,  # type: ignore[arg-type]
-        page_starts=example.pages or None,
-        judge=judges[0] if len(judges) == 1 else None,
-        ensemble=judges if len(judges) > 1 else (),
-        quorum=len(judges),
-        high_stakes=len(judges) > 1,
-    )
 
 
 def _paginated() -> tuple[str, tuple[int, ...]]:
@@ -121,24 +93,27 @@ RULES: tuple[Rule, ...] = (
     # --- input -------------------------------------------------------------
     Rule(
         "input.not_text",
+        "Not text",
         "input",
-        "verify.verify_quote",
+        "verify.INPUT_CHECKS",
         "A quote or text that is not a string.",
         (Example(_BUYER, None),),
         (Example(_BUYER, "The Buyer shall pay within 30 days"),),
     ),
     Rule(
         "input.empty",
+        "Empty quote",
         "input",
-        "verify.verify_quote",
+        "verify.INPUT_CHECKS",
         "A quote of whitespace only.",
         (Example(_BUYER, "   "),),
         (Example(_BUYER, " The Buyer shall pay "),),
     ),
     Rule(
         "input.too_long",
+        "Longer than the source",
         "input",
-        "verify.verify_quote, tolerant.find_tolerant",
+        "verify.INPUT_CHECKS, tolerant.FOLDED_CHECKS",
         "A quote longer than the source text could hold (OCR may drop a few "
         "characters, so a source 15% shorter still may).",
         (Example("Pay on time.", "The Buyer shall pay every invoice on time."),),
@@ -147,16 +122,18 @@ RULES: tuple[Rule, ...] = (
     # --- stages 1-2: finding the passage ----------------------------------
     Rule(
         "tolerant.empty_folded",
+        "Nothing left once folded",
         "tolerant",
-        "tolerant.find_tolerant",
+        "tolerant.FOLDED_CHECKS",
         "A quote with nothing left once folded (only invisible characters).",
         (Example(_BUYER, "\u200b\u200d"),),
         (Example("The Buyer\u200b shall pay.", "The Buyer shall pay"),),
     ),
     Rule(
         "tolerant.too_short",
+        "Too short to match approximately",
         "tolerant",
-        "tolerant.find_tolerant",
+        "tolerant.FUZZY_CHECKS",
         "A quote of fewer than three words or 15 characters that is not in "
         "the text verbatim or after folding: matched approximately, it would "
         "match almost anything.",
@@ -165,8 +142,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "tolerant.too_long",
+        "Too long to match approximately",
         "tolerant",
-        "tolerant.find_tolerant",
+        "tolerant.FUZZY_CHECKS",
         "A quote over 20,000 characters that is not in the text verbatim or "
         "after folding: such a quote is pages, not a quotation.",
         (Example(_LONG_CLAUSE, _LONG_CLAUSE.replace("Seller", "Lender", 1)),),
@@ -174,6 +152,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "tolerant.not_similar",
+        "No similar passage",
         "tolerant",
         "tolerant._judge_snapped",
         "The closest passage is less than 85% similar to the quote once OCR "
@@ -194,6 +173,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "tolerant.no_passage",
+        "No passage shares its words",
         "tolerant",
         "tolerant.find_fuzzy",
         "No passage of the text shares enough of the quote's words to be "
@@ -204,6 +184,7 @@ RULES: tuple[Rule, ...] = (
     # --- the guard: meaning -------------------------------------------------
     Rule(
         "meaning.number",
+        "Number differs",
         "guard: meaning",
         "guards.meaning_difference",
         "A number the passage writes otherwise, lacks or adds (number words "
@@ -213,6 +194,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "meaning.percentage",
+        "Percentage differs",
         "guard: meaning",
         "guards.meaning_difference",
         "A percentage sign or word the passage lacks or adds ('5' is not '5%').",
@@ -231,6 +213,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "meaning.currency",
+        "Currency differs",
         "guard: meaning",
         "guards.meaning_difference",
         "Another currency sign or word ('$500' is not '€500').",
@@ -249,6 +232,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "meaning.date",
+        "Date differs",
         "guard: meaning",
         "guards.meaning_difference",
         "Another month name.",
@@ -267,6 +251,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "meaning.negation",
+        "Negation differs",
         "guard: meaning",
         "guards.meaning_difference",
         "A negation the passage lacks or adds (not, no, never, neither, nor, "
@@ -286,6 +271,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "meaning.modal",
+        "Modal verb differs",
         "guard: meaning",
         "guards.meaning_difference",
         "Another modal verb ('shall' is not 'may').",
@@ -304,6 +290,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "meaning.label",
+        "Label differs",
         "guard: meaning",
         "guards.meaning_difference",
         "Another label of a part ('Section 8(b)' is not 'Section 8(c)'), "
@@ -323,6 +310,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "meaning.number_separator",
+        "Number separator differs",
         "guard: meaning",
         "guards.meaning_difference",
         "Another mark between two numbers ('2-3' is not '2/3').",
@@ -341,6 +329,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "meaning.section_sign",
+        "Section sign differs",
         "guard: meaning",
         "guards.meaning_difference",
         "Another number of section signs ('§§' is not '§').",
@@ -360,6 +349,7 @@ RULES: tuple[Rule, ...] = (
     # --- the guard: wording (guards.WORDING_RULES, in this order) ----------
     Rule(
         "wording.document_phrase",
+        "Another of the document's phrases",
         "guard: wording",
         "guards.WORDING_RULES (_document_wording)",
         "In a scan, a real word where the quote has another that the document "
@@ -382,6 +372,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "wording.code_respelled",
+        "Code respelled",
         "guard: wording",
         "guards.WORDING_RULES",
         "In a clean source, a code, unit or name written otherwise ('MWh' is "
@@ -401,6 +392,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "wording.code_letter_added",
+        "Code letter added or dropped",
         "guard: wording",
         "guards.WORDING_RULES",
         "In a scan, a code with a letter more or less, which no misread glyph "
@@ -420,6 +412,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "wording.real_word_swap",
+        "Another real word",
         "guard: wording",
         "guards.WORDING_RULES",
         "A real word where the quote has another that no OCR damage explains "
@@ -440,6 +433,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "wording.clean_source",
+        "Other words than a clean source's",
         "guard: wording",
         "guards.WORDING_RULES",
         "In a clean source (no OCR damage), any other word than the source's, "
@@ -459,6 +453,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "wording.word_missing",
+        "Word missing in the source",
         "guard: wording",
         "guards.WORDING_RULES",
         "A word of the quote the passage does not have.",
@@ -481,6 +476,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "wording.word_added",
+        "Word added in the source",
         "guard: wording",
         "guards.WORDING_RULES",
         "A word of the passage the quote leaves out (without an ellipsis).",
@@ -503,6 +499,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "wording.possessive",
+        "Possessive differs",
         "guard: wording",
         "guards.WORDING_RULES",
         "A moved apostrophe, or in a clean source a lost one: one owner or "
@@ -522,6 +519,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "wording.negating_prefix",
+        "Negating prefix differs",
         "guard: wording",
         "guards.WORDING_RULES",
         "A word and its negated form ('revocable' is not 'irrevocable'), OCR "
@@ -541,6 +539,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "wording.guard_word_run_in",
+        "Guard word run into another",
         "guard: wording",
         "guards.WORDING_RULES",
         "A token whose letters hold the quote's word and a negation, modal "
@@ -561,6 +560,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "wording.party_rival",
+        "The other party",
         "guard: wording",
         "guards.WORDING_RULES",
         "A party named as its counterpart ('Licensor' for 'Licensee'), or a "
@@ -580,6 +580,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "wording.implausible_damage",
+        "Another word",
         "guard: wording",
         "guards.WORDING_RULES",
         "In a scan, a token no OCR damage of the quote's word explains, nor a "
@@ -599,6 +600,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "wording.word_by_word",
+        "Words differ one by one",
         "guard: wording",
         "guards.WORDING_RULES",
         "Quote words OCR ran together or split otherwise must each read as "
@@ -624,8 +626,9 @@ RULES: tuple[Rule, ...] = (
     # --- after a passage is found (verify.match_quote) -------------------
     Rule(
         "post.page_furniture",
+        "Reads a page header or footer",
         "post-check",
-        "furniture.furniture_difference",
+        "verify.POST_CHECKS (furniture.furniture_difference)",
         "A quote that reads a page's running header or footer, or a bare page "
         "number, as text (the lines that recur at the edges of many pages).",
         (
@@ -639,8 +642,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "post.cut_token",
+        "Cuts a word or number",
         "post-check",
-        "boundaries.disallowed_cut",
+        "verify.POST_CHECKS (boundaries.disallowed_cut)",
         "A span that starts or ends inside a word or number ('$1' of "
         "'$12,000'), or at a hyphen, slash or sign inside a token.",
         (Example("The annual fee is $12,000 per site.", "The annual fee is $1"),),
@@ -648,8 +652,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "post.letter_case",
+        "Letter case of a code differs",
         "post-check",
-        "lettercase.case_difference",
+        "verify.POST_CHECKS (lettercase.case_difference)",
         "Letter case that means something: codes, units and labels ('40 mWh' "
         "is not '40 MWh', '2(A)' not '2(a)'), and words that name something "
         "else in capitals ('US' is not 'us').",
@@ -669,8 +674,9 @@ RULES: tuple[Rule, ...] = (
     # --- negations a quote leaves out (context.py, scope.py) ---------------
     Rule(
         "negation.before",
+        "Negation left out before",
         "post-check",
-        "context.negation_before",
+        "verify.POST_CHECKS (context.BEFORE_CHECKS)",
         "A span that starts within a negation's reach in its clause (up to "
         "three words after it, counted from the verb it governs; throughout a "
         "list it heads; inside an aside after it).",
@@ -689,8 +695,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "negation.reversing_verb",
+        "Reversing verb left out",
         "post-check",
-        "context.negation_before",
+        "verify.POST_CHECKS (context.BEFORE_CHECKS)",
         "A span that starts just after a verb that reverses it ('fails to', "
         "'refrains from', 'is prohibited from') or after 'absent'.",
         (
@@ -708,8 +715,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "negation.split_off",
+        "Split negation left out",
         "post-check",
-        "context.negation_before",
+        "verify.POST_CHECKS (context.BEFORE_CHECKS)",
         "A span that starts inside a negation OCR split ('N either party': "
         "the span starts at 'either').",
         (
@@ -727,8 +735,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "negation.opening_elision",
+        "Negation elided at the start",
         "post-check",
-        "context.negation_before",
+        "verify.POST_CHECKS (context.negation_before)",
         "A quote opening with an ellipsis or insertion whose clause starts "
         "with a negation it leaves out.",
         (
@@ -746,8 +755,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "negation.after",
+        "Negation left out after",
         "post-check",
-        "context.negation_after",
+        "verify.POST_CHECKS (context.negation_after)",
         "A quote that stops just before a negation of its own clause ('the "
         "Licensee may | not sublicense') or inside 'n't'.",
         (Example("The Licensee may not sublicense the Software.", "The Licensee may"),),
@@ -761,6 +771,7 @@ RULES: tuple[Rule, ...] = (
     # --- bracketed insertions (elision.py) ----------------------------------
     Rule(
         "insertion.outer_meaning",
+        "Bracketed insertion changes the meaning",
         "elision",
         "elision.outer_insertion_difference",
         "An insertion before the first part or after the last that carries a "
@@ -780,8 +791,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "insertion.other_party",
+        "Bracketed insertion names the other party",
         "post-check",
-        "elision.outer_party_difference",
+        "verify.POST_CHECKS (elision.OUTER_INSERTION_CHECKS)",
         "An insertion that names another party than the words it replaces "
         "('[Licensor] shall bear' over 'Licensee shall bear').",
         (
@@ -799,8 +811,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "insertion.antecedent",
+        "Bracketed insertion names the wrong antecedent",
         "post-check",
-        "elision.outer_party_difference",
+        "verify.POST_CHECKS (elision.OUTER_INSERTION_CHECKS)",
         "A leading insertion for a pronoun that names another party than the "
         "one the pronoun refers to ('[the Seller] shall' over 'It shall', "
         "where 'It' is the Buyer).",
@@ -821,8 +834,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "insertion.stands_for_nothing",
+        "Bracketed insertion stands for nothing",
         "post-check",
-        "elision.outer_party_difference",
+        "verify.POST_CHECKS (elision.OUTER_INSERTION_CHECKS)",
         "A short insertion at the quote's edge that stands for no words of "
         "the source beside the span ('[knowingly]' over nothing).",
         (
@@ -842,6 +856,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "insertion.says_otherwise",
+        "Bracketed insertion says otherwise",
         "elision",
         "elision._gap_difference",
         "An insertion between two parts that says another number, negation "
@@ -863,16 +878,18 @@ RULES: tuple[Rule, ...] = (
     # --- elided quotes (elision.py) -----------------------------------------
     Rule(
         "elision.no_words",
+        "Elided quote without words",
         "elision",
-        "elision.find_elided",
+        "elision.PARTS_CHECKS",
         "A quote of nothing but ellipses.",
         (Example(_BUYER, "... […] …"),),
         (Example(_PROMPTLY, "The Buyer shall pay ... on receipt of the invoice."),),
     ),
     Rule(
         "elision.fragments",
+        "Elided into fragments",
         "elision",
-        "elision.find_elided",
+        "elision.PARTS_CHECKS",
         "An elided quote without a part of three words or more, or with more "
         "than half its words in fragments of one or two.",
         (Example(_BUYER, "The ... Buyer ... invoice"),),
@@ -880,8 +897,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "elision.guarded_fragment",
+        "Elided fragment changes the meaning",
         "elision",
-        "elision.find_elided",
+        "elision.PARTS_CHECKS",
         "A fragment of one or two words that carries a number, negation or "
         "modal verb: a floating 'not' could attach to any verb in reach.",
         (
@@ -899,6 +917,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "elision.part_not_found",
+        "Elided part not found",
         "elision",
         "elision.find_elided",
         "An elided quote whose longest part is not in the text.",
@@ -907,6 +926,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "elision.out_of_reach",
+        "Elided parts too far apart",
         "elision",
         "elision.find_elided",
         "Parts not found in order, each within 300 characters of the one before.",
@@ -928,6 +948,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "elision.paragraphs",
+        "Elision joins paragraphs",
         "elision",
         "elision.find_elided",
         "An ellipsis that bridges paragraphs (a blank line).",
@@ -950,6 +971,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "elision.negation",
+        "Elision drops a negation",
         "elision",
         "context.negation_elided",
         "An ellipsis over a negation ('The Supplier shall ... deliver' over "
@@ -971,8 +993,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "elision.joins_sentences",
+        "Elision joins sentences",
         "elision",
-        "elision._gap_difference",
+        "elision.GAP_CHECKS",
         "An ellipsis that joins two sentences.",
         (
             Example(
@@ -992,8 +1015,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "elision.amount",
+        "Elision drops an amount",
         "elision",
-        "elision.elided_amount",
+        "elision.GAP_CHECKS (elision.elided_amount)",
         "An ellipsis over a number, amount, percentage or date that belongs "
         "to a phrase the quote keeps ('shall pay ... the costs' over 'fifty "
         "percent of'; 'December 31 ... unless' over ', 2020,'); one inside an "
@@ -1015,8 +1039,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "elision.joins_subject",
+        "Elision joins another subject",
         "elision",
-        "elision._gap_difference",
+        "elision.GAP_CHECKS",
         "An ellipsis that joins the quote's subject to another clause's verb "
         "('The Buyer shall ... deliver' over ', and the Seller shall').",
         (
@@ -1035,8 +1060,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "elision.joins_clauses",
+        "Elision joins clauses",
         "elision",
-        "elision._gap_difference",
+        "elision.GAP_CHECKS",
         "An ellipsis over the modal verb of a second clause when the quote's "
         "first part has its own.",
         (
@@ -1057,8 +1083,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "elision.reversing_word",
+        "Elision drops a reversing word",
         "elision",
-        "elision._gap_difference",
+        "elision.GAP_CHECKS",
         "An ellipsis over a word that reverses, bounds or narrows the words "
         "right after it ('excluding', 'at least', 'subject to', an un-/non- "
         "word: 'shall not be ... withheld' over 'unreasonably'), with up to "
@@ -1081,8 +1108,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "elision.condition",
+        "Elision drops a condition",
         "elision",
-        "elision.elided_condition",
+        "elision.GAP_CHECKS (elision.elided_condition)",
         "An ellipsis over a word that conditions, restricts or denies the "
         "clause the quote resumes in ('only', 'if', 'unless', 'upon', "
         "'provided', 'to the extent'), or the lead-in of its list.",
@@ -1103,6 +1131,7 @@ RULES: tuple[Rule, ...] = (
     # --- the other sources of the answer (attribution.py) -------------------
     Rule(
         "attribution.elsewhere",
+        "Found in another source",
         "attribution",
         "attribution.verify_cited_quote",
         "A quote that is not in the source it cites but is in another source "
@@ -1125,6 +1154,7 @@ RULES: tuple[Rule, ...] = (
     # --- stages 3-4: judges (only with LLM_JUDGE_MODEL) ----------------------
     Rule(
         "judge.judge",
+        "The judge did not support it",
         "judge",
         "verify.verify_quote, judging.vote",
         "A paraphrase the judge does not support, supports with a span that "
@@ -1148,6 +1178,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "judge.ensemble",
+        "The ensemble did not support it",
         "judge",
         "verify.verify_quote, judging.ensemble_vote",
         "On a high-stakes call, a paraphrase fewer judges support than the quorum.",
@@ -1171,6 +1202,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "judge.no_passage",
+        "No passage to show a judge",
         "judge",
         "verify.verify_quote",
         "A paraphrase with no passage to show a judge: no cited chunk, no near "
@@ -1213,6 +1245,7 @@ ENTITY_RULE_ROWS: tuple[Rule, ...] = (
     # --- stages 3-4: entity guards, before and after any judge (entities.py)
     Rule(
         "entity.role",
+        "Roles differ",
         "judge: entities",
         "entities.ENTITY_RULES (verify.verify_quote, judging.vote)",
         "A paraphrase whose parties' roles the judge's span does not state in "
@@ -1229,6 +1262,7 @@ ENTITY_RULE_ROWS: tuple[Rule, ...] = (
     ),
     Rule(
         "entity.law",
+        "Governing law differs",
         "judge: entities",
         "entities.ENTITY_RULES (verify.verify_quote, judging.vote)",
         "A paraphrase naming another governing law than the judge's span "
@@ -1238,6 +1272,7 @@ ENTITY_RULE_ROWS: tuple[Rule, ...] = (
     ),
     Rule(
         "entity.forum",
+        "Forum differs",
         "judge: entities",
         "entities.ENTITY_RULES (verify.verify_quote, judging.vote)",
         "A paraphrase naming another forum (courts for arbitration), arbitral "
@@ -1251,6 +1286,7 @@ ENTITY_RULE_ROWS: tuple[Rule, ...] = (
     ),
     Rule(
         "entity.place",
+        "Place differs",
         "judge: entities",
         "entities.ENTITY_RULES (verify.verify_quote, judging.vote)",
         "A paraphrase naming a place (a state, country, city or region: a "
@@ -1270,6 +1306,7 @@ ENTITY_RULE_ROWS: tuple[Rule, ...] = (
     ),
     Rule(
         "entity.date",
+        "Period or date differs",
         "judge: entities",
         "entities.ENTITY_RULES (verify.verify_quote, judging.vote)",
         "A paraphrase whose period, weekday or 'before'/'after' the judge's "
@@ -1285,6 +1322,7 @@ ENTITY_RULE_ROWS: tuple[Rule, ...] = (
     ),
     Rule(
         "entity.party",
+        "Party differs",
         "judge: entities",
         "entities.ENTITY_RULES (verify.verify_quote, judging.vote)",
         "A paraphrase naming a party or defined term (a capitalised name) the "
@@ -1328,18 +1366,22 @@ def markdown(rules: Sequence[Rule] = RULES) -> str:
         "and is `differs` when the passage was located and a rule refused "
         "what it says, `not_found` when none was.",
         "",
+        "Each stage runs its rules as one loop over a table, in order (the "
+        "table is named under *runs in*); the first rule that refuses decides "
+        "and names itself.",
+        "",
         "Each rule has examples it must refuse and pass; "
         "`citations/tests/test_rules.py` runs them all. One of each is shown.",
         "",
-        "| rule | stage | runs in | refuses | refused | passes |",
-        "|---|---|---|---|---|---|",
+        "| rule | name | stage | runs in | refuses | refused | passes |",
+        "|---|---|---|---|---|---|---|",
     ]
     for rule in rules:
         refused = _example(rule.refused[0])
         passed = _example(rule.passed[0]) if rule.passed else ""
         refuses = rule.refuses.replace("|", "\\|")
         lines.append(
-            f"| `{rule.id}` | {rule.stage} | `{rule.place}` | {refuses} | "
+            f"| `{rule.id}` | {rule.name} | {rule.stage} | `{rule.place}` | {refuses} | "
             f"{refused} | {passed} |"
         )
     return "\n".join(lines) + "\n"

@@ -40,7 +40,7 @@ from citations.cascade.guards import (
     numbers_missing,
 )
 from citations.cascade.prepared import NUMBER_MIN_CHARS, PreparedText
-from citations.cascade.refusal import rule_of
+from citations.cascade.refusal import Check, first_refusal, rule_of
 
 SIMILARITY_THRESHOLD = 0.85
 # Acceptance uses the OCR-aware similarity (rn/m, l/1 cost nothing); the plain
@@ -994,15 +994,9 @@ def find_tolerant(
 ) -> Search:
     """Stage 2: normalized match, then fuzzy match, each guarded."""
     q = FoldedQuote.of(quote)
-    if not q.folded:
-        return Search(
-            None, None, "quote is empty after normalization", "tolerant.empty_folded"
-        )
-    if len(q.folded) * SIMILARITY_THRESHOLD > len(prepared.folded.text):
-        # OCR drops characters, so a source a little shorter may still hold it.
-        return Search(
-            None, None, "quote is longer than the source text", "input.too_long"
-        )
+    refused = first_refusal(FOLDED_CHECKS, (q, prepared))
+    if refused is not None:
+        return Search(None, None, str(refused), refused.rule)
     f_region = folded_region(prepared, region)
     normalized = _find_normalized(prepared, q, f_region, region_only)
     if normalized is not None:
@@ -1011,18 +1005,46 @@ def find_tolerant(
         return Search(
             None, None, "not found after normalization", "tolerant.no_passage"
         )
-    if not q.fuzzy_eligible:
-        if q.words < FUZZY_MIN_WORDS or len(q.folded) < FUZZY_MIN_CHARS:
-            return Search(
-                None,
-                None,
-                "not found, and too short for an approximate match",
-                "tolerant.too_short",
-            )
-        return Search(
-            None,
-            None,
-            "not found, and too long for an approximate match",
-            "tolerant.too_long",
-        )
+    refused = first_refusal(FUZZY_CHECKS, q)
+    if refused is not None:
+        return Search(None, None, str(refused), refused.rule)
     return find_fuzzy(prepared, q, f_region, region_only=region_only)
+
+
+def _empty_folded(given: tuple[FoldedQuote, PreparedText]) -> str | None:
+    return None if given[0].folded else "quote is empty after normalization"
+
+
+def _longer_than_source(given: tuple[FoldedQuote, PreparedText]) -> str | None:
+    q, prepared = given
+    # OCR drops characters, so a source a little shorter may still hold it.
+    if len(q.folded) * SIMILARITY_THRESHOLD > len(prepared.folded.text):
+        return "quote is longer than the source text"
+    return None
+
+
+def _too_short(q: FoldedQuote) -> str | None:
+    if q.fuzzy_eligible:
+        return None
+    if q.words < FUZZY_MIN_WORDS or len(q.folded) < FUZZY_MIN_CHARS:
+        return "not found, and too short for an approximate match"
+    return None
+
+
+def _too_long(q: FoldedQuote) -> str | None:
+    if q.fuzzy_eligible:
+        return None
+    return "not found, and too long for an approximate match"
+
+
+# Stage 2's rules for a folded quote before any search, in order.
+FOLDED_CHECKS: tuple[Check, ...] = (
+    Check("tolerant.empty_folded", _empty_folded),
+    Check("input.too_long", _longer_than_source),
+)
+# And before an approximate search (a quote not found after folding): the
+# first to refuse decides; one not eligible is too short or else too long.
+FUZZY_CHECKS: tuple[Check[FoldedQuote], ...] = (
+    Check("tolerant.too_short", _too_short),
+    Check("tolerant.too_long", _too_long),
+)

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from citations.cascade.boundaries import disallowed_cut
-from citations.cascade.context import dropped_negation
+from citations.cascade.context import Dropped, negation_after, negation_before
 from citations.cascade.elision import (
+    QuoteParts,
     find_elided,
     outer_insertion_difference,
     outer_party_difference,
@@ -36,7 +37,7 @@ from citations.cascade.furniture import (
 from citations.cascade.judging import Judge, ensemble_vote, vote
 from citations.cascade.lettercase import case_difference
 from citations.cascade.prepared import PreparedText, cached, prepare
-from citations.cascade.refusal import refusal, rule_of
+from citations.cascade.refusal import Check, first_refusal, rule_of
 from citations.cascade.tolerant import (
     SIMILARITY_THRESHOLD,
     Found,
@@ -166,39 +167,97 @@ def match_quote(
     match = _match_quote(text, quote, region)
     if match.found is None and match.near is not None and page_starts:
         match = _past_furniture(text, quote, region, tuple(page_starts), match)
-    found = match.found
-    if found is not None:
-        furniture = furniture_difference(
-            text, found.start, found.end, quote, page_starts
-        )
-        if furniture:
-            return _refused(match, refusal("post.page_furniture", furniture))
+    if match.found is None:
+        return match
+    placed = Placed(text, quote, match.found, page_starts)
     # Exact matches were taken only where no negation governs them and no
-    # token is cut (tolerant.find_exact).
-    if found is not None and found.match_type != "exact":
-        split = split_quote(quote.strip())
-        # A bracket the source itself holds ("[**] or an order", a redaction)
-        # opens no elision.
-        opens = split is not None and split.opens_elided and text[found.start] != "["
-        negated = dropped_negation(text, found.start, found.end, opens_elided=opens)
-        if negated is None and split is not None:
-            negated = outer_party_difference(text, found.start, found.end, split)
-        if negated:
-            return _refused(match, negated.reason, start=negated.start)
-        cut = disallowed_cut(
-            text, found.start, found.end, fuzzy=found.match_type == "fuzzy"
-        )
-        if cut is not None:
-            return _refused(
-                match,
-                refusal(
-                    "post.cut_token", f"the matching text {cut}: not a whole quotation"
-                ),
-            )
-        case = case_difference(quote, text[found.start : found.end])
-        if case:
-            return _refused(match, refusal("post.letter_case", case))
+    # token is cut (tolerant.find_exact): they meet the furniture rule only.
+    checks = POST_CHECKS if match.found.match_type != "exact" else POST_CHECKS[:1]
+    refused = first_refusal(checks, placed)
+    if refused is not None:
+        return _refused(match, refused, start=placed.shown_from)
     return match
+
+
+class Placed:
+    """What the post-check rules read: a quote found in `text`. A rule that
+    refuses for a negation left out before the span sets `shown_from`, the
+    offset the refused passage is shown from."""
+
+    def __init__(
+        self, text: str, quote: str, found: Found, page_starts: Sequence[int] | None
+    ) -> None:
+        self.text, self.quote, self.found = text, quote, found
+        self.page_starts = page_starts
+        self.shown_from: int | None = None
+        self._split: QuoteParts | bool | None = False
+
+    @property
+    def split(self) -> QuoteParts | None:
+        """The quote's parts, when it is elided or altered (read once)."""
+        if self._split is False:
+            self._split = split_quote(self.quote.strip())
+        return self._split  # type: ignore[return-value]
+
+    def shown(self, dropped: Dropped | None) -> str | None:
+        if dropped is None:
+            return None
+        self.shown_from = dropped.start
+        return dropped.reason
+
+
+def _page_furniture(p: Placed) -> str | None:
+    found = p.found
+    difference = furniture_difference(
+        p.text, found.start, found.end, p.quote, p.page_starts
+    )
+    return difference or None
+
+
+def _negation_before(p: Placed) -> str | None:
+    split = p.split
+    # A bracket the source itself holds ("[**] or an order", a redaction)
+    # opens no elision.
+    opens = split is not None and split.opens_elided and p.text[p.found.start] != "["
+    return p.shown(
+        negation_before(p.text, p.found.start, p.found.end, opens_elided=opens)
+    )
+
+
+def _negation_after(p: Placed) -> str | None:
+    return p.shown(negation_after(p.text, p.found.end))
+
+
+def _outer_party(p: Placed) -> str | None:
+    if p.split is None:
+        return None
+    return p.shown(outer_party_difference(p.text, p.found.start, p.found.end, p.split))
+
+
+def _cut_token(p: Placed) -> str | None:
+    found = p.found
+    cut = disallowed_cut(
+        p.text, found.start, found.end, fuzzy=found.match_type == "fuzzy"
+    )
+    return None if cut is None else f"the matching text {cut}: not a whole quotation"
+
+
+def _letter_case(p: Placed) -> str | None:
+    return case_difference(p.quote, p.text[p.found.start : p.found.end]) or None
+
+
+# The post-check stage: the rules a found span meets, in order; the first to
+# refuse decides. The page furniture rule comes first and is the only one an
+# exact match meets. A check with no id decides between the rules of its
+# family (context.py's negation.*, elision.py's insertion.*) and names one.
+POST_CHECKS: tuple[Check[Placed], ...] = (
+    Check("post.page_furniture", _page_furniture),
+    Check(None, _negation_before),
+    Check(None, _negation_after),
+    Check(None, _outer_party),
+    Check("post.cut_token", _cut_token),
+    Check("post.letter_case", _letter_case),
+)
 
 
 def _past_furniture(
@@ -390,6 +449,32 @@ def _failed_from(
     )
 
 
+def _not_text(given: tuple[object, object]) -> str | None:
+    text, quote = given
+    if isinstance(text, str) and isinstance(quote, str):
+        return None
+    return "quote and text must be strings"
+
+
+def _empty(given: tuple[str, str]) -> str | None:
+    return None if given[1].strip() else "quote is empty"
+
+
+def _too_long(given: tuple[str, str]) -> str | None:
+    text, quote = given
+    if len(quote.strip()) * SIMILARITY_THRESHOLD > len(text):
+        return "quote is longer than the source text"
+    return None
+
+
+# The input stage: what a quote and text must be before any is searched.
+INPUT_CHECKS: tuple[Check, ...] = (
+    Check("input.not_text", _not_text),
+    Check("input.empty", _empty),
+    Check("input.too_long", _too_long),
+)
+
+
 def verify_quote(
     text: str,
     quote: str,
@@ -408,16 +493,9 @@ def verify_quote(
     Judges run only when stages 1-2 fail; with `high_stakes` and an
     `ensemble`, the ensemble decides instead of the single judge.
     """
-    if not isinstance(text, str) or not isinstance(quote, str):
-        return failed(
-            "quote and text must be strings", stages=(), rule="input.not_text"
-        )
-    if not quote.strip():
-        return failed("quote is empty", stages=(), rule="input.empty")
-    if len(quote.strip()) * SIMILARITY_THRESHOLD > len(text):
-        return failed(
-            "quote is longer than the source text", stages=(), rule="input.too_long"
-        )
+    refused = first_refusal(INPUT_CHECKS, (text, quote))
+    if refused is not None:
+        return failed(str(refused), stages=(), rule=refused.rule)
     region = _region(within, len(text))
     match = match_quote(text, quote, region, page_starts)
     stages = list(match.stages)

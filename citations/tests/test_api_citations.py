@@ -579,6 +579,15 @@ def test_stats_count_exactly_the_callers_tenant(
         "out_of_provenance": 1,
         "total": 9,
     }
+    with tenant_scope(tenant_a):
+        refused = MessageCitation.objects.filter(
+            pk__in=[c.pk for c in population["a"]["failed"]]
+        ).values_list("rule", flat=True)
+        by_rule_a: dict[str, int] = {}
+        for rule in refused:
+            by_rule_a[rule] = by_rule_a.get(rule, 0) + 1
+    assert "" not in by_rule_a  # the cascade named the rule of each
+    expected_a["by_rule"] = by_rule_a
     assert (
         a_key_api.get("/api/citations/stats", {"tenant_id": tenant_a.slug}).json()
         == expected_a
@@ -594,6 +603,7 @@ def test_stats_count_exactly_the_callers_tenant(
         "unverified": 0,
         "out_of_provenance": 0,
         "total": 1,
+        "by_rule": {},
     }
     assert (
         b_key_api.get("/api/citations/stats", {"tenant_id": tenant_b.slug}).json()
@@ -610,6 +620,8 @@ def test_stats_take_the_list_filters(a_key_api, tenant_a, climate, population):
         "/api/citations/stats",
         {"tenant_id": tenant_a.slug, "document_id": str(climate.pk)},
     ).json()
+    with tenant_scope(tenant_a):
+        refused = MessageCitation.objects.get(pk=population["a"]["failed"][1].pk)
     assert body == {
         "verified": 1,
         "failed": 1,
@@ -617,6 +629,7 @@ def test_stats_take_the_list_filters(a_key_api, tenant_a, climate, population):
         "unverified": 1,
         "out_of_provenance": 0,
         "total": 4,
+        "by_rule": {refused.rule: 1},
     }
 
 

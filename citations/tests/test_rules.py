@@ -10,8 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from citations.cascade import rules
-from citations.cascade.rules import RULES, check
+from citations.cascade import (
+    context,
+    elision,
+    entities,
+    guards,
+    rules,
+    tolerant,
+    verify,
+)
+from citations.cascade.refusal import Check, first_refusal, refusal, rule_of
+from citations.cascade.rules import BY_ID, RULES
+from citations.tests.rule_examples import check
 
 CASCADE = Path(rules.__file__).parent
 DOCS = CASCADE.parent.parent / "docs" / "verification.md"
@@ -70,3 +80,52 @@ def test_docs_are_the_rule_table():
         "docs/verification.md is out of date: "
         "python -m citations.cascade.rules > docs/verification.md"
     )
+
+
+# Each stage's loop and the name the rule table gives it (Rule.place).
+STAGE_TABLES = {
+    "verify.INPUT_CHECKS": verify.INPUT_CHECKS,
+    "verify.POST_CHECKS": verify.POST_CHECKS,
+    "tolerant.FOLDED_CHECKS": tolerant.FOLDED_CHECKS,
+    "tolerant.FUZZY_CHECKS": tolerant.FUZZY_CHECKS,
+    "elision.PARTS_CHECKS": elision.PARTS_CHECKS,
+    "elision.GAP_CHECKS": elision.GAP_CHECKS,
+    "elision.OUTER_INSERTION_CHECKS": elision.OUTER_INSERTION_CHECKS,
+    "context.BEFORE_CHECKS": context.BEFORE_CHECKS,
+    "guards.WORDING_RULES": guards.WORDING_RULES,
+    "entities.ENTITY_RULES": entities.ENTITY_RULES,
+}
+
+
+@pytest.mark.parametrize("place", STAGE_TABLES)
+def test_every_rule_a_stage_loops_over_is_a_row_that_names_that_loop(place):
+    for row in STAGE_TABLES[place]:
+        rule_id = getattr(row, "rule", None) or getattr(row, "id", None)
+        if rule_id is None:
+            continue  # a family's check: it names the rule of its refusal
+        assert rule_id in BY_ID, rule_id
+        assert place in BY_ID[rule_id].place, (rule_id, BY_ID[rule_id].place)
+
+
+def test_a_stage_loop_reports_the_rule_that_stopped_it():
+    checks = (
+        Check("input.empty", lambda case: None),
+        Check("input.too_long", lambda case: f"{case} is too long"),
+        Check("input.not_text", lambda case: "never reached"),
+    )
+    refused = first_refusal(checks, "the quote")
+    assert rule_of(refused) == "input.too_long"
+    assert first_refusal(checks[:1], "the quote") is None
+
+
+def test_a_family_check_must_name_the_rule_it_refused_by():
+    unnamed = (Check(None, lambda case: "a reason without a rule"),)
+    with pytest.raises(ValueError):
+        first_refusal(unnamed, "the quote")
+    named = (Check(None, lambda case: refusal("negation.after", "cut off")),)
+    assert rule_of(first_refusal(named, "the quote")) == "negation.after"
+
+
+def test_the_rule_table_imports_no_stage_of_the_cascade():
+    source = (CASCADE / "rules.py").read_text(encoding="utf-8")
+    assert not re.search(r"^\s*(from|import) citations\.cascade", source, re.M)
