@@ -176,22 +176,27 @@ class TenantScopedAdmin(admin.ModelAdmin):
             exclude.append("tenant")
         return exclude
 
-    def formfield_for_foreignkey(
-        self, db_field: Any, request: HttpRequest, **kwargs: Any
-    ) -> Any:
+    def _tenant_choices(
+        self, db_field: Any, request: HttpRequest, kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A relation's choices: the request tenant's rows only, unless the
+        caller already chose them."""
         if "queryset" not in kwargs:
             kwargs["queryset"] = tenant_queryset(
                 db_field.remote_field.model, request_tenant(request)
             )
+        return kwargs
+
+    def formfield_for_foreignkey(
+        self, db_field: Any, request: HttpRequest, **kwargs: Any
+    ) -> Any:
+        kwargs = self._tenant_choices(db_field, request, kwargs)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def formfield_for_manytomany(
         self, db_field: Any, request: HttpRequest, **kwargs: Any
     ) -> Any:
-        if "queryset" not in kwargs:
-            kwargs["queryset"] = tenant_queryset(
-                db_field.remote_field.model, request_tenant(request)
-            )
+        kwargs = self._tenant_choices(db_field, request, kwargs)
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     def save_model(

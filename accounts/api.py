@@ -277,6 +277,8 @@ class TenantApiView(APIView):
     # /api/docs/ already documents every operation.
     renderer_classes = [JSONRenderer]
     tenant_query_param: ClassVar[str | None] = None
+    # The body's serializer, on the views that take one (see `validated`).
+    InputSerializer: ClassVar[type[serializers.Serializer]]
 
     def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> Any:
         # A scope entered for this request (token auth, below) must end with
@@ -323,6 +325,13 @@ class TenantApiView(APIView):
         if isinstance(exc, SuspiciousOperation):
             exc = exceptions.ParseError(str(exc) or "The request body was refused.")
         return super().handle_exception(exc)
+
+    def validated(self, request: Request) -> dict[str, Any]:
+        """The request body as this view's InputSerializer reads it; an
+        invalid body is a 400 naming its fields."""
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
 
     @property
     def tenant(self) -> Tenant:

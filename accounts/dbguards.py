@@ -37,20 +37,16 @@ def _sqlite_sql(child: str, column: str, parent: str) -> tuple[list[str], list[s
 def same_tenant(child: str, column: str, parent: str) -> migrations.RunPython:
     """A migration operation guarding child.column -> parent within one tenant."""
 
-    def forwards(apps, schema_editor):
-        vendor = schema_editor.connection.vendor
-        if vendor == "postgresql":
-            schema_editor.execute(_pg_sql(child, column, parent)[0])
-        elif vendor == "sqlite":
-            for sql in _sqlite_sql(child, column, parent)[0]:
-                schema_editor.execute(sql)
+    def direction(which: int):
+        # 0 adds the guard, 1 drops it: both vendors' builders return (add, drop).
+        def run(apps, schema_editor):
+            vendor = schema_editor.connection.vendor
+            if vendor == "postgresql":
+                schema_editor.execute(_pg_sql(child, column, parent)[which])
+            elif vendor == "sqlite":
+                for sql in _sqlite_sql(child, column, parent)[which]:
+                    schema_editor.execute(sql)
 
-    def backwards(apps, schema_editor):
-        vendor = schema_editor.connection.vendor
-        if vendor == "postgresql":
-            schema_editor.execute(_pg_sql(child, column, parent)[1])
-        elif vendor == "sqlite":
-            for sql in _sqlite_sql(child, column, parent)[1]:
-                schema_editor.execute(sql)
+        return run
 
-    return migrations.RunPython(forwards, backwards, elidable=False)
+    return migrations.RunPython(direction(0), direction(1), elidable=False)

@@ -57,6 +57,21 @@ def tenant_id_unique(name: str = "uniq_%(class)s_tenant_id") -> models.UniqueCon
     return models.UniqueConstraint(fields=["tenant", "id"], name=name)
 
 
+def optional_link(
+    to: str | type[models.Model], *, related_name: str = "+", **options: object
+) -> models.ForeignKey:
+    """A reference that may be empty and is cleared, not cascaded, when its
+    target goes: who did something, or what a row was made from."""
+    return models.ForeignKey(
+        to,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name=related_name,
+        **options,
+    )
+
+
 class Membership(models.Model):
     class Role(models.TextChoices):
         OWNER = "owner", "Owner"

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
+from django.db.models import Model, QuerySet
 from django_scopes import scope, scopes_disabled
 
 if TYPE_CHECKING:
     from accounts.models import Tenant
+
+M = TypeVar("M", bound=Model)
 
 
 @contextmanager
@@ -28,3 +31,12 @@ def tenant_scope(tenant: Tenant) -> Iterator[None]:
 
 
 unscoped = scopes_disabled
+
+
+def first_by_pk(queryset: QuerySet[M], pk: object) -> M | None:
+    """The row of `queryset` (already the tenant's) with this primary key, or
+    None: also for a malformed key from a URL, which is then simply not found."""
+    try:
+        return queryset.filter(pk=pk).first()
+    except (ValueError, TypeError):
+        return None

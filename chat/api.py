@@ -188,9 +188,7 @@ class ChatSessionCreateApi(TenantApiView):
         tags=["chat"],
     )
     def post(self, request: Request) -> Response:
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = self.validated(request)
         collection = tenant_collection(self.tenant, data.get("collection_id"))
         documents = _tenant_documents(self.tenant, data["document_ids"])
         session = session_create(
@@ -334,14 +332,7 @@ class ChatMessageAskApi(ChatSessionApiView):
         tags=["chat"],
     )
     def post(self, request: Request, session_id: str) -> Response:
-        session = self.get_session(session_id)
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        choice = None
-        if data.get("document_ids") or data.get("collection_id"):
-            choice = self._choice(data)
-        key = idempotency_key(request)
+        session, data, choice, key = self._asked(request, session_id)
         if not key:
             answer = message_ask(
                 session=session, question=data["question"], choice=choice
@@ -366,6 +357,18 @@ class ChatMessageAskApi(ChatSessionApiView):
             status=status.HTTP_201_CREATED,
             headers=_replayed(asked),
         )
+
+    def _asked(
+        self, request: Request, session_id: str
+    ) -> tuple[ChatSession, dict, dict | None, str]:
+        """What both ways of asking read first: the session, the body, the
+        question's own scope (None: the session's) and the idempotency key."""
+        session = self.get_session(session_id)
+        data = self.validated(request)
+        choice = None
+        if data.get("document_ids") or data.get("collection_id"):
+            choice = self._choice(data)
+        return session, data, choice, idempotency_key(request)
 
     def _choice(self, data: dict) -> dict:
         """This question's own scope, checked inside the caller's tenant like
@@ -402,14 +405,7 @@ class ChatMessageAskAsyncApi(ChatMessageAskApi):
         tags=["chat"],
     )
     def post(self, request: Request, session_id: str) -> Response:
-        session = self.get_session(session_id)
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        choice = None
-        if data.get("document_ids") or data.get("collection_id"):
-            choice = self._choice(data)
-        key = idempotency_key(request)
+        session, data, choice, key = self._asked(request, session_id)
         replayed = None
         if key:
             try:
@@ -665,9 +661,7 @@ class CitationResolveApi(TenantApiView):
         tags=["citations"],
     )
     def post(self, request: Request) -> Response:
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = self.validated(request)
         if data["execution_context_type"] == "chat":
             # A chat context names a session: it must be one the caller can
             # see, or the citation would surface in a foreign chat (TEN-04).

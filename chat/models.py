@@ -8,26 +8,14 @@ import uuid
 from django.conf import settings
 from django.db import models
 
-from accounts.models import TenantOwned, tenant_id_unique
+from accounts.models import TenantOwned, optional_link, tenant_id_unique
 
 
 class ChatSession(TenantOwned):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    user = optional_link(settings.AUTH_USER_MODEL)
     title = models.CharField(max_length=200, blank=True)
-    collection = models.ForeignKey(
-        "accounts.Collection",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    collection = optional_link("accounts.Collection")
     documents = models.ManyToManyField("ingest.Document", blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -94,22 +82,10 @@ class MessageSource(TenantOwned):
     ref_label = models.CharField(max_length=8)
     rank = models.PositiveSmallIntegerField()
     score = models.FloatField(default=0.0)
-    chunk = models.ForeignKey(
-        "ingest.DocumentChunk",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    chunk = optional_link("ingest.DocumentChunk")
     chunk_uid = models.UUIDField()
     chunk_index = models.PositiveIntegerField(default=0)
-    document = models.ForeignKey(
-        "ingest.Document",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    document = optional_link("ingest.Document")
     revision_id = models.UUIDField()
     file_id = models.UUIDField()
     document_title = models.CharField(max_length=500)

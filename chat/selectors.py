@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q, QuerySet
 
+from accounts.scoping import first_by_pk
 from chat.coverage import UNSUPPORTED
 from chat.models import ChatSession, Message
 from chat.payload import sentence_marks
@@ -41,10 +42,7 @@ def session_list(*, tenant: Tenant, user: Any = None) -> QuerySet[ChatSession]:
 
 
 def session_get(*, tenant: Tenant, pk: object, user: Any = None) -> ChatSession | None:
-    try:
-        return session_list(tenant=tenant, user=user).filter(pk=pk).first()
-    except (ValueError, TypeError):
-        return None
+    return first_by_pk(session_list(tenant=tenant, user=user), pk)
 
 
 @dataclass

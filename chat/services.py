@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
 from django.db import transaction
@@ -170,41 +170,29 @@ def turn_for(*, question: Message) -> Turn:
         session=session, question=question.content, choice=choice_of(question)
     )
     history = _history(session=session, question=question)
+    # What every turn carries; each way below adds what it found.
+    turn = partial(
+        Turn, session=session, question=question, scope=scope, history=history
+    )
     if scope.ambiguous:
         # Asked "which one?" (issue 32, chat.which_one): nothing is retrieved.
-        return Turn(
-            session=session, question=question, scope=scope, sources=[], history=history
-        )
+        return turn(sources=[])
     config = llm_config()
     if not config.configured:
-        return Turn(
-            session=session,
-            question=question,
-            scope=scope,
-            sources=retrieve(session=session, scope=scope),
-            history=history,
-        )
+        return turn(sources=retrieve(session=session, scope=scope))
     budget = prompt_budget(config, question=question.content, history=history)
     if scope.kind in READ_KINDS and scope.documents:
         reading, sections = scope_read(session=session, scope=scope, budget=budget)
-        return Turn(
-            session=session,
-            question=question,
-            scope=scope,
+        return turn(
             sources=list(sections),
-            history=history,
             reading=reading,
             structured=True,
             error=_too_small(config) if nothing_fits(reading) else "",
         )
     found = retrieve(session=session, scope=scope, k=chunks_k(budget))
     given = chunks_fit(found, budget)
-    return Turn(
-        session=session,
-        question=question,
-        scope=scope,
+    return turn(
         sources=list(given),
-        history=history,
         structured=True,
         error=_too_small(config) if found and not given else "",
     )

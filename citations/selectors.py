@@ -34,6 +34,34 @@ class CitationFilters:
     rule: str | None = None  # the id of the rule that refused (rules.RULES)
 
 
+# Filters that narrow by one lookup each, run by `_narrowed`: the filter's
+# field, the lookup it becomes. Citations and unsourced references share the
+# second table; the first adds what only a sourced citation has.
+_SHARED_LOOKUPS = (
+    ("execution_context_type", "execution_context_type"),
+    ("execution_context_id", "execution_context_id"),
+    ("date_from", "created_at__gte"),
+    ("date_to", "created_at__lte"),
+    ("message_id", "message_id"),
+)
+_CITATION_LOOKUPS = (
+    ("document_id", "document_id"),
+    ("verification_status", "verification_status"),
+    ("verification_method", "verification_method"),
+    ("document_name", "document_name__icontains"),
+    *_SHARED_LOOKUPS,
+)
+
+
+def _narrowed(qs: QuerySet, f: CitationFilters, lookups: tuple) -> QuerySet:
+    """`qs` narrowed by each filter that is set (None and "" narrow nothing)."""
+    for name, lookup in lookups:
+        value = getattr(f, name)
+        if value:
+            qs = qs.filter(**{lookup: value})
+    return qs
+
+
 def citation_list(
     *, tenant: Tenant, filters: CitationFilters | None = None
 ) -> QuerySet[MessageCitation]:
@@ -44,8 +72,7 @@ def citation_list(
     """
     f = filters or CitationFilters()
     qs = MessageCitation.objects.with_scope(tenant=tenant.pk).filter(tenant=tenant)
-    if f.document_id:
-        qs = qs.filter(document_id=f.document_id)
+    qs = _narrowed(qs, f, _CITATION_LOOKUPS)
     if f.collection_id:
         from ingest.models import Document
 
@@ -55,22 +82,6 @@ def citation_list(
             .values("id")
         )
         qs = qs.filter(document_id__in=doc_ids)
-    if f.execution_context_type:
-        qs = qs.filter(execution_context_type=f.execution_context_type)
-    if f.execution_context_id:
-        qs = qs.filter(execution_context_id=f.execution_context_id)
-    if f.verification_status:
-        qs = qs.filter(verification_status=f.verification_status)
-    if f.verification_method:
-        qs = qs.filter(verification_method=f.verification_method)
-    if f.document_name:
-        qs = qs.filter(document_name__icontains=f.document_name)
-    if f.date_from:
-        qs = qs.filter(created_at__gte=f.date_from)
-    if f.date_to:
-        qs = qs.filter(created_at__lte=f.date_to)
-    if f.message_id:
-        qs = qs.filter(message_id=f.message_id)
     if f.relevance == "unrated":
         qs = qs.filter(relevance__isnull=True)
     elif f.relevance:
@@ -87,16 +98,7 @@ def unsourced_list(
 ) -> QuerySet[UnsourcedCitation]:
     f = filters or CitationFilters()
     qs = UnsourcedCitation.objects.with_scope(tenant=tenant.pk).filter(tenant=tenant)
-    if f.execution_context_type:
-        qs = qs.filter(execution_context_type=f.execution_context_type)
-    if f.execution_context_id:
-        qs = qs.filter(execution_context_id=f.execution_context_id)
-    if f.date_from:
-        qs = qs.filter(created_at__gte=f.date_from)
-    if f.date_to:
-        qs = qs.filter(created_at__lte=f.date_to)
-    if f.message_id:
-        qs = qs.filter(message_id=f.message_id)
+    qs = _narrowed(qs, f, _SHARED_LOOKUPS)
     if (
         f.document_id
         or f.collection_id

@@ -208,9 +208,7 @@ class DocumentUploadApi(TenantApiView):
         tags=["documents"],
     )
     def post(self, request: Request) -> Response:
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = self.validated(request)
         collection = tenant_collection(self.tenant, data.get("collection_id"))
         results = [
             document_upload_result(

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from accounts.models import TenantOwned, tenant_id_unique
+from accounts.models import TenantOwned, optional_link, tenant_id_unique
 from ingest import file_types, source_kinds
 
 
@@ -36,13 +36,7 @@ class File(TenantOwned):
     content_type = models.CharField(max_length=200, blank=True)
     size = models.BigIntegerField()
     sha256 = models.CharField(max_length=64)
-    uploaded_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    uploaded_by = optional_link(settings.AUTH_USER_MODEL)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -113,22 +107,10 @@ class Document(TenantOwned):
     # so a worker killed mid-way still counts (CEL-05).
     attempts = models.PositiveSmallIntegerField(default=0)
     enqueued_at = models.DateTimeField(null=True, blank=True)
-    current_revision = models.ForeignKey(
-        "DocumentRevision",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    current_revision = optional_link("DocumentRevision")
     is_deleted = models.BooleanField(default=False)
     deleted_at = models.DateTimeField(null=True, blank=True)
-    uploaded_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    uploaded_by = optional_link(settings.AUTH_USER_MODEL)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -180,13 +162,7 @@ class TitleChange(TenantOwned):
     )
     old_title = models.CharField(max_length=500)
     new_title = models.CharField(max_length=500)
-    changed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    changed_by = optional_link(settings.AUTH_USER_MODEL)
     # Who, as a name that outlives the account: "alice", "API key ci-bot".
     actor = models.CharField(max_length=200, blank=True)
     via = models.CharField(max_length=16, choices=Via.choices)
@@ -346,16 +322,8 @@ class Source(TenantOwned):
     # The bytes the documents point at: the export uploaded (Slack, Teams), a
     # description of the source (database: never the credentials), the page
     # fetched last (web).
-    file = models.ForeignKey(
-        File, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    collection = models.ForeignKey(
-        "accounts.Collection",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    file = optional_link(File)
+    collection = optional_link("accounts.Collection")
     # Web: the address asked for. Database: engine, table or query, columns
     # (ingest.connectors.database.TableSpec as a dict).
     url = models.URLField(max_length=2000, blank=True)
@@ -381,13 +349,7 @@ class Source(TenantOwned):
     attempts = models.PositiveSmallIntegerField(default=0)
     enqueued_at = models.DateTimeField(null=True, blank=True)
     last_synced_at = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    created_by = optional_link(settings.AUTH_USER_MODEL)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 from django.db.models import QuerySet
 
+from accounts.scoping import first_by_pk
 from ingest.locations import Location, location_for, segment_at
 from ingest.models import Document, DocumentChunk
 
@@ -24,15 +25,9 @@ def document_list(
 
 
 def document_get(*, tenant: Tenant, pk: object) -> Document | None:
-    try:
-        return (
-            document_list(tenant=tenant)
-            .select_related("parent", "file")
-            .filter(pk=pk)
-            .first()
-        )
-    except (ValueError, TypeError):
-        return None
+    return first_by_pk(
+        document_list(tenant=tenant).select_related("parent", "file"), pk
+    )
 
 
 def documents_pending(documents: list[Document]) -> bool:

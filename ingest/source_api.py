@@ -94,6 +94,12 @@ def _source_get(tenant, source_id: str) -> Source:
     return source
 
 
+def _created(source: Source) -> Response:
+    """201 with the new source as stored (its status as the sync was queued)."""
+    source.refresh_from_db()
+    return Response(SourceOutputSerializer(source).data, status=status.HTTP_201_CREATED)
+
+
 class SourceListApi(TenantApiView):
     """The tenant's connector sources, newest first."""
 
@@ -178,9 +184,7 @@ class SourceExportCreateApi(TenantApiView):
         tags=["sources"],
     )
     def post(self, request: Request) -> Response:
-        s = self.InputSerializer(data=request.data)
-        s.is_valid(raise_exception=True)
-        data = s.validated_data
+        data = self.validated(request)
         collection = tenant_collection(self.tenant, data.get("collection_id"))
         existing = None
         if data.get("source_id"):
@@ -204,10 +208,7 @@ class SourceExportCreateApi(TenantApiView):
             collection=collection,
             source=existing,
         )
-        source.refresh_from_db()
-        return Response(
-            SourceOutputSerializer(source).data, status=status.HTTP_201_CREATED
-        )
+        return _created(source)
 
 
 class SourceWebCreateApi(TenantApiView):
@@ -235,9 +236,7 @@ class SourceWebCreateApi(TenantApiView):
         tags=["sources"],
     )
     def post(self, request: Request) -> Response:
-        s = self.InputSerializer(data=request.data)
-        s.is_valid(raise_exception=True)
-        data = s.validated_data
+        data = self.validated(request)
         collection = tenant_collection(self.tenant, data.get("collection_id"))
         source = source_create_web(
             tenant=self.tenant,
@@ -246,10 +245,7 @@ class SourceWebCreateApi(TenantApiView):
             collection=collection,
             schedule_minutes=data["schedule_minutes"],
         )
-        source.refresh_from_db()
-        return Response(
-            SourceOutputSerializer(source).data, status=status.HTTP_201_CREATED
-        )
+        return _created(source)
 
 
 class SourceDatabaseCreateApi(TenantApiView):
@@ -301,9 +297,7 @@ class SourceDatabaseCreateApi(TenantApiView):
             raise PermissionDenied(
                 "Only a workspace owner can register a database source."
             )
-        s = self.InputSerializer(data=request.data)
-        s.is_valid(raise_exception=True)
-        data = s.validated_data
+        data = self.validated(request)
         collection = tenant_collection(self.tenant, data.get("collection_id"))
         source = source_create_database(
             tenant=self.tenant,
@@ -320,7 +314,4 @@ class SourceDatabaseCreateApi(TenantApiView):
             collection=collection,
             schedule_minutes=data["schedule_minutes"],
         )
-        source.refresh_from_db()
-        return Response(
-            SourceOutputSerializer(source).data, status=status.HTTP_201_CREATED
-        )
+        return _created(source)

@@ -5,6 +5,8 @@ ingest.sources; the table polls while a sync runs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -81,6 +83,23 @@ def _done(
     return redirect("ingest:source-list")
 
 
+def _create(
+    request: HttpRequest, create: Callable[..., Source], **fields
+) -> HttpResponse:
+    """Every kind's form: the caller's tenant, user and chosen collection plus
+    the kind's own fields; a SourceError becomes the page's message."""
+    try:
+        source = create(
+            tenant=request.tenant,
+            user=request.user,
+            collection=_collection(request),
+            **fields,
+        )
+    except SourceError as exc:
+        return _done(request, None, exc)
+    return _done(request, source, None)
+
+
 @require_POST
 @login_required
 def source_export_view(request: HttpRequest) -> HttpResponse:
@@ -96,34 +115,20 @@ def source_export_view(request: HttpRequest) -> HttpResponse:
                 f"Choose {source_kinds.export_names()} and an export file.",
             ),
         )
-    try:
-        source = source_create_export(
-            tenant=request.tenant,
-            kind=kind,
-            filename=upload.name or "export",
-            stream=upload,
-            user=request.user,
-            collection=_collection(request),
-        )
-    except SourceError as exc:
-        return _done(request, None, exc)
-    return _done(request, source, None)
+    return _create(
+        request,
+        source_create_export,
+        kind=kind,
+        filename=upload.name or "export",
+        stream=upload,
+    )
 
 
 @require_POST
 @login_required
 def source_web_view(request: HttpRequest) -> HttpResponse:
     require_tenant(request)
-    try:
-        source = source_create_web(
-            tenant=request.tenant,
-            url=request.POST.get("url", "")[:2000],
-            user=request.user,
-            collection=_collection(request),
-        )
-    except SourceError as exc:
-        return _done(request, None, exc)
-    return _done(request, source, None)
+    return _create(request, source_create_web, url=request.POST.get("url", "")[:2000])
 
 
 @require_POST
@@ -139,31 +144,24 @@ def source_database_view(request: HttpRequest) -> HttpResponse:
             ),
         )
     post = request.POST
-    try:
-        source = source_create_database(
-            tenant=request.tenant,
-            name=post.get("name", "")[:200],
-            connection_url=post.get("connection_url", "")[:2000],
-            spec=TableSpec(
-                table=post.get("table", "").strip(),
-                query=post.get("query", "").strip()[:20000],
-                key_column=post.get("key_column", "").strip(),
-                text_columns=[
-                    c.strip()
-                    for c in post.get("text_columns", "").split(",")
-                    if c.strip()
-                ][:50],
-                title_column=post.get("title_column", "").strip(),
-            ),
-            user=request.user,
-            collection=_collection(request),
-            schedule_minutes=int(post["schedule_minutes"])
-            if post.get("schedule_minutes", "").isdigit()
-            else 0,
-        )
-    except SourceError as exc:
-        return _done(request, None, exc)
-    return _done(request, source, None)
+    return _create(
+        request,
+        source_create_database,
+        name=post.get("name", "")[:200],
+        connection_url=post.get("connection_url", "")[:2000],
+        spec=TableSpec(
+            table=post.get("table", "").strip(),
+            query=post.get("query", "").strip()[:20000],
+            key_column=post.get("key_column", "").strip(),
+            text_columns=[
+                c.strip() for c in post.get("text_columns", "").split(",") if c.strip()
+            ][:50],
+            title_column=post.get("title_column", "").strip(),
+        ),
+        schedule_minutes=int(post["schedule_minutes"])
+        if post.get("schedule_minutes", "").isdigit()
+        else 0,
+    )
 
 
 @require_POST

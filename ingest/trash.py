@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
+from accounts.scoping import first_by_pk
 from ingest.models import Document
 
 if TYPE_CHECKING:
@@ -69,12 +70,6 @@ def documents_deleted(*, tenant: Tenant) -> QuerySet[Document]:
 
 def document_get_any(*, tenant: Tenant, pk: object) -> Document | None:
     """A document of the tenant, deleted or not (to restore it)."""
-    try:
-        return (
-            Document.objects.with_scope(tenant=tenant.pk)
-            .select_related("file")
-            .filter(pk=pk)
-            .first()
-        )
-    except (ValueError, TypeError):
-        return None
+    return first_by_pk(
+        Document.objects.with_scope(tenant=tenant.pk).select_related("file"), pk
+    )

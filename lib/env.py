@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
+
+N = TypeVar("N", int, float)
 
 
 def env_str(name: str, *, default: str = "") -> str:
@@ -22,24 +26,22 @@ def env_bool(name: str, *, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name}={raw!r}: expected true or false")
 
 
-def env_int(name: str, *, default: int) -> int:
+def _env_number(name: str, default: N, parse: Callable[[str], N], expected: str) -> N:
     raw = os.environ.get(name)
     if raw is None or raw == "":
         return default
     try:
-        return int(raw)
+        return parse(raw)
     except ValueError as exc:
-        raise ImproperlyConfigured(f"{name}={raw!r}: expected an integer") from exc
+        raise ImproperlyConfigured(f"{name}={raw!r}: expected {expected}") from exc
+
+
+def env_int(name: str, *, default: int) -> int:
+    return _env_number(name, default, int, "an integer")
 
 
 def env_float(name: str, *, default: float) -> float:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        return float(raw)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name}={raw!r}: expected a number") from exc
+    return _env_number(name, default, float, "a number")
 
 
 def env_list(name: str, *, default: list[str] | None = None) -> list[str]:

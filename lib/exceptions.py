@@ -15,3 +15,14 @@ class DocuIQError(Exception):
 
 class NotFound(DocuIQError):
     code = "not_found"
+
+
+class CodedError(Exception):
+    """An error raised below the apps (a connector's reader, a network
+    policy) with a stable `code` the caller maps to its own error, and a
+    message for the person who set the source up."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message

@@ -734,9 +734,7 @@ class FindingActionApi(PlaybookApiView):
     ) -> Response:
         run = self.get_run(run_id)
         finding = _finding_of(run, finding_id)
-        s = self.InputSerializer(data=request.data)
-        s.is_valid(raise_exception=True)
-        data = s.validated_data
+        data = self.validated(request)
         user = self.acting_user
         if action == "accept":
             finding_accept(finding=finding, user=user, note=data["note"])

@@ -19,7 +19,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from accounts.models import TenantOwned, tenant_id_unique
+from accounts.models import TenantOwned, optional_link, tenant_id_unique
 
 SEVERITIES = ("low", "medium", "high")
 
@@ -34,13 +34,7 @@ class Playbook(TenantOwned):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    created_by = optional_link(settings.AUTH_USER_MODEL)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -114,24 +108,12 @@ class PlaybookRun(TenantOwned):
     """A playbook checked on contracts: its tabular review does the work."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    playbook = models.ForeignKey(
-        Playbook,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="runs",
-    )
+    playbook = optional_link(Playbook, related_name="runs")
     playbook_name = models.CharField(max_length=200)
     review = models.OneToOneField(
         "tabular.Review", on_delete=models.CASCADE, related_name="playbook_run"
     )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    created_by = optional_link(settings.AUTH_USER_MODEL)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -159,9 +141,7 @@ class RunPosition(TenantOwned):
     run = models.ForeignKey(
         PlaybookRun, on_delete=models.CASCADE, related_name="positions"
     )
-    position = models.ForeignKey(
-        Position, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    position = optional_link(Position)
     column = models.OneToOneField(
         "tabular.ReviewColumn", on_delete=models.CASCADE, related_name="+"
     )
@@ -246,13 +226,7 @@ class Finding(TenantOwned):
     override_kind = models.CharField(max_length=16, blank=True)
     override_severity = models.CharField(max_length=8, blank=True)
     decision_note = models.TextField(blank=True)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    decided_by = optional_link(settings.AUTH_USER_MODEL)
     decided_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -326,13 +300,7 @@ class FindingEvent(TenantOwned):
         Finding, on_delete=models.CASCADE, related_name="events"
     )
     action = models.CharField(max_length=16, choices=Action.choices)
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    user = optional_link(settings.AUTH_USER_MODEL)
     user_name = models.CharField(max_length=150, blank=True)
     note = models.TextField(blank=True)
     kind_before = models.CharField(max_length=16, blank=True)

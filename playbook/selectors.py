@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 
+from accounts.scoping import first_by_pk
 from ingest.links import document_span_url
 from playbook import findings as rules
 from playbook.models import (
@@ -42,10 +43,7 @@ def playbook_list(*, tenant: Tenant) -> QuerySet[Playbook]:
 
 
 def playbook_get(*, tenant: Tenant, pk: object) -> Playbook | None:
-    try:
-        return playbook_list(tenant=tenant).filter(pk=pk).first()
-    except (ValueError, TypeError):
-        return None
+    return first_by_pk(playbook_list(tenant=tenant), pk)
 
 
 def positions_of(playbook: Playbook) -> list[Position]:
@@ -68,10 +66,7 @@ def run_list(*, tenant: Tenant) -> QuerySet[PlaybookRun]:
 
 
 def run_get(*, tenant: Tenant, pk: object) -> PlaybookRun | None:
-    try:
-        return run_list(tenant=tenant).filter(pk=pk).first()
-    except (ValueError, TypeError):
-        return None
+    return first_by_pk(run_list(tenant=tenant), pk)
 
 
 def finding_get(*, run: PlaybookRun, pk: object) -> Finding | None:

@@ -322,9 +322,7 @@ class ReviewCreateApi(ReviewApiView):
         responses=responses(ReviewOutputSerializer, 400, code=201),
     )
     def post(self, request: Request) -> Response:
-        s = self.InputSerializer(data=request.data)
-        s.is_valid(raise_exception=True)
-        data = s.validated_data
+        data = self.validated(request)
         review = review_create(
             tenant=self.tenant,
             name=data["name"],

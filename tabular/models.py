@@ -16,7 +16,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from accounts.models import TenantOwned, tenant_id_unique
+from accounts.models import TenantOwned, optional_link, tenant_id_unique
 from tabular import column_types
 
 
@@ -32,13 +32,7 @@ class Review(TenantOwned):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     name = models.CharField(max_length=200)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    created_by = optional_link(settings.AUTH_USER_MODEL)
     status = models.CharField(
         max_length=16, choices=Status.choices, default=Status.QUEUED
     )
@@ -106,13 +100,7 @@ class ReviewDocument(TenantOwned):
     review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="rows")
     # The id the operator asked for, kept even if no such document exists.
     document_uid = models.UUIDField()
-    document = models.ForeignKey(
-        "ingest.Document",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    document = optional_link("ingest.Document")
     title = models.CharField(max_length=500, blank=True)
     order = models.PositiveIntegerField()
     state = models.CharField(
@@ -251,20 +239,8 @@ class Cell(TenantOwned):
     error = models.TextField(blank=True)
     # The cell's citation hangs off a Message with role "cell" (message_citations
     # needs a message); both survive a re-run as history.
-    message = models.ForeignKey(
-        "chat.Message",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
-    citation = models.ForeignKey(
-        "citations.MessageCitation",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    message = optional_link("chat.Message")
+    citation = optional_link("citations.MessageCitation")
     retrieved_chunk_ids = models.JSONField(default=list, blank=True)
     cited_chunk_ids = models.JSONField(default=list, blank=True)
     used_fallback = models.BooleanField(default=False)
@@ -283,13 +259,7 @@ class Cell(TenantOwned):
     review_state = models.CharField(
         max_length=16, choices=ReviewState.choices, default=ReviewState.UNREVIEWED
     )
-    reviewed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    reviewed_by = optional_link(settings.AUTH_USER_MODEL)
     reviewed_at = models.DateTimeField(null=True, blank=True)
     edited_value = models.TextField(blank=True)
     edited_typed_value = models.JSONField(null=True, blank=True)
@@ -298,13 +268,7 @@ class Cell(TenantOwned):
     )
     edited_support_reason = models.TextField(blank=True)
     edit_note = models.TextField(blank=True)
-    edited_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    edited_by = optional_link(settings.AUTH_USER_MODEL)
     edited_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -385,13 +349,7 @@ class CellEvent(TenantOwned):
     id = models.BigAutoField(primary_key=True)
     cell = models.ForeignKey(Cell, on_delete=models.CASCADE, related_name="events")
     action = models.CharField(max_length=16, choices=Action.choices)
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    user = optional_link(settings.AUTH_USER_MODEL)
     user_name = models.CharField(max_length=150, blank=True)
     note = models.TextField(blank=True)
     value_before = models.TextField(blank=True)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Count, QuerySet
 
+from accounts.scoping import first_by_pk
 from tabular import column_types
 from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
 
@@ -20,22 +21,16 @@ def review_list(*, tenant: Tenant) -> QuerySet[Review]:
 
 def review_get(*, tenant: Tenant, pk: object) -> Review | None:
     """The tenant's review, or None (also for another tenant's id or a bad id)."""
-    try:
-        return review_list(tenant=tenant).filter(pk=pk).first()
-    except (ValueError, TypeError):
-        return None
+    return first_by_pk(review_list(tenant=tenant), pk)
 
 
 def cell_get(*, tenant: Tenant, review: Review, pk: object) -> Cell | None:
-    try:
-        return (
-            Cell.objects.with_scope(tenant=tenant.pk)
-            .filter(review=review, pk=pk)
-            .select_related("row", "column", "citation", "edited_by", "reviewed_by")
-            .first()
-        )
-    except (ValueError, TypeError):
-        return None
+    return first_by_pk(
+        Cell.objects.with_scope(tenant=tenant.pk)
+        .filter(review=review)
+        .select_related("row", "column", "citation", "edited_by", "reviewed_by"),
+        pk,
+    )
 
 
 @dataclass(frozen=True)

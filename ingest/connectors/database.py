@@ -27,6 +27,7 @@ from urllib.parse import quote, unquote, urlsplit
 import sqlparse
 
 from ingest.connectors.items import Item, LazyItem, TextBuilder
+from lib.exceptions import CodedError
 
 __all__ = [
     "DatabaseError_",
@@ -43,13 +44,8 @@ MAX_CELL_CHARS = 200_000
 FETCH = 1000
 
 
-class DatabaseError_(Exception):
+class DatabaseError_(CodedError):
     """A source that cannot be read: `code` and a message for the admin."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True)

@@ -18,14 +18,13 @@ import ipaddress
 import socket
 from dataclasses import dataclass
 
+from lib.exceptions import CodedError
+
 __all__ = ["AddressPolicy", "BlockedAddress", "resolve_allowed"]
 
 
-class BlockedAddress(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class BlockedAddress(CodedError):
+    """An address the policy does not allow: `code` and a message."""
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from ingest.connectors.items import Item, ItemAttachment, Warning_
 from ingest.errors import ExtractionError
 from ingest.extractors.archive import ZipBudget, check_zip, read_member
 from ingest.limits import Limits
+from lib.exceptions import CodedError
 
 __all__ = ["ExportError", "ExportLimits", "SlackExport", "read_slack_export"]
 
@@ -57,13 +58,8 @@ _DAMAGED = (
 _CHANNEL_LISTS = ("channels.json", "groups.json", "mpims.json", "dms.json")
 
 
-class ExportError(Exception):
+class ExportError(CodedError):
     """The export as a whole cannot be read: `code` and a message for the user."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from ingest.connectors.netpolicy import AddressPolicy, BlockedAddress, resolve_a
 from ingest.extractors import Extracted
 from ingest.extractors._common import Progress, read_limited
 from ingest.limits import Limits
+from lib.exceptions import CodedError
 
 __all__ = ["FetchError", "FetchLimits", "Fetched", "extract_web", "fetch_page"]
 
@@ -32,11 +33,8 @@ HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 USER_AGENT = "DocuIQ-capture/1.0 (+page capture for a document library)"
 
 
-class FetchError(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class FetchError(CodedError):
+    """A page that cannot be fetched: `code` and a message."""
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from accounts.models import Tenant
+from accounts.commands import add_tenant_option, tenants_chosen
 from ingest.embedding import configured_embedder, reembed_tenant
 from llm.errors import LLMError
 
@@ -16,9 +16,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument(
-            "--tenant", default=None, help="one tenant's slug (default: every tenant)"
-        )
+        add_tenant_option(parser)
         parser.add_argument(
             "--all",
             action="store_true",
@@ -33,11 +31,7 @@ class Command(BaseCommand):
             raise CommandError(
                 "Embeddings are off (EMBEDDINGS=off, or misconfigured: see the log)."
             )
-        tenants = Tenant.objects.order_by("slug")
-        if options["tenant"]:
-            tenants = tenants.filter(slug=options["tenant"])
-            if not tenants.exists():
-                raise CommandError(f"No tenant {options['tenant']!r}.")
+        tenants = tenants_chosen(options["tenant"])
         try:
             model = embedder.name
         except LLMError as exc:

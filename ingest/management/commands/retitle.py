@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 from django_scopes import scope
 
-from accounts.models import Tenant
+from accounts.commands import add_tenant_option, tenants_chosen
 from ingest.titling import documents_retitle
 
 
@@ -15,19 +15,13 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument(
-            "--tenant", default=None, help="one tenant's slug (default: every tenant)"
-        )
+        add_tenant_option(parser)
         parser.add_argument(
             "--dry-run", action="store_true", help="print the changes, write none"
         )
 
     def handle(self, *args: object, **options: object) -> None:
-        tenants = Tenant.objects.order_by("slug")
-        if options["tenant"]:
-            tenants = tenants.filter(slug=options["tenant"])
-            if not tenants.exists():
-                raise CommandError(f"No tenant {options['tenant']!r}.")
+        tenants = tenants_chosen(options["tenant"])
         apply = not options["dry_run"]
         for tenant in tenants:
             changed = 0
