@@ -49,6 +49,7 @@ _CITATION_LOOKUPS = (
     ("verification_status", "verification_status"),
     ("verification_method", "verification_method"),
     ("document_name", "document_name__icontains"),
+    ("rule", "rule"),
     *_SHARED_LOOKUPS,
 )
 
@@ -88,8 +89,6 @@ def citation_list(
         qs = qs.filter(relevance=f.relevance)
     if f.stale is not None:
         qs = qs.filter(is_stale=f.stale)
-    if f.rule:
-        qs = qs.filter(rule=f.rule)
     return qs.order_by("-created_at", "-id")
 
 
