@@ -30,6 +30,11 @@ def pytest_collection_modifyitems(config, items):
             )
         if "browser" in item.keywords and not have_chromium:
             item.add_marker(pytest.mark.skip(reason="needs Debian's chromium"))
+        if "browser" in item.keywords:
+            # Under `make test`'s two processes (--dist loadgroup) the browser
+            # tests run on one of them: one chromium and one live server at
+            # a time, beside the other process's tests, never two browsers.
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 def pytest_pycollect_makemodule(module_path, parent):

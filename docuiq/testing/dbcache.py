@@ -21,6 +21,7 @@ anew. PostgreSQL is left to Django: `make test-pg` migrates every run.
 from __future__ import annotations
 
 import ast
+import fcntl
 import hashlib
 import importlib.util
 import os
@@ -137,6 +138,17 @@ def load(path: Path, connection: sqlite3.Connection) -> None:
 
 
 @contextmanager
+def _lock(directory: Path) -> Iterator[None]:
+    directory.mkdir(parents=True, exist_ok=True)
+    with (directory / ".lock").open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
 def cached_migrations(directory: Path, *, rebuild: bool = False) -> Iterator[None]:
     """While open, SQLite's in-memory test database is made from the copy in
     `directory` when there is one for the current schema; otherwise Django
@@ -157,10 +169,14 @@ def cached_migrations(directory: Path, *, rebuild: bool = False) -> Iterator[Non
             return original(self, verbosity, autoclobber, serialize, keepdb)
         path = directory / f"{schema_key(schema_sources())}{SUFFIX}"
         if rebuild or not path.is_file():
-            name = original(self, verbosity, autoclobber, serialize, keepdb)
-            self.connection.ensure_connection()
-            save(self.connection.connection, path)
-            return name
+            # One process migrates while the others (xdist's workers) wait
+            # for its copy rather than migrate beside it on the same cores.
+            with _lock(directory):
+                if rebuild or not path.is_file():
+                    name = original(self, verbosity, autoclobber, serialize, keepdb)
+                    self.connection.ensure_connection()
+                    save(self.connection.connection, path)
+                    return name
         # What create_test_db does, with the copy in place of `migrate`
         # (the copy was saved after migrate and createcachetable).
         if verbosity >= 1:
