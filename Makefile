@@ -52,8 +52,11 @@ $(AXE_JS): e2e/axe/package.json e2e/axe/package-lock.json
 
 axe: $(AXE_JS)
 
+# The SQLite suite on TEST_WORKERS processes (pytest-xdist; the browser tests
+# stay together on one of them, e2e/conftest.py); TEST_WORKERS=0 runs it in one.
+TEST_WORKERS ?= 2
 test: venv chromium axe
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 test-pg: venv chromium axe
 	DATABASE_URL=$(PG_URL) CELERY_TEST_BROKER_URL=$(REDIS_URL) $(PY) -m pytest -q
@@ -97,6 +100,7 @@ lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/mypy
 
 fmt: venv
 	$(VENV)/bin/ruff check --fix .

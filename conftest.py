@@ -37,6 +37,39 @@ def pytest_collection_modifyitems(config, items):
             )
         if "browser" in item.keywords and not have_chromium:
             item.add_marker(pytest.mark.skip(reason="needs Debian's chromium"))
+        if "browser" in item.keywords:
+            # Under `make test`'s two processes (--dist loadgroup) the browser
+            # tests run on one of them: one chromium and one live server at
+            # a time, beside the other process's tests, never two browsers.
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
+def pytest_pycollect_makemodule(module_path, parent):
+    """schemathesis's pytest plugin, switched off in pyproject.toml
+    (`-p no:schemathesis`: importing it and hypothesis costs every run a few
+    seconds before its first test), is registered when a module that uses it
+    is collected; its hooks then run as if loaded at start."""
+    if b"import schemathesis" in module_path.read_bytes():
+        from schemathesis.pytest import plugin
+
+        manager = parent.config.pluginmanager
+        if not manager.is_registered(plugin):
+            manager.register(plugin, "schemathesis-when-used")
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix, django_db_createdb
+):
+    """pytest-django's hook just before the test databases are made: the
+    SQLite one is loaded from the copy migrated by an earlier run, when the
+    migrations have not changed since (docuiq/testing/dbcache.py)."""
+    from django.conf import settings
+
+    from docuiq.testing.dbcache import cached_migrations
+
+    with cached_migrations(settings.VAR_DIR / "test-db", rebuild=django_db_createdb):
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -123,9 +123,12 @@ def _chunk_end(
         if kind in best:
             return best[kind], False
     # One word runs from before the window's usable part past the limit.
-    word_start = _NON_SPACE.search(content, base).start()
-    run = _SPACE.search(content, word_start)
-    word_end = run.start() if run else n
+    word = _NON_SPACE.search(content, base)
+    if word is None:  # only blanks after `min_end`: the rest fits
+        return len(content.rstrip()), False
+    word_start = word.start()
+    gap = _SPACE.search(content, word_start)
+    word_end = gap.start() if gap else n
     if word_end - word_start <= 2 * target:
         return word_end, False
     cut = max(limit, word_start + target)

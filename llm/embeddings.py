@@ -69,7 +69,10 @@ def normalised(vectors: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length as float32; all-zero rows stay zero."""
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+    unit: np.ndarray = np.divide(
+        vectors, norms, out=np.zeros_like(vectors), where=norms > 0
+    )
+    return unit
 
 
 # ------------------------------------------------------------------ WordLlama

@@ -61,13 +61,13 @@ def _rank(
     if not query or not sentences:
         return [], query
     df: dict[str, int] = {}
-    for *_, words, _n in sentences:
-        for word in words & query:
+    for _pos, _start, _end, _sentence, held, _length in sentences:
+        for word in held & query:
             df[word] = df.get(word, 0) + 1
     n = len(sentences)
     candidates = []
-    for pos, start, end, sentence, words, length in sentences:
-        matched = words & query
+    for pos, start, end, sentence, held, length in sentences:
+        matched = held & query
         if not matched:
             continue
         weight = sum(math.log(1 + n / df[w]) for w in matched)
@@ -136,7 +136,11 @@ SOME_WORDS_LEAD = (
 NOT_A_CLAUSE = "not_a_clause"
 
 
-def _quote_order(item: tuple) -> tuple:
+# A passage worth quoting: its rating, lexical score, source position, text.
+_Rated = tuple[Rating, float, int, str]
+
+
+def _quote_order(item: _Rated) -> tuple[bool, bool, float, int, float, float]:
     """Answering passages first; then clauses before titles and preambles;
     then the share of the question's rarer words held; then the
     better-retrieved source, the better rating, the lexical score."""
@@ -161,7 +165,7 @@ def _rated_answer(
     it whole."""
     candidates, _query = _rank(question, [s.text for s in sources])
     lexical = {(c.source_pos, c.start): c.score for c in candidates}
-    rated = []
+    rated: list[_Rated] = []
     seen: set[str] = set()
     for pos, source in enumerate(sources):
         for start, end in split_sentences(source.text):

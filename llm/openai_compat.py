@@ -43,7 +43,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from llm import prompting
@@ -60,7 +60,10 @@ from llm.types import ChatMessage, Completion, CompletionStream, LLMConfig
 
 # The SDK loads when first used (a client built, an error matched), not when
 # this module is imported: a process with no model server never pays for it.
-openai = lazy_module("openai")
+if TYPE_CHECKING:
+    import openai
+else:
+    openai = lazy_module("openai")
 
 __all__ = [
     "JSON_MODES",
@@ -111,6 +114,13 @@ def _display_url(url: str) -> str:
     if parts.port:
         netloc = f"{netloc}:{parts.port}"
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+class _Where(TypedDict):
+    """Which server and model an error came from (LLMError's keywords)."""
+
+    base_url: str | None
+    model: str | None
 
 
 def _server_message(exc: openai.APIStatusError) -> str:
@@ -210,7 +220,7 @@ def _backoff_s(tries: int, headers: Mapping[str, str] | None) -> float:
     after = _retry_after_s(headers)
     if after is not None:
         return min(after, RETRY_AFTER_MAX_S)
-    base = min(BACKOFF_S * 2 ** (tries - 1), BACKOFF_MAX_S)
+    base = min(BACKOFF_S * 2.0 ** (tries - 1), BACKOFF_MAX_S)
     return base * (1 - 0.25 * random.random())
 
 
@@ -424,7 +434,7 @@ class OpenAICompatProvider:
     def _errors(self) -> Iterator[None]:
         """Map SDK and transport exceptions to LLMError subclasses."""
         where, model = self.where, self._model
-        ctx = {"base_url": where, "model": model}
+        ctx: _Where = {"base_url": where, "model": model}
         try:
             yield
         except LLMError:
@@ -495,7 +505,7 @@ class OpenAICompatProvider:
             response = self._send(
                 lambda: self._client.chat.completions.create(
                     model=model,
-                    messages=[m.as_openai() for m in messages],  # type: ignore[misc]
+                    messages=[m.as_openai() for m in messages],
                     timeout=self.timeout_s,
                     **params,
                 )
@@ -594,7 +604,7 @@ class OpenAICompatProvider:
                 raw = self._send(
                     lambda: self._client.chat.completions.create(
                         model=model,
-                        messages=[m.as_openai() for m in messages],  # type: ignore[misc]
+                        messages=[m.as_openai() for m in messages],
                         stream=True,
                         stream_options={"include_usage": True},
                         timeout=self.timeout_s,
@@ -703,6 +713,9 @@ class OpenAICompatProvider:
                     "returned JSON that does not match the expected format: "
                     + "; ".join(problems[:3])
                 )
+            if not isinstance(value, dict):
+                # The answer schemas are objects; this holds for any schema.
+                raise _Unusable("returned JSON that is not an object")
             return value
 
         names = [mode.name for mode in JSON_MODES]

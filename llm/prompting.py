@@ -28,6 +28,7 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from llm.types import ChatMessage
 
@@ -240,7 +241,7 @@ def build_messages(
 # One structured answer from a model (chat with a model configured): the
 # answer first, each quote with the model's own rating of it, and whether the
 # sources hold no answer at all. The engine still verifies every quote.
-ANSWER_SCHEMA: dict = {
+ANSWER_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "answer": {"type": "string"},
@@ -334,7 +335,7 @@ def build_answer_messages(
 # was found, the section quoted and whether that quote answers the question.
 # The engine verifies every quote (citations) and decides "not found" only
 # from what was read (tabular.model_reading).
-CELL_READ_SCHEMA: dict = {
+CELL_READ_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "answers": {
@@ -484,7 +485,7 @@ def build_cell_read_messages(
 
 # ------------------------------------------------------------------ citation judge
 
-JUDGE_SCHEMA: dict = {
+JUDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "supported": {"type": "boolean"},
@@ -527,7 +528,7 @@ def build_judge_messages(passage: str, quote: str) -> list[ChatMessage]:
 
 # ------------------------------------------------------------- relevance judge
 
-RELEVANCE_SCHEMA: dict = {
+RELEVANCE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "ratings": {

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
 
 Role = Literal["system", "user", "assistant"]
 
@@ -25,8 +28,13 @@ class ChatMessage:
     role: Role
     content: str
 
-    def as_openai(self) -> dict[str, str]:
-        return {"role": self.role, "content": self.content}
+    def as_openai(self) -> ChatCompletionMessageParam:
+        """The SDK's message (one typed dict per role)."""
+        if self.role == "system":
+            return {"role": "system", "content": self.content}
+        if self.role == "user":
+            return {"role": "user", "content": self.content}
+        return {"role": "assistant", "content": self.content}
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import unquote
 
 from ingest.extractors._common import title_from_filename
@@ -654,7 +655,7 @@ def opening_of(pages: Sequence[str]) -> str:
     return "\n\n".join(pages[:2])[:OPENING_CHARS]
 
 
-def title_metadata(choice: TitleChoice) -> dict:
+def title_metadata(choice: TitleChoice) -> dict[str, Any]:
     """What a document's metadata keeps of its title choice: which source
     decided, the kind, the parties (ingest.services makes titles distinct
     with them)."""

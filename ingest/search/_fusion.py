@@ -18,6 +18,7 @@ better one still helps break ties.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Required, TypedDict
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,17 @@ class Fused:
     lexical_score: float | None
     dense_rank: int | None
     dense_score: float | None
+
+
+class _Entry(TypedDict, total=False):
+    """A chunk's fused score so far, and its rank and score in each leg
+    that lists it."""
+
+    score: Required[float]
+    lexical_rank: int
+    lexical_score: float
+    dense_rank: int
+    dense_score: float
 
 
 def fuse(
@@ -46,18 +58,18 @@ def fuse(
     if k < 0:
         raise ValueError(f"k must be >= 0, not {k}")
     lexical_weight = 1.0 - dense_weight
-    entries: dict[int, dict] = {}
+    entries: dict[int, _Entry] = {}
     for rank, (chunk_id, score) in enumerate(lexical, start=1):
         entry = entries.setdefault(chunk_id, {"score": 0.0})
         if "lexical_rank" in entry:
             continue  # a leg lists each chunk once; keep its best rank
-        entry.update(lexical_rank=rank, lexical_score=float(score))
+        entry["lexical_rank"], entry["lexical_score"] = rank, float(score)
         entry["score"] += lexical_weight / (k + rank)
     for rank, (chunk_id, score) in enumerate(dense, start=1):
         entry = entries.setdefault(chunk_id, {"score": 0.0})
         if "dense_rank" in entry:
             continue
-        entry.update(dense_rank=rank, dense_score=float(score))
+        entry["dense_rank"], entry["dense_score"] = rank, float(score)
         entry["score"] += dense_weight / (k + rank)
     fused = [
         Fused(

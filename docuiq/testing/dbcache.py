@@ -1,0 +1,194 @@
+"""The migrated SQLite test database, kept between runs.
+
+Migrating an empty database takes 20-30 s on a 2-core machine (every
+installed app's migrations, most of it Django rebuilding model state); a
+copy of the migrated database is loaded into the in-memory test database in
+a fraction of a second. The tests still run on the in-memory database Django
+makes (same connection sharing, same pragmas): only the migrate step is
+replaced by a copy.
+
+A copy is named by a hash of everything that decides the schema: every
+installed app's migration files, the project modules those import (the
+tenant guards' SQL, the text folding of the full-text index), the models of
+apps without migrations, and the Django, SQLite and Python versions. A
+changed migration is a new name, so a stale copy is never loaded. A copy is
+written whole to a temporary file and then renamed, so a run cut short
+leaves none half made and two runs at once (xdist's workers) never read a
+partial one. `pytest --create-db` migrates from nothing and writes the copy
+anew. PostgreSQL is left to Django: `make test-pg` migrates every run.
+"""
+
+from __future__ import annotations
+
+import ast
+import fcntl
+import hashlib
+import importlib.util
+import os
+import platform
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from unittest import mock
+
+import django
+from django.apps import apps
+from django.conf import settings
+from django.db.backends.sqlite3.creation import DatabaseCreation
+from django.db.migrations.loader import MigrationLoader
+
+SUFFIX = ".sqlite3"
+
+
+def _module_file(name: str) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin or spec.origin in ("built-in", "frozen"):
+        return None
+    return Path(spec.origin)
+
+
+def _project_file(path: Path | None, root: Path) -> Path | None:
+    """`path` if it is one of the project's own source files (not the venv's)."""
+    if path is None or not path.is_relative_to(root):
+        return None
+    if any(part.startswith(".") for part in path.relative_to(root).parts):
+        return None
+    return path
+
+
+def _imported_names(source: str) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+            # `from package import module` imports a module too.
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def schema_sources(root: Path | None = None) -> list[Path]:
+    """Every file whose content decides the migrated schema, sorted.
+
+    Each installed app's migration package (or, for an app without
+    migrations, its models module), and, followed through their imports,
+    the project's own modules the migrations use.
+    """
+    root = (root or Path(settings.BASE_DIR)).resolve()
+    files: set[Path] = set()
+    for config in apps.get_app_configs():
+        module_name, _explicit = MigrationLoader.migrations_module(config.label)
+        package = _module_file(module_name) if module_name else None
+        if package is not None and package.name == "__init__.py":
+            files.update(package.parent.glob("*.py"))
+        elif config.models_module is not None:
+            models_file = getattr(config.models_module, "__file__", None)
+            if models_file:
+                files.add(Path(models_file))
+    pending = sorted(files)
+    while pending:
+        source = pending.pop()
+        for name in _imported_names(source.read_text(encoding="utf-8")):
+            found = _project_file(_module_file(name), root)
+            if found is not None and found not in files:
+                files.add(found)
+                pending.append(found)
+    return sorted(path.resolve() for path in files)
+
+
+def schema_key(sources: list[Path]) -> str:
+    """The name of the copy migrated from `sources` (a hash of their bytes)."""
+    digest = hashlib.sha256()
+    versions = (django.get_version(), sqlite3.sqlite_version, platform.python_version())
+    digest.update(repr(versions).encode())
+    digest.update(Path(__file__).read_bytes())
+    for path in sources:
+        digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:20]
+
+
+def save(connection: sqlite3.Connection, path: Path) -> None:
+    """Write the database behind `connection` to `path`, whole or not at all,
+    and remove the copies of earlier schemas beside it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    target = sqlite3.connect(temporary)
+    try:
+        connection.backup(target)
+    finally:
+        target.close()
+    temporary.replace(path)
+    for old in path.parent.glob(f"*{SUFFIX}"):
+        if old != path:
+            old.unlink(missing_ok=True)
+
+
+def load(path: Path, connection: sqlite3.Connection) -> None:
+    """Copy the database at `path` into `connection`'s database."""
+    source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        source.backup(connection)
+    finally:
+        source.close()
+
+
+@contextmanager
+def _lock(directory: Path) -> Iterator[None]:
+    directory.mkdir(parents=True, exist_ok=True)
+    with (directory / ".lock").open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def cached_migrations(directory: Path, *, rebuild: bool = False) -> Iterator[None]:
+    """While open, SQLite's in-memory test database is made from the copy in
+    `directory` when there is one for the current schema; otherwise Django
+    migrates it as usual and the result is saved there. `rebuild` ignores
+    (and replaces) an existing copy."""
+    original = DatabaseCreation.create_test_db
+
+    def create_test_db(
+        self: DatabaseCreation,
+        verbosity: int = 1,
+        autoclobber: bool = False,
+        serialize: bool = True,
+        keepdb: bool = False,
+    ) -> str:
+        name = self._get_test_db_name()
+        migrating = self.connection.settings_dict["TEST"].get("MIGRATE", True)
+        if keepdb or not migrating or not self.is_in_memory_db(name):
+            return original(self, verbosity, autoclobber, serialize, keepdb)
+        path = directory / f"{schema_key(schema_sources())}{SUFFIX}"
+        if rebuild or not path.is_file():
+            # One process migrates while the others (xdist's workers) wait
+            # for its copy rather than migrate beside it on the same cores.
+            with _lock(directory):
+                if rebuild or not path.is_file():
+                    name = original(self, verbosity, autoclobber, serialize, keepdb)
+                    self.connection.ensure_connection()
+                    save(self.connection.connection, path)
+                    return name
+        # What create_test_db does, with the copy in place of `migrate`
+        # (the copy was saved after migrate and createcachetable).
+        if verbosity >= 1:
+            self.log(f"Loading the migrated test database from {path}...")
+        self.connection.close()
+        settings.DATABASES[self.connection.alias]["NAME"] = name
+        self.connection.settings_dict["NAME"] = name
+        self.connection.ensure_connection()
+        load(path, self.connection.connection)
+        if serialize:
+            self.connection._test_serialized_contents = self.serialize_db_to_string()
+        return name
+
+    with mock.patch.object(DatabaseCreation, "create_test_db", create_test_db):
+        yield
