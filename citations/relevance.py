@@ -20,12 +20,16 @@ inside a distribution agreement "distribution" says nothing. The score (the
 share of the concepts held, blended with the embedding similarity when an
 embedder gave one) and `weighted` (the share of the concepts' rarity) rank
 passages; they label nothing. The labels come from `RELEVANCE_RULES`, an
-ordered table of named rules; `Relevance.rule` says which decided. Pure: no
-Django.
+ordered table of named rules; `Relevance.rule` says which decided.
+Holding every word proves no meaning (a definition or a carve-out holds
+them too): `shown` turns such an "answers" into "related" for display, and
+keeps "answers" only where the question asks for a value that the passage
+states in its role (PROVEN_RULES). Pure: no Django.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -43,6 +47,8 @@ ANSWERS = "answers"
 RELATED = "related"
 OFF_TOPIC = "off_topic"
 LABELS = (ANSWERS, RELATED, OFF_TOPIC)
+# The rules that find every concept of the question in the passage.
+WHOLE_RULES = frozenset({"value_stated", "whole_question"})
 
 # Blend of the lexical coverage and the embedding similarity.
 DENSE_WEIGHT = 0.3
@@ -169,6 +175,12 @@ class Relevance:
     value: values.Value | None = None
     weighted: float = 0.0  # share of the concepts' weight the passage holds
     unwritten: tuple[str, ...] = ()  # concepts the searched documents never write
+
+    @property
+    def whole(self) -> bool:
+        """It holds every concept of the question, near each other (it ranks
+        as answering, whether or not it is shown so)."""
+        return self.rule in WHOLE_RULES
 
     @property
     def stated(self) -> str | None:
@@ -374,12 +386,34 @@ RELEVANCE_RULES: tuple[RelevanceRule, ...] = (
         ),
     ),
     RelevanceRule(
+        "value_stated",
+        lambda r: r.coverage >= 1.0 and r.value is not None,
+        lambda r: ANSWERS,
+        "the question asks for a value (a period, an amount, a date, a place "
+        "as the governing law) and the passage holds every concept of the "
+        "question and a value of that kind, in its role, read from the "
+        "passage itself: the one answer word rules can prove (PROVEN_RULES)",
+        examples=(
+            (
+                "What is the notice period for termination?",
+                "Either party may terminate this Agreement without cause upon "
+                "ninety (90) days prior written notice.",
+            ),
+            (
+                "Which law governs the agreement?",
+                "This Agreement shall be governed by the laws of the State of "
+                "New York.",
+            ),
+        ),
+    ),
+    RelevanceRule(
         "whole_question",
         lambda r: r.coverage >= 1.0,
         lambda r: ANSWERS,
         "the passage holds every concept of the question, by two words or "
-        "more (or one and the value asked for): the most word rules can show; "
-        "a model decides whether it answers",
+        "more: the most word rules can show, not that it answers (a "
+        "definition, a carve-out or another clause's mention hold the words "
+        "as well); it ranks as answering, it is shown as related (`shown`)",
         examples=(
             (
                 "Can either party terminate for convenience?",
@@ -403,6 +437,21 @@ RELEVANCE_RULES: tuple[RelevanceRule, ...] = (
         ),
     ),
 )
+
+
+# The rules whose "answers" word rules can prove (issue 35): the value asked
+# for, read from the passage in its role. Any other "answers" (the passage
+# holds the question's words) ranks passages and is shown as related.
+PROVEN_RULES = frozenset({"value_stated"})
+
+
+def shown(rating: Relevance) -> Relevance:
+    """The rating as the offline rater may show it: "answers" only where a
+    rule of PROVEN_RULES decided; otherwise "related", the rule kept (it
+    says what the passage holds)."""
+    if rating.label == ANSWERS and rating.rule not in PROVEN_RULES:
+        return dataclasses.replace(rating, label=RELATED)
+    return rating
 
 
 # "non-exclusive" is not "exclusive": a concept the passage writes only
@@ -638,6 +687,7 @@ __all__ = [
     "ANSWERS",
     "LABELS",
     "OFF_TOPIC",
+    "PROVEN_RULES",
     "RELATED",
     "RELEVANCE_RULES",
     "Relevance",
@@ -645,4 +695,5 @@ __all__ = [
     "best_first",
     "name_stems",
     "passage_shape",
+    "shown",
 ]

@@ -415,6 +415,11 @@ class Rating(Protocol):
     rule: str
 
     @property
+    def whole(self) -> bool:
+        """It holds every concept of the question (shown as answering or not)."""
+        ...
+
+    @property
     def stated(self) -> str | None: ...
 
 
@@ -436,12 +441,18 @@ SOME_WORDS_LEAD = (
 NOT_A_CLAUSE = "not_a_clause"
 
 
+def _whole(rating: Rating) -> bool:
+    return rating.label == "answers" or bool(getattr(rating, "whole", False))
+
+
 def _quote_order(item: tuple) -> tuple:
-    """Answering passages first; then clauses before titles and preambles;
-    then the share of the question's rarer words held; then the
-    better-retrieved source, the better rating, the lexical score."""
+    """Passages holding the whole question first (a value stated in role
+    before the others); then clauses before titles and preambles; then the
+    share of the question's rarer words held; then the better-retrieved
+    source, the better rating, the lexical score."""
     rating, lexical, pos = item[0], item[1], item[2]
     return (
+        not _whole(rating),
         rating.label != "answers",
         getattr(rating, "rule", "") == NOT_A_CLAUSE,
         -round(getattr(rating, "weighted", 0.0), 2),
@@ -480,7 +491,7 @@ def _rated_answer(
     chosen = rated[:MAX_QUOTES]
     if not chosen:
         return prompting.NO_ANSWER
-    whole = sum(r[0].label == "answers" for r in chosen)
+    whole = sum(_whole(r[0]) for r in chosen)
     if whole:
         stated = chosen[0][0].stated
         lead = ALL_WORDS_LEAD.format(

@@ -123,6 +123,24 @@ def test_a_value_is_stated_only_as_read_from_the_quote(library, ask):
     assert first.verification_status == "verified" and first.relevance == "answers"
 
 
+def test_offline_never_marks_a_yes_no_answer_it_cannot_prove(library, ask):
+    """The termination clause holds every word of a yes/no question: offline
+    quotes it first and says it holds every word, and marks it "related":
+    words prove no meaning (issue 35). The lead claims nothing else."""
+    message = ask(
+        "Can either party terminate the Lime Energy distributor agreement for convenience?"
+    )
+    lead = message.content.split("\n\n")[0]
+    assert lead.startswith("No model is configured, so none has read")
+    assert "every word of your question" in lead and "states" not in lead
+    with tenant_scope(message.tenant):
+        cited = list(
+            MessageCitation.objects.filter(message=message).order_by("answer_start")
+        )
+    assert cited and "for convenience" in cited[0].quoted_text
+    assert {c.relevance for c in cited} <= {"related", "off_topic"}
+
+
 def test_a_question_the_documents_cannot_answer_says_not_found_and_what_was_searched(
     library, ask
 ):

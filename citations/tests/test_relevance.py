@@ -10,10 +10,12 @@ from citations.relevance import (
     ANSWERS,
     OFF_TOPIC,
     RELATED,
+    PROVEN_RULES,
     RELEVANCE_RULES,
     RelevanceJudge,
     best_first,
     passage_shape,
+    shown,
 )
 
 TERMINATION = "Either party may terminate this Agreement without cause upon ninety (90) days prior written notice."
@@ -36,7 +38,7 @@ PAYMENT = (
             ANSWERS,
             "whole_question",
         ),
-        ("Which state's law governs the agreement?", LAW, ANSWERS, "whole_question"),
+        ("Which state's law governs the agreement?", LAW, ANSWERS, "value_stated"),
         # One word proves only that it is mentioned.
         ("Is there a non-compete?", NON_COMPETE, RELATED, "one_word"),
         (
@@ -57,7 +59,7 @@ PAYMENT = (
             "What is the notice period for termination?",
             TERMINATION,
             ANSWERS,
-            "whole_question",
+            "value_stated",
         ),
         # Some of the concepts: related, however rare the words it lacks.
         (
@@ -316,3 +318,75 @@ def test_two_words_that_the_thesaurus_makes_forms_of_both_concepts_are_two_words
     assert rated.label == ANSWERS, rated
     one = judge.rate("The governing provisions are set out in Schedule 2.")
     assert one.label != ANSWERS, one
+
+
+# ------------------------------------------------ what offline shows (issue 35)
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        ("Can either party terminate for convenience?", TERMINATION),
+        ("May the distributor compete in the territory?", NON_COMPETE),
+        # A definition holds the words of "What licence is granted?" as well.
+        (
+            "What licence is granted?",
+            '"Licensed Products" means the products for which a licence is granted.',
+        ),
+    ],
+)
+def test_holding_every_word_is_shown_as_related_never_as_the_answer(
+    question, passage
+):
+    """Word rules prove that a passage holds the question's words, not that
+    it answers: it ranks first and is shown "related", its rule kept."""
+    rated = RelevanceJudge(question).rate(passage)
+    assert rated.label == ANSWERS and rated.whole
+    assert rated.rule not in PROVEN_RULES
+    display = shown(rated)
+    assert display.label == RELATED and display.rule == rated.rule and display.whole
+    assert display.stated is None
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "stated"),
+    [
+        ("What is the notice period for termination?", TERMINATION, "90 days"),
+        ("Which state's law governs the agreement?", LAW, "New York"),
+    ],
+)
+def test_a_value_read_in_its_role_is_shown_as_the_answer(question, passage, stated):
+    display = shown(RelevanceJudge(question).rate(passage))
+    assert display.label == ANSWERS and display.rule in PROVEN_RULES
+    assert display.stated == stated
+
+
+def test_a_place_of_incorporation_is_never_shown_as_the_governing_law():
+    party = "Acme Corp., a British Columbia corporation, governed by its charter."
+    display = shown(RelevanceJudge("Which law governs the agreement?").rate(party))
+    assert display.label != ANSWERS and display.stated is None
+
+
+@given(
+    st.sampled_from(
+        [
+            "Can either party terminate for convenience?",
+            "What is the notice period for termination?",
+            "Which state's law governs the agreement?",
+            "Is there a non-compete?",
+            "Summarise this",
+        ]
+    ),
+    st.sampled_from([TERMINATION, LAW, NON_COMPETE, PAYMENT]),
+)
+@settings(max_examples=40, deadline=None)
+def test_shown_answers_only_where_a_proven_rule_decided(question, passage):
+    rated = RelevanceJudge(question).rate(passage)
+    display = shown(rated)
+    assert (display.label == ANSWERS) == (
+        rated.label == ANSWERS and rated.rule in PROVEN_RULES
+    )
+    if display.label == ANSWERS:
+        assert display.value is not None
+    # Off-topic stays off-topic; nothing is raised.
+    assert (display.label == OFF_TOPIC) == (rated.label == OFF_TOPIC)
