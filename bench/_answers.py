@@ -192,6 +192,8 @@ def ask_all(tenant, asks: Iterable[Ask]) -> list[dict]:
                 citations.append(
                     {
                         "relevance": c.relevance,
+                        "ref": c.ref_label,
+                        "start": c.source_offset_start,
                         "rule": c.relevance_reason[:120],
                         "quote": (c.quoted_text or "")[:240],
                         "verified": bool(c.verified),

@@ -28,6 +28,8 @@ __all__ = ["ENDINGS", "ExtractiveProvider", "same_word", "split_sentences", "ter
 
 MODEL_NAME = "extractive"
 MAX_QUOTES = 3
+# Quotes from one retrieved passage at most, in a rated answer (0: any).
+QUOTES_PER_SOURCE = 0
 # A quote longer than this is cut at a word boundary (still a verbatim slice):
 # tables and lists without full stops would otherwise become one huge "sentence".
 MAX_SENTENCE_CHARS = 400
@@ -431,7 +433,15 @@ NO_MODEL = "No model is configured, so none has read your documents"
 ALL_WORDS_LEAD = (
     NO_MODEL + "; {which} every word of your question{stated}, read them to judge:"
 )
-_FIRST = {1: "the first passage holds", 2: "the first two passages hold"}
+_COUNTS = ("", "", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def _first(n: int) -> str:
+    """"the first passage holds", "the first three passages hold"."""
+    if n == 1:
+        return "the first passage holds"
+    return f"the first {_COUNTS[n] if n < len(_COUNTS) else n} passages hold"
+
 SOME_WORDS_LEAD = (
     NO_MODEL
     + "; these passages match some of your question's words, read them to judge:"
@@ -462,6 +472,23 @@ def _quote_order(item: tuple) -> tuple:
     )
 
 
+def _one_per_place(rated: list[tuple]) -> list[tuple]:
+    """The best MAX_QUOTES, at most QUOTES_PER_SOURCE from one retrieved
+    passage: a lawyer reads a few places of the contract, not three
+    sentences of one clause."""
+    chosen: list[tuple] = []
+    per_source: dict[int, int] = {}
+    for item in rated:
+        pos = item[2]
+        if QUOTES_PER_SOURCE and per_source.get(pos, 0) >= QUOTES_PER_SOURCE:
+            continue
+        per_source[pos] = per_source.get(pos, 0) + 1
+        chosen.append(item)
+        if len(chosen) == MAX_QUOTES:
+            break
+    return chosen
+
+
 def _rated_answer(
     question: str, sources: Sequence[prompting.PromptSource], rate: Rater
 ) -> str:
@@ -488,14 +515,14 @@ def _rated_answer(
     rated.sort(key=_quote_order)
     # Those holding every word first, the best of the others after them:
     # word rules cannot tell which one answers, a reader can.
-    chosen = rated[:MAX_QUOTES]
+    chosen = _one_per_place(rated)
     if not chosen:
         return prompting.NO_ANSWER
     whole = sum(_whole(r[0]) for r in chosen)
     if whole:
         stated = chosen[0][0].stated
         lead = ALL_WORDS_LEAD.format(
-            which="these passages hold" if whole == len(chosen) else _FIRST[whole],
+            which="these passages hold" if whole == len(chosen) else _first(whole),
             stated=f", and the first states {stated}" if stated else "",
         )
     else:
