@@ -442,10 +442,11 @@ _COUNTS = ("", "", "two", "three", "four", "five", "six", "seven", "eight", "nin
 
 
 def _first(n: int) -> str:
-    """"the first passage holds", "the first three passages hold"."""
+    """The lead's words for the first n passages: "the first three passages hold"."""
     if n == 1:
         return "the first passage holds"
     return f"the first {_COUNTS[n] if n < len(_COUNTS) else n} passages hold"
+
 
 SOME_WORDS_LEAD = (
     NO_MODEL

@@ -335,9 +335,7 @@ def test_two_words_that_the_thesaurus_makes_forms_of_both_concepts_are_two_words
         ),
     ],
 )
-def test_holding_every_word_is_shown_as_related_never_as_the_answer(
-    question, passage
-):
+def test_holding_every_word_is_shown_as_related_never_as_the_answer(question, passage):
     """Word rules prove that a passage holds the question's words, not that
     it answers: it ranks first and is shown "related", its rule kept."""
     rated = RelevanceJudge(question).rate(passage)
