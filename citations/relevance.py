@@ -62,6 +62,14 @@ SILENT_MIN_CHARS = 5
 # stand within this many content words (stopwords left out) of each other.
 NEAR_WORDS = 12
 
+# Words that name the kind of value a question asks for: "What date is the
+# agreement dated?" asks for a date, which a passage holds by stating one
+# ("made as of June 1, 2010"), whether or not it writes the word.
+KIND_WORDS = {
+    values.DATE_KIND: frozenset(terms("date dates dated day")),
+    values.MONEY: frozenset(terms("amount amounts sum")),
+}
+
 # A question with one of these asks for a place as the law that governs.
 LAW_WORDS = frozenset(terms("law laws govern governs governed governing"))
 
@@ -207,6 +215,7 @@ class _Reading:
     missing: tuple[str, ...] = ()
     silent: bool = False  # the searched documents write none of the concepts
     shape: str = ""  # heading | signature | preamble | party (passage_shape)
+    by_value: int = 0  # concepts held only by a value of the kind they name
 
 
 @dataclass(frozen=True)
@@ -355,6 +364,22 @@ RELEVANCE_RULES: tuple[RelevanceRule, ...] = (
         ),
     ),
     RelevanceRule(
+        "value_for_a_word",
+        lambda r: r.coverage >= 1.0 and r.by_value > 0,
+        lambda r: RELATED,
+        "the passage holds the question's other concepts and, for the word "
+        "that names the kind of value asked ('date'), a value of that kind: "
+        "it ranks with the passages that hold the question, but a date is "
+        "no proof that it is the date asked about",
+        examples=(
+            (
+                "What date is the agreement dated?",
+                "This Agreement is made as of June 1, 2010 by and between Acme "
+                "Corp. and Widget Ltd.",
+            ),
+        ),
+    ),
+    RelevanceRule(
         "one_word",
         lambda r: r.coverage >= 1.0 and r.evidence < 2,
         lambda r: RELATED,
@@ -492,6 +517,7 @@ class RelevanceJudge:
         self.value_kind = kind if kind in VALUE_KINDS else None
         named = name_stems(names)
         self.concepts = [c for c in _concepts(question) if c.word not in named]
+        self.kind_words = KIND_WORDS.get(self.value_kind or "", frozenset())
         self.asks_law = self.value_kind == values.JURISDICTION and any(
             c.word in LAW_WORDS for c in self.concepts
         )
@@ -549,12 +575,25 @@ class RelevanceJudge:
         matched, missing = [], []
         evidence: set[str] = set()  # the passage's words that hold concepts
         places: list[list[int]] = []  # where each held concept stands
+        value = None
+        if self.value_kind is not None:
+            found = [
+                v
+                for v in values.find_values(passage, self.value_kind)
+                if self._in_role(v)
+            ]
+            value = found[0] if found else None
+        by_value = 0  # concepts held only by the value they name ("date")
         for concept in self.concepts:
             held = [
                 found
                 for form in concept.forms
                 if (found := _held(form, have, by_prefix, text)) is not None
             ]
+            if not held and value is not None and concept.word in self.kind_words:
+                matched.append(concept.word)
+                by_value += 1
+                continue
             if held:
                 matched.append(concept.word)
                 # A word not yet counted for another concept where there is
@@ -573,14 +612,6 @@ class RelevanceJudge:
             score = (1 - DENSE_WEIGHT) * coverage + DENSE_WEIGHT * min(
                 1.0, max(0.0, scaled)
             )
-        value = None
-        if self.value_kind is not None:
-            found = [
-                v
-                for v in values.find_values(passage, self.value_kind)
-                if self._in_role(v)
-            ]
-            value = found[0] if found else None
         reading = _Reading(
             span=_window(places),
             evidence=len(evidence) + (value is not None),
@@ -594,6 +625,7 @@ class RelevanceJudge:
             missing=tuple(missing),
             silent=self.silent,
             shape=passage_shape(passage),
+            by_value=by_value,
         )
         rule = next(r for r in RELEVANCE_RULES if r.applies(reading))
         return Relevance(

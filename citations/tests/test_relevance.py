@@ -388,3 +388,20 @@ def test_shown_answers_only_where_a_proven_rule_decided(question, passage):
         assert display.value is not None
     # Off-topic stays off-topic; nothing is raised.
     assert (display.label == OFF_TOPIC) == (rated.label == OFF_TOPIC)
+
+
+def test_a_date_stands_for_the_word_date_but_proves_nothing():
+    """'What date is it dated?' asks for a date: a preamble stating one holds
+    the question (it is quoted, no longer off-topic), but a date is no proof
+    it is the date asked about, so it is never shown as the answer."""
+    judge = RelevanceJudge("What date is the agreement dated?")
+    preamble = "This Agreement is made as of June 1, 2010 by and between Acme Corp. and Widget Ltd."
+    rated = judge.rate(preamble)
+    assert rated.label == RELATED and rated.rule == "value_for_a_word"
+    assert rated.weighted == 1.0 and not rated.whole
+    assert judge.rate(PAYMENT).label == OFF_TOPIC
+    effective = RelevanceJudge("What is the effective date?")
+    assert shown(effective.rate("It is effective as of June 1, 2010.")).label == RELATED
+    # Writing the word and stating the value proves it.
+    stated = shown(effective.rate("The Effective Date is June 1, 2010."))
+    assert stated.label == ANSWERS and stated.rule == "value_stated"
