@@ -216,6 +216,7 @@ class _Reading:
     silent: bool = False  # the searched documents write none of the concepts
     shape: str = ""  # heading | signature | preamble | party (passage_shape)
     by_value: int = 0  # concepts held only by a value of the kind they name
+    in_role: bool = False  # the value's reader read it in the role asked
 
 
 @dataclass(frozen=True)
@@ -412,18 +413,16 @@ RELEVANCE_RULES: tuple[RelevanceRule, ...] = (
     ),
     RelevanceRule(
         "value_stated",
-        lambda r: r.coverage >= 1.0 and r.value is not None,
+        lambda r: r.coverage >= 1.0 and r.value is not None and r.in_role,
         lambda r: ANSWERS,
-        "the question asks for a value (a period, an amount, a date, a place "
-        "as the governing law) and the passage holds every concept of the "
-        "question and a value of that kind, in its role, read from the "
-        "passage itself: the one answer word rules can prove (PROVEN_RULES)",
+        "the question asks for a value whose reader reads the role it plays "
+        "(a place named as the governing law, not a party's incorporation) "
+        "and the passage holds every concept of the question and such a "
+        "value in that role: the one answer word rules can prove "
+        "(PROVEN_RULES). A date, a period or an amount has no role reader "
+        "(another agreement's date, the cure period beside the notice): it "
+        "ranks as the whole question, shown related",
         examples=(
-            (
-                "What is the notice period for termination?",
-                "Either party may terminate this Agreement without cause upon "
-                "ninety (90) days prior written notice.",
-            ),
             (
                 "Which law governs the agreement?",
                 "This Agreement shall be governed by the laws of the State of "
@@ -555,6 +554,18 @@ class RelevanceJudge:
             return True
         return getattr(value, "role", "") in (values.GOVERNING_LAW, values.LAW)
 
+    def _role_read(self, value: values.Value) -> bool:
+        """The value's reader read the role it plays, and it is the role
+        asked: only places have a role reader (citations.values); a place
+        asked for as the law must be named as a law, any other place as a
+        law or a forum, never a mere mention (an address, an incorporation)."""
+        role = getattr(value, "role", "")
+        if self.value_kind != values.JURISDICTION:
+            return False
+        if self.asks_law:
+            return role in (values.GOVERNING_LAW, values.LAW)
+        return role in (values.GOVERNING_LAW, values.LAW, values.FORUM)
+
     def __call__(self, passage: str, *, dense: float | None = None) -> Relevance:
         return self.rate(passage, dense=dense)
 
@@ -626,6 +637,7 @@ class RelevanceJudge:
             silent=self.silent,
             shape=passage_shape(passage),
             by_value=by_value,
+            in_role=value is not None and self._role_read(value),
         )
         rule = next(r for r in RELEVANCE_RULES if r.applies(reading))
         return Relevance(

@@ -111,16 +111,22 @@ def test_a_value_is_stated_only_as_read_from_the_quote(library, ask):
     message = ask(
         "What is the notice period to terminate the Lime Energy agreement for convenience?"
     )
-    # The first line says no model read the documents, and states the value
-    # only as the first quote holds it.
+    # The first line says no model read the documents; a period has no role
+    # reader (whose period, for what), so it is quoted first, not stated
+    # and not marked as the answer (issue 35); a governing law is.
     assert message.content.startswith("No model is configured, so none has read")
-    assert "the first states 90 days, read them to judge:" in message.content
+    assert "states" not in message.content.split("\n\n")[0]
     with tenant_scope(message.tenant):
         first = MessageCitation.objects.filter(message=message).order_by(
             "answer_start"
         )[0]
     assert "ninety (90) days" in first.quoted_text
-    assert first.verification_status == "verified" and first.relevance == "answers"
+    assert first.verification_status == "verified" and first.relevance == "related"
+    law = ask("Which law governs the Lime Energy agreement?")
+    assert "the first states Illinois, read them to judge:" in law.content
+    with tenant_scope(law.tenant):
+        first = MessageCitation.objects.filter(message=law).order_by("answer_start")[0]
+    assert "State of Illinois" in first.quoted_text and first.relevance == "answers"
 
 
 def test_offline_never_marks_a_yes_no_answer_it_cannot_prove(library, ask):

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from citations.relevance import (
     ANSWERS,
     OFF_TOPIC,
-    RELATED,
     PROVEN_RULES,
+    RELATED,
     RELEVANCE_RULES,
     RelevanceJudge,
     best_first,
@@ -59,7 +59,7 @@ PAYMENT = (
             "What is the notice period for termination?",
             TERMINATION,
             ANSWERS,
-            "value_stated",
+            "whole_question",
         ),
         # Some of the concepts: related, however rare the words it lacks.
         (
@@ -346,17 +346,32 @@ def test_holding_every_word_is_shown_as_related_never_as_the_answer(question, pa
     assert display.stated is None
 
 
+def test_a_value_read_in_its_role_is_shown_as_the_answer():
+    display = shown(
+        RelevanceJudge("Which state's law governs the agreement?").rate(LAW)
+    )
+    assert display.label == ANSWERS and display.rule in PROVEN_RULES
+    assert display.stated == "New York"
+
+
 @pytest.mark.parametrize(
-    ("question", "passage", "stated"),
+    ("question", "passage"),
     [
-        ("What is the notice period for termination?", TERMINATION, "90 days"),
-        ("Which state's law governs the agreement?", LAW, "New York"),
+        ("What is the notice period for termination?", TERMINATION),
+        # Another agreement's date: no reader says whose date it is.
+        (
+            "What date is the agreement dated?",
+            "The parties are bound by the Letter Agreement dated as of July 31, 2001.",
+        ),
     ],
 )
-def test_a_value_read_in_its_role_is_shown_as_the_answer(question, passage, stated):
-    display = shown(RelevanceJudge(question).rate(passage))
-    assert display.label == ANSWERS and display.rule in PROVEN_RULES
-    assert display.stated == stated
+def test_a_value_without_a_role_reader_ranks_first_but_is_shown_related(
+    question, passage
+):
+    rated = RelevanceJudge(question).rate(passage)
+    assert rated.whole and rated.value is not None
+    display = shown(rated)
+    assert display.label == RELATED and display.stated is None
 
 
 def test_a_place_of_incorporation_is_never_shown_as_the_governing_law():
@@ -402,6 +417,6 @@ def test_a_date_stands_for_the_word_date_but_proves_nothing():
     assert judge.rate(PAYMENT).label == OFF_TOPIC
     effective = RelevanceJudge("What is the effective date?")
     assert shown(effective.rate("It is effective as of June 1, 2010.")).label == RELATED
-    # Writing the word and stating the value proves it.
-    stated = shown(effective.rate("The Effective Date is June 1, 2010."))
-    assert stated.label == ANSWERS and stated.rule == "value_stated"
+    # Writing the word and stating a date ranks it first, still related.
+    stated = effective.rate("The Effective Date is June 1, 2010.")
+    assert stated.whole and shown(stated).label == RELATED
