@@ -183,12 +183,17 @@ def ask_all(tenant, asks: Iterable[Ask]) -> list[dict]:
             spans = ask.contract.gold.get(ask.key, []) if ask.answerable else []
             own = ask.contract.document.pk
             citations = []
-            for c in MessageCitation.objects.filter(message=message):
+            # In the order the answer quotes them (a curve over how many it quotes).
+            for c in MessageCitation.objects.filter(message=message).order_by(
+                "answer_start"
+            ):
                 region = (c.source_offset_start, c.source_offset_end)
                 mine = c.document_id == own
                 citations.append(
                     {
                         "relevance": c.relevance,
+                        "ref": c.ref_label,
+                        "start": c.source_offset_start,
                         "rule": c.relevance_reason[:120],
                         "quote": (c.quoted_text or "")[:240],
                         "verified": bool(c.verified),

@@ -135,9 +135,14 @@ def answers_markdown() -> str:
         "are none) by two words or more, within "
         f"{NEAR_WORDS} content words, and the value asked for, and is no "
         "heading, title, preamble or signature; it is off-topic only when it "
-        "holds none of the concepts; anything between relates. Every offline "
-        'answer says first that no model read the documents, and says "not '
-        'found" only when no passage searched holds a word of the question. '
+        "holds none of the concepts; anything between relates. Holding every "
+        "word proves no meaning (a definition or a carve-out holds them too): "
+        "such a passage is quoted first and shown as related; a citation is "
+        'shown as "answers" only where the question asks for a value and the '
+        "passage states one of that kind in its role (`value_stated`). Every "
+        "offline answer says first that no model read the documents, quotes "
+        'its best passages (five at most), and says "not found" only when no '
+        "passage searched holds a word of the question. "
         "With a judge model configured, one structured call per answer rates "
         "its citations instead. The first rule that applies decides.",
         "",

@@ -37,7 +37,7 @@ from chat.sources import message_sources_create
 from chat.structured import Rendered, StructuredAnswer, render
 from chat.which_one import which_one_answer
 from citations.extraction import extract_citations
-from citations.relevance import Relevance, RelevanceJudge
+from citations.relevance import Relevance, RelevanceJudge, shown
 from citations.services import (
     Rating,
     citations_rate,
@@ -139,7 +139,9 @@ class Turn:
         )
 
     def rate(self, passage: str) -> Relevance:
-        return self.judge.rate(passage)
+        """The word rater's rating as offline shows it: "answers" only where
+        word rules prove it (citations.relevance.shown)."""
+        return shown(self.judge.rate(passage))
 
 
 def question_store(

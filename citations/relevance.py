@@ -20,12 +20,16 @@ inside a distribution agreement "distribution" says nothing. The score (the
 share of the concepts held, blended with the embedding similarity when an
 embedder gave one) and `weighted` (the share of the concepts' rarity) rank
 passages; they label nothing. The labels come from `RELEVANCE_RULES`, an
-ordered table of named rules; `Relevance.rule` says which decided. Pure: no
-Django.
+ordered table of named rules; `Relevance.rule` says which decided.
+Holding every word proves no meaning (a definition or a carve-out holds
+them too): `shown` turns such an "answers" into "related" for display, and
+keeps "answers" only where the question asks for a value that the passage
+states in its role (PROVEN_RULES). Pure: no Django.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -44,6 +48,8 @@ ANSWERS = "answers"
 RELATED = "related"
 OFF_TOPIC = "off_topic"
 LABELS = (ANSWERS, RELATED, OFF_TOPIC)
+# The rules that find every concept of the question in the passage.
+WHOLE_RULES = frozenset({"value_stated", "whole_question"})
 
 # Blend of the lexical coverage and the embedding similarity.
 DENSE_WEIGHT = 0.3
@@ -56,6 +62,14 @@ SILENT_MIN_CHARS = 5
 # A passage answers only when its words holding the question's concepts
 # stand within this many content words (stopwords left out) of each other.
 NEAR_WORDS = 12
+
+# Words that name the kind of value a question asks for: "What date is the
+# agreement dated?" asks for a date, which a passage holds by stating one
+# ("made as of June 1, 2010"), whether or not it writes the word.
+KIND_WORDS = {
+    values.DATE_KIND: frozenset(terms("date dates dated day")),
+    values.MONEY: frozenset(terms("amount amounts sum")),
+}
 
 # A question with one of these asks for a place as the law that governs.
 LAW_WORDS = frozenset(terms("law laws govern governs governed governing"))
@@ -172,6 +186,12 @@ class Relevance:
     unwritten: tuple[str, ...] = ()  # concepts the searched documents never write
 
     @property
+    def whole(self) -> bool:
+        """It holds every concept of the question, near each other (it ranks
+        as answering, whether or not it is shown so)."""
+        return self.rule in WHOLE_RULES
+
+    @property
     def stated(self) -> str | None:
         """The short value an answering passage states ("90 days"), if the
         question asks for one."""
@@ -196,6 +216,8 @@ class _Reading:
     missing: tuple[str, ...] = ()
     silent: bool = False  # the searched documents write none of the concepts
     shape: str = ""  # heading | signature | preamble | party (passage_shape)
+    by_value: int = 0  # concepts held only by a value of the kind they name
+    in_role: bool = False  # the value's reader read it in the role asked
 
 
 @dataclass(frozen=True)
@@ -344,6 +366,22 @@ RELEVANCE_RULES: tuple[RelevanceRule, ...] = (
         ),
     ),
     RelevanceRule(
+        "value_for_a_word",
+        lambda r: r.coverage >= 1.0 and r.by_value > 0,
+        lambda r: RELATED,
+        "the passage holds the question's other concepts and, for the word "
+        "that names the kind of value asked ('date'), a value of that kind: "
+        "it ranks with the passages that hold the question, but a date is "
+        "no proof that it is the date asked about",
+        examples=(
+            (
+                "What date is the agreement dated?",
+                "This Agreement is made as of June 1, 2010 by and between Acme "
+                "Corp. and Widget Ltd.",
+            ),
+        ),
+    ),
+    RelevanceRule(
         "one_word",
         lambda r: r.coverage >= 1.0 and r.evidence < 2,
         lambda r: RELATED,
@@ -375,12 +413,32 @@ RELEVANCE_RULES: tuple[RelevanceRule, ...] = (
         ),
     ),
     RelevanceRule(
+        "value_stated",
+        lambda r: r.coverage >= 1.0 and r.value is not None and r.in_role,
+        lambda r: ANSWERS,
+        "the question asks for a value whose reader reads the role it plays "
+        "(a place named as the governing law, not a party's incorporation) "
+        "and the passage holds every concept of the question and such a "
+        "value in that role: the one answer word rules can prove "
+        "(PROVEN_RULES). A date, a period or an amount has no role reader "
+        "(another agreement's date, the cure period beside the notice): it "
+        "ranks as the whole question, shown related",
+        examples=(
+            (
+                "Which law governs the agreement?",
+                "This Agreement shall be governed by the laws of the State of "
+                "New York.",
+            ),
+        ),
+    ),
+    RelevanceRule(
         "whole_question",
         lambda r: r.coverage >= 1.0,
         lambda r: ANSWERS,
         "the passage holds every concept of the question, by two words or "
-        "more (or one and the value asked for): the most word rules can show; "
-        "a model decides whether it answers",
+        "more: the most word rules can show, not that it answers (a "
+        "definition, a carve-out or another clause's mention hold the words "
+        "as well); it ranks as answering, it is shown as related (`shown`)",
         examples=(
             (
                 "Can either party terminate for convenience?",
@@ -404,6 +462,21 @@ RELEVANCE_RULES: tuple[RelevanceRule, ...] = (
         ),
     ),
 )
+
+
+# The rules whose "answers" word rules can prove (issue 35): the value asked
+# for, read from the passage in its role. Any other "answers" (the passage
+# holds the question's words) ranks passages and is shown as related.
+PROVEN_RULES = frozenset({"value_stated"})
+
+
+def shown(rating: Relevance) -> Relevance:
+    """The rating as the offline rater may show it: "answers" only where a
+    rule of PROVEN_RULES decided; otherwise "related", the rule kept (it
+    says what the passage holds)."""
+    if rating.label == ANSWERS and rating.rule not in PROVEN_RULES:
+        return dataclasses.replace(rating, label=RELATED)
+    return rating
 
 
 # "non-exclusive" is not "exclusive": a concept the passage writes only
@@ -444,6 +517,7 @@ class RelevanceJudge:
         self.value_kind = kind if kind in VALUE_KINDS else None
         named = name_stems(names)
         self.concepts = [c for c in _concepts(question) if c.word not in named]
+        self.kind_words = KIND_WORDS.get(self.value_kind or "", frozenset())
         self.asks_law = self.value_kind == values.JURISDICTION and any(
             c.word in LAW_WORDS for c in self.concepts
         )
@@ -481,6 +555,18 @@ class RelevanceJudge:
             return True
         return getattr(value, "role", "") in (values.GOVERNING_LAW, values.LAW)
 
+    def _role_read(self, value: values.Value) -> bool:
+        """The value's reader read the role it plays, and it is the role
+        asked: only places have a role reader (citations.values); a place
+        asked for as the law must be named as a law, any other place as a
+        law or a forum, never a mere mention (an address, an incorporation)."""
+        role = getattr(value, "role", "")
+        if self.value_kind != values.JURISDICTION:
+            return False
+        if self.asks_law:
+            return role in (values.GOVERNING_LAW, values.LAW)
+        return role in (values.GOVERNING_LAW, values.LAW, values.FORUM)
+
     def __call__(self, passage: str, *, dense: float | None = None) -> Relevance:
         return self.rate(passage, dense=dense)
 
@@ -501,12 +587,25 @@ class RelevanceJudge:
         matched, missing = [], []
         evidence: set[str] = set()  # the passage's words that hold concepts
         places: list[list[int]] = []  # where each held concept stands
+        value = None
+        if self.value_kind is not None:
+            found = [
+                v
+                for v in values.find_values(passage, self.value_kind)
+                if self._in_role(v)
+            ]
+            value = found[0] if found else None
+        by_value = 0  # concepts held only by the value they name ("date")
         for concept in self.concepts:
             held = [
                 found
                 for form in concept.forms
                 if (found := _held(form, have, by_prefix, text)) is not None
             ]
+            if not held and value is not None and concept.word in self.kind_words:
+                matched.append(concept.word)
+                by_value += 1
+                continue
             if held:
                 matched.append(concept.word)
                 # A word not yet counted for another concept where there is
@@ -525,14 +624,6 @@ class RelevanceJudge:
             score = (1 - DENSE_WEIGHT) * coverage + DENSE_WEIGHT * min(
                 1.0, max(0.0, scaled)
             )
-        value = None
-        if self.value_kind is not None:
-            found = [
-                v
-                for v in values.find_values(passage, self.value_kind)
-                if self._in_role(v)
-            ]
-            value = found[0] if found else None
         reading = _Reading(
             span=_window(places),
             evidence=len(evidence) + (value is not None),
@@ -546,6 +637,8 @@ class RelevanceJudge:
             missing=tuple(missing),
             silent=self.silent,
             shape=passage_shape(passage),
+            by_value=by_value,
+            in_role=value is not None and self._role_read(value),
         )
         rule = next(r for r in RELEVANCE_RULES if r.applies(reading))
         return Relevance(
@@ -639,6 +732,7 @@ __all__ = [
     "ANSWERS",
     "LABELS",
     "OFF_TOPIC",
+    "PROVEN_RULES",
     "RELATED",
     "RELEVANCE_RULES",
     "Relevance",
@@ -646,4 +740,5 @@ __all__ = [
     "best_first",
     "name_stems",
     "passage_shape",
+    "shown",
 ]

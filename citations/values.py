@@ -99,7 +99,20 @@ _AUXILIARY_OPENING = (
     r"(?:is|are|was|were|does|do|did|can|could|may|might|must|shall|should"
     r"|will|would|has|have|had)"
 )
-_WH_WORD = _rx(r"\b(?:how|what|what's|which|when|where|who|whom|whose)\b")
+# Inside a yes/no question an interrogative asks for a value only when it
+# opens an embedded question: after a verb of saying or a preposition ("say
+# how long", "as to which law"), or as a phrase that asks for an amount, a
+# period or a place ("how long", "which state's law"). A bare "when" or
+# "where" there is a conjunction: "Must it return the information when the
+# agreement ends?" asks yes or no.
+_EMBEDDED_WH = _rx(
+    r"\b(?:say|says|state|states|specify|specifies|set|sets|mention|mentions"
+    r"|tell|tells|define|defines|indicate|indicates|explain|explains|show|shows"
+    r"|know|about|on|as\s+to|regarding|concerning)\s+"
+    r"(?:how|what|what's|which|when|where|who|whom|whose)\b"
+    r"|\bhow\s+(?:long|much|many|soon|far|often)\b"
+    r"|\b(?:which|what|whose)\b"
+)
 
 # Ordered: the first rule that matches decides. A yes/no opening comes first
 # (unless the question also asks "how long", "which law" ...), then the
@@ -118,13 +131,16 @@ QUESTION_RULES: tuple[QuestionRule, ...] = (
             "Does the agreement renew automatically?",
             "Under the Acme license, may the licensee sublicense its rights?",
             "Must the supplier maintain insurance?",
+            "Must the recipient return the information when the agreement ends?",
+            "May the licensee sublicense where the licensor consents?",
         ),
         (
             "Does the agreement say how long the notice period is?",
+            "Does the contract say when it expires?",
             "Which law governs the agreement?",
             "This agreement is governed by which law?",
         ),
-        unless=_WH_WORD,
+        unless=_EMBEDDED_WH,
     ),
     QuestionRule(
         "who",

@@ -2,7 +2,8 @@
 
 It answers by quoting: it picks the sentences of the retrieved sources that
 share the most (weighted) terms with the question and returns 1-3 of them as
-``"<exact sentence>" (Source: [S2])``. Every quote is a slice of the source
+``"<exact sentence>" (Source: [S2])`` (up to five, rated by the chat's relevance
+judge, in a rated answer). Every quote is a slice of the source
 text, copied character for character, so every citation it makes verifies as
 an exact match. It never paraphrases and never invents; when no sentence
 shares a term with the question it says the documents don't contain an answer.
@@ -29,6 +30,12 @@ __all__ = ["ExtractiveProvider"]
 
 MODEL_NAME = "extractive"
 MAX_QUOTES = 3
+# A rated answer (issue 35) quotes up to this many passages, best first: on
+# both corpora the experts' clause is among the first five quoted far more
+# often than among the first three (docs/evaluation.md), and five is a list
+# a lawyer reads, not a wall. One quote per retrieved passage at most cited
+# the clause less often.
+MAX_RATED_QUOTES = 5
 
 # ------------------------------------------------------------------ scoring
 
@@ -115,6 +122,11 @@ class Rating(Protocol):
     rule: str
 
     @property
+    def whole(self) -> bool:
+        """It holds every concept of the question (shown as answering or not)."""
+        ...
+
+    @property
     def stated(self) -> str | None: ...
 
 
@@ -126,7 +138,16 @@ NO_MODEL = "No model is configured, so none has read your documents"
 ALL_WORDS_LEAD = (
     NO_MODEL + "; {which} every word of your question{stated}, read them to judge:"
 )
-_FIRST = {1: "the first passage holds", 2: "the first two passages hold"}
+_COUNTS = ("", "", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def _first(n: int) -> str:
+    """The lead's words for the first n passages: "the first three passages hold"."""
+    if n == 1:
+        return "the first passage holds"
+    return f"the first {_COUNTS[n] if n < len(_COUNTS) else n} passages hold"
+
+
 SOME_WORDS_LEAD = (
     NO_MODEL
     + "; these passages match some of your question's words, read them to judge:"
@@ -136,16 +157,24 @@ SOME_WORDS_LEAD = (
 NOT_A_CLAUSE = "not_a_clause"
 
 
+def _whole(rating: Rating) -> bool:
+    return rating.label == "answers" or bool(getattr(rating, "whole", False))
+
+
 # A passage worth quoting: its rating, lexical score, source position, text.
 _Rated = tuple[Rating, float, int, str]
 
 
-def _quote_order(item: _Rated) -> tuple[bool, bool, float, int, float, float]:
-    """Answering passages first; then clauses before titles and preambles;
-    then the share of the question's rarer words held; then the
-    better-retrieved source, the better rating, the lexical score."""
+def _quote_order(
+    item: _Rated,
+) -> tuple[bool, bool, bool, float, int, float, float]:
+    """Passages holding the whole question first (a value stated in role
+    before the others); then clauses before titles and preambles; then the
+    share of the question's rarer words held; then the better-retrieved
+    source, the better rating, the lexical score."""
     rating, lexical, pos = item[0], item[1], item[2]
     return (
+        not _whole(rating),
         rating.label != "answers",
         getattr(rating, "rule", "") == NOT_A_CLAUSE,
         -round(getattr(rating, "weighted", 0.0), 2),
@@ -181,14 +210,14 @@ def _rated_answer(
     rated.sort(key=_quote_order)
     # Those holding every word first, the best of the others after them:
     # word rules cannot tell which one answers, a reader can.
-    chosen = rated[:MAX_QUOTES]
+    chosen = rated[:MAX_RATED_QUOTES]
     if not chosen:
         return prompting.NO_ANSWER
-    whole = sum(r[0].label == "answers" for r in chosen)
+    whole = sum(_whole(r[0]) for r in chosen)
     if whole:
         stated = chosen[0][0].stated
         lead = ALL_WORDS_LEAD.format(
-            which="these passages hold" if whole == len(chosen) else _FIRST[whole],
+            which="these passages hold" if whole == len(chosen) else _first(whole),
             stated=f", and the first states {stated}" if stated else "",
         )
     else:
@@ -256,7 +285,8 @@ class ExtractiveProvider:
         history: Sequence[ChatMessage] = (),
         rate: Rater | None = None,
     ) -> Completion:
-        """1-3 verbatim quotes with their source ids, or a plain "no answer".
+        """1-3 verbatim quotes with their source ids (rated: up to
+        MAX_RATED_QUOTES), or a plain "no answer".
 
         With `rate`, only passages that bear on the question are quoted, those
         that answer first (see `_rated_answer`)."""

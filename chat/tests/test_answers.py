@@ -111,16 +111,40 @@ def test_a_value_is_stated_only_as_read_from_the_quote(library, ask):
     message = ask(
         "What is the notice period to terminate the Lime Energy agreement for convenience?"
     )
-    # The first line says no model read the documents, and states the value
-    # only as the first quote holds it.
+    # The first line says no model read the documents; a period has no role
+    # reader (whose period, for what), so it is quoted first, not stated
+    # and not marked as the answer (issue 35); a governing law is.
     assert message.content.startswith("No model is configured, so none has read")
-    assert "the first states 90 days, read them to judge:" in message.content
+    assert "states" not in message.content.split("\n\n")[0]
     with tenant_scope(message.tenant):
         first = MessageCitation.objects.filter(message=message).order_by(
             "answer_start"
         )[0]
     assert "ninety (90) days" in first.quoted_text
-    assert first.verification_status == "verified" and first.relevance == "answers"
+    assert first.verification_status == "verified" and first.relevance == "related"
+    law = ask("Which law governs the Lime Energy agreement?")
+    assert "the first states Illinois, read them to judge:" in law.content
+    with tenant_scope(law.tenant):
+        first = MessageCitation.objects.filter(message=law).order_by("answer_start")[0]
+    assert "State of Illinois" in first.quoted_text and first.relevance == "answers"
+
+
+def test_offline_never_marks_a_yes_no_answer_it_cannot_prove(library, ask):
+    """The termination clause holds every word of a yes/no question: offline
+    quotes it first and says it holds every word, and marks it "related":
+    words prove no meaning (issue 35). The lead claims nothing else."""
+    message = ask(
+        "Can either party terminate the Lime Energy distributor agreement for convenience?"
+    )
+    lead = message.content.split("\n\n")[0]
+    assert lead.startswith("No model is configured, so none has read")
+    assert "every word of your question" in lead and "states" not in lead
+    with tenant_scope(message.tenant):
+        cited = list(
+            MessageCitation.objects.filter(message=message).order_by("answer_start")
+        )
+    assert cited and "for convenience" in cited[0].quoted_text
+    assert {c.relevance for c in cited} <= {"related", "off_topic"}
 
 
 def test_a_question_the_documents_cannot_answer_says_not_found_and_what_was_searched(

@@ -9,11 +9,13 @@ from hypothesis import strategies as st
 from citations.relevance import (
     ANSWERS,
     OFF_TOPIC,
+    PROVEN_RULES,
     RELATED,
     RELEVANCE_RULES,
     RelevanceJudge,
     best_first,
     passage_shape,
+    shown,
 )
 
 TERMINATION = "Either party may terminate this Agreement without cause upon ninety (90) days prior written notice."
@@ -36,7 +38,7 @@ PAYMENT = (
             ANSWERS,
             "whole_question",
         ),
-        ("Which state's law governs the agreement?", LAW, ANSWERS, "whole_question"),
+        ("Which state's law governs the agreement?", LAW, ANSWERS, "value_stated"),
         # One word proves only that it is mentioned.
         ("Is there a non-compete?", NON_COMPETE, RELATED, "one_word"),
         (
@@ -316,3 +318,105 @@ def test_two_words_that_the_thesaurus_makes_forms_of_both_concepts_are_two_words
     assert rated.label == ANSWERS, rated
     one = judge.rate("The governing provisions are set out in Schedule 2.")
     assert one.label != ANSWERS, one
+
+
+# ------------------------------------------------ what offline shows (issue 35)
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        ("Can either party terminate for convenience?", TERMINATION),
+        ("May the distributor compete in the territory?", NON_COMPETE),
+        # A definition holds the words of "What licence is granted?" as well.
+        (
+            "What licence is granted?",
+            '"Licensed Products" means the products for which a licence is granted.',
+        ),
+    ],
+)
+def test_holding_every_word_is_shown_as_related_never_as_the_answer(question, passage):
+    """Word rules prove that a passage holds the question's words, not that
+    it answers: it ranks first and is shown "related", its rule kept."""
+    rated = RelevanceJudge(question).rate(passage)
+    assert rated.label == ANSWERS and rated.whole
+    assert rated.rule not in PROVEN_RULES
+    display = shown(rated)
+    assert display.label == RELATED and display.rule == rated.rule and display.whole
+    assert display.stated is None
+
+
+def test_a_value_read_in_its_role_is_shown_as_the_answer():
+    display = shown(
+        RelevanceJudge("Which state's law governs the agreement?").rate(LAW)
+    )
+    assert display.label == ANSWERS and display.rule in PROVEN_RULES
+    assert display.stated == "New York"
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        ("What is the notice period for termination?", TERMINATION),
+        # Another agreement's date: no reader says whose date it is.
+        (
+            "What date is the agreement dated?",
+            "The parties are bound by the Letter Agreement dated as of July 31, 2001.",
+        ),
+    ],
+)
+def test_a_value_without_a_role_reader_ranks_first_but_is_shown_related(
+    question, passage
+):
+    rated = RelevanceJudge(question).rate(passage)
+    assert rated.whole and rated.value is not None
+    display = shown(rated)
+    assert display.label == RELATED and display.stated is None
+
+
+def test_a_place_of_incorporation_is_never_shown_as_the_governing_law():
+    party = "Acme Corp., a British Columbia corporation, governed by its charter."
+    display = shown(RelevanceJudge("Which law governs the agreement?").rate(party))
+    assert display.label != ANSWERS and display.stated is None
+
+
+@given(
+    st.sampled_from(
+        [
+            "Can either party terminate for convenience?",
+            "What is the notice period for termination?",
+            "Which state's law governs the agreement?",
+            "Is there a non-compete?",
+            "Summarise this",
+        ]
+    ),
+    st.sampled_from([TERMINATION, LAW, NON_COMPETE, PAYMENT]),
+)
+@settings(max_examples=40, deadline=None)
+def test_shown_answers_only_where_a_proven_rule_decided(question, passage):
+    rated = RelevanceJudge(question).rate(passage)
+    display = shown(rated)
+    assert (display.label == ANSWERS) == (
+        rated.label == ANSWERS and rated.rule in PROVEN_RULES
+    )
+    if display.label == ANSWERS:
+        assert display.value is not None
+    # Off-topic stays off-topic; nothing is raised.
+    assert (display.label == OFF_TOPIC) == (rated.label == OFF_TOPIC)
+
+
+def test_a_date_stands_for_the_word_date_but_proves_nothing():
+    """'What date is it dated?' asks for a date: a preamble stating one holds
+    the question (it is quoted, no longer off-topic), but a date is no proof
+    it is the date asked about, so it is never shown as the answer."""
+    judge = RelevanceJudge("What date is the agreement dated?")
+    preamble = "This Agreement is made as of June 1, 2010 by and between Acme Corp. and Widget Ltd."
+    rated = judge.rate(preamble)
+    assert rated.label == RELATED and rated.rule == "value_for_a_word"
+    assert rated.weighted == 1.0 and not rated.whole
+    assert judge.rate(PAYMENT).label == OFF_TOPIC
+    effective = RelevanceJudge("What is the effective date?")
+    assert shown(effective.rate("It is effective as of June 1, 2010.")).label == RELATED
+    # Writing the word and stating a date ranks it first, still related.
+    stated = effective.rate("The Effective Date is June 1, 2010.")
+    assert stated.whole and shown(stated).label == RELATED

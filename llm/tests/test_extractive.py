@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from lib.sentences import split_sentences
 from lib.stemming import terms
 from llm import ExtractiveProvider, LLMRequestRejected
+from llm.extractive import MAX_RATED_QUOTES
 from llm.prompting import NO_ANSWER, PromptSource, build_messages
 
 QUOTE_RE = re.compile(r'^"(.*?)" \(Source: \[(S\d+)\]\)$', re.MULTILINE | re.DOTALL)
@@ -316,3 +317,43 @@ def test_not_found_only_when_no_passage_holds_a_word_of_the_question(provider):
     question = "Is there a non-compete covenant?"
     text = provider.answer(question, [POLICY], rate=_rate(question)).text
     assert text == NO_ANSWER
+
+
+def test_a_rated_answer_quotes_a_short_list_best_first(provider):
+    """Up to MAX_RATED_QUOTES passages, each a distinct verbatim sentence of
+    its source, those holding every word of the question first, and the lead
+    counts them right (issue 35: a short list, not a wall)."""
+    question = "Can the distributor terminate the agreement?"
+    clauses = [
+        f"Clause {n}. The distributor may terminate the agreement on {n} days notice."
+        for n in range(1, 9)
+    ] + [f"Note {n}. The distributor keeps records." for n in range(1, 4)]
+    sources = [
+        PromptSource(f"S{i + 1}", "text", "Agreement", None, text)
+        for i, text in enumerate(["\n\n".join(clauses[:6]), "\n\n".join(clauses[6:])])
+    ]
+    text = provider.answer(question, sources, rate=_rate(question)).text
+    quoted = quotes(text)
+    assert len(quoted) == MAX_RATED_QUOTES
+    assert len({q for q, _ in quoted}) == len(quoted)
+    by_ref = {s.ref: s.text for s in sources}
+    assert all(q in by_ref[ref] for q, ref in quoted)
+    assert all("terminate" in q for q, _ in quoted)
+    assert "these passages hold every word of your question" in text.split("\n\n")[0]
+
+
+def test_the_lead_counts_the_passages_that_hold_every_word(provider):
+    question = "Can the distributor terminate the agreement?"
+    source = PromptSource(
+        "S1",
+        "text",
+        "Agreement",
+        None,
+        "The distributor may terminate the agreement on notice.\n\n"
+        "The distributor may terminate the agreement for breach.\n\n"
+        "The distributor keeps records.",
+    )
+    lead = provider.answer(question, [source], rate=_rate(question)).text.split("\n\n")[
+        0
+    ]
+    assert "the first two passages hold every word of your question" in lead
