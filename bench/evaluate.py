@@ -328,6 +328,8 @@ def part_playbook(tenant, data: dict, contracts: list, mode: str) -> dict:
     from playbook.schema import spec_from_data
     from playbook.services import playbook_create
 
+    # One playbook per row: a tenant's playbook names are unique.
+    data = {**data, "name": f"{data['name']} ({mode})"}
     with tenant_scope(tenant):
         playbook = playbook_create(tenant=tenant, spec=spec_from_data(data))
     records = pe._run(tenant, playbook, _group(contracts), "eval", mode)

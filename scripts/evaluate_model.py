@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -69,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"starting llama_cpp.server on {model} ({args.context} tokens)", file=sys.stderr
     )
+    # The server runs in a session of its own: a SIGTERM here must still stop it.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     server = LlamaServer(
         python, model, log, n_ctx=args.context, startup_s=args.startup_s
     )
