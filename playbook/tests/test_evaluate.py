@@ -91,6 +91,35 @@ def test_questions_samples_each_document_present_and_absent_in_turn():
                 assert set(kinds) == available
 
 
+def test_with_a_model_configured_every_part_runs_for_both_rows(tmp_path, monkeypatch):
+    from docuiq.testing.llm_server import ScriptedLLMServer
+
+    target = tmp_path / "evaluate.json"
+    server = ScriptedLLMServer().start()
+    try:
+        # The evaluation's child process reads the model from the environment.
+        monkeypatch.setenv("LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("LLM_MODEL", server.model)
+        monkeypatch.setenv("LLM_API_KEY", "test")
+        call_command(
+            "evaluate",
+            "--quick",
+            "--corpus",
+            "nda",
+            "--parts",
+            "playbook",
+            "--out",
+            str(target),
+            stdout=StringIO(),
+        )
+    finally:
+        server.stop()
+    rows = json.loads(target.read_text())["corpora"]["nda"]["rows"]
+    assert set(rows) == {"offline", server.model}
+    for row in rows.values():
+        assert row["playbook"]["findings"] > 0
+
+
 def test_evaluate_refuses_an_unknown_part(tmp_path):
     with pytest.raises(CommandError):
         call_command(
