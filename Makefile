@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PG_URL ?= postgres://postgres@127.0.0.1:5432/docuiq
 REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: run test test-pg venv chromium axe migrate serve worker beat lint fmt bench bench-quick eval clean model test-model
+.PHONY: run test test-pg venv chromium axe migrate serve worker beat lint fmt bench bench-quick eval eval-model clean model test-model
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -115,6 +115,15 @@ bench: venv
 EVAL_ARGS ?=
 eval: venv
 	nice -n 10 $(PY) manage.py evaluate $(EVAL_ARGS)
+
+# `manage.py evaluate` with a local model beside the offline responder, on the
+# same questions (docs/evaluation.md): llama-cpp-python's server (`make model`'s
+# venv) on MODEL (default: the test model), one slot, LLM_CONTEXT_TOKENS of
+# context (default 8192), started, evaluated against through a recording proxy,
+# stopped. A slow model takes a sample: EVAL_ARGS="--limit 2 --questions 4".
+MODEL ?=
+eval-model: venv model
+	nice -n 10 $(PY) scripts/evaluate_model.py $(if $(MODEL),--model $(MODEL)) $(EVAL_ARGS)
 
 # Every bench script with --quick (built-in data, no corpus, under a minute in all), two at a time:
 # each must run and write its JSON (to var/bench-quick/, never over bench/results/). CI's lint step runs it.

@@ -1,7 +1,7 @@
 """`manage.py evaluate` / `make eval`: answers, tabular and playbook on two corpora.
 
     .venv/bin/python bench/evaluate.py [--corpus cuad|nda|all] [--limit N]
-        [--split tune|report] [--parts answers,tabular,playbook]
+        [--questions N] [--split tune|report] [--parts answers,tabular,playbook]
         [--corpus-dir ../shared/corpus] [--out FILE] [--quick]
 
 Runs on a SQLite database of its own (never the app's) and prints one row
@@ -40,9 +40,12 @@ Figures (per responder, per corpus):
   present clauses found and cited inside the clause, right where present,
   wrongly "missing", "non-exclusive" read as exclusivity.
 
-`--quick` runs every part on a built-in contract and NDA (no corpus) in
-seconds: it proves the command runs; its figures mean nothing. Results go
-to bench/results/evaluate.json (or --out).
+`--questions N` samples a slow model: at most N questions per document
+(those whose answer exists and those whose answer is absent in turn), the
+first N tabular columns and the first N playbook positions; every row of
+the run gets the same sample. `--quick` runs every part on a built-in
+contract and NDA (no corpus) in seconds: it proves the command runs; its
+figures mean nothing. Results go to bench/results/evaluate.json (or --out).
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ import os
 import sys
 import tempfile
 import time
+from itertools import zip_longest
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -212,6 +216,25 @@ def cuad_asks(contracts: list, questions: dict) -> list:
     ]
 
 
+def sample(asks: list, per_document: int | None) -> list:
+    """At most `per_document` asks per document, those whose answer exists
+    and those whose answer is absent in turn (`--questions`)."""
+    if per_document is None:
+        return asks
+    by_document: dict[str, tuple[list, list]] = {}
+    for ask in asks:
+        by_document.setdefault(ask.contract.title, ([], []))[not ask.answerable].append(
+            ask
+        )
+    out = []
+    for present, absent in by_document.values():
+        turns = [
+            a for pair in zip_longest(present, absent) for a in pair if a is not None
+        ]
+        out += turns[:per_document]
+    return out
+
+
 def _group(contracts: list) -> dict:
     """Contracts as bench/tabular_eval.py's rows: title -> (document, spans,
     answers, span texts), keyed by lower-case category."""
@@ -305,6 +328,8 @@ def part_playbook(tenant, data: dict, contracts: list, mode: str) -> dict:
     from playbook.schema import spec_from_data
     from playbook.services import playbook_create
 
+    # One playbook per row: a tenant's playbook names are unique.
+    data = {**data, "name": f"{data['name']} ({mode})"}
     with tenant_scope(tenant):
         playbook = playbook_create(tenant=tenant, spec=spec_from_data(data))
     records = pe._run(tenant, playbook, _group(contracts), "eval", mode)
@@ -335,13 +360,19 @@ def evaluate(
     limit: int | None,
     split: str | None,
     questions: dict | None = None,
+    per_document: int | None = None,
 ) -> dict:
     """Every part on every corpus for every responder row (Django is set up
     on a database of the evaluation's own). Returns the JSON-able result."""
     from accounts.services import tenant_create
 
     questions = questions or re_eval.load_questions()
-    result: dict = {"corpora": {}, "parts": list(parts), "limit": limit}
+    result: dict = {
+        "corpora": {},
+        "parts": list(parts),
+        "limit": limit,
+        "questions_per_document": per_document,
+    }
     modes = rows_to_run()
     for name in corpora:
         t0 = time.monotonic()
@@ -359,6 +390,10 @@ def evaluate(
             asks = nda_asks(contracts, labels)
             columns = nda_columns(labels)
             playbook = nda_playbook_data(labels)
+        if per_document is not None:
+            asks = sample(asks, per_document)
+            columns = columns[:per_document]
+            playbook = {**playbook, "positions": playbook["positions"][:per_document]}
         corpus_result: dict = {
             "documents": len(contracts),
             "ingest_seconds": round(time.monotonic() - t0, 1),
@@ -532,6 +567,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", choices=(*CORPORA, "all"), default="all")
     parser.add_argument("--limit", type=int, default=None, help="first N documents")
+    parser.add_argument(
+        "--questions",
+        type=int,
+        default=None,
+        help="at most N questions, columns and positions per document",
+    )
     parser.add_argument("--split", choices=("tune", "report"), default=None)
     parser.add_argument("--parts", default=",".join(PARTS))
     parser.add_argument(
@@ -567,6 +608,7 @@ def main(argv: list[str] | None = None) -> int:
             limit=args.limit,
             split=args.split,
             questions=questions,
+            per_document=args.questions,
         )
     result["quick"] = args.quick
     result["seconds"] = round(time.monotonic() - started, 1)

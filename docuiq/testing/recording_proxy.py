@@ -19,6 +19,7 @@ import http.client
 import json
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -61,6 +62,26 @@ class ProxiedRequest:
     @property
     def is_chat(self) -> bool:
         return self.path.split("?", 1)[0].rstrip("/").endswith("/chat/completions")
+
+    def reply(self) -> tuple[str, str | None]:
+        """(text, finish_reason) of a chat answer as the server sent it (from
+        the first 2,000 bytes recorded: a long reply's text is cut there)."""
+        head = self.response_head.decode("utf-8", "replace")
+        if self.body and self.body.get("stream"):
+            text, finish = [], None
+            for line in head.splitlines():
+                if not line.startswith("data: {"):
+                    continue
+                for choice in json.loads(line[6:]).get("choices") or ():
+                    text.append((choice.get("delta") or {}).get("content") or "")
+                    finish = choice.get("finish_reason") or finish
+            return "".join(text), finish
+        try:
+            choice = json.loads(head)["choices"][0]
+        except (ValueError, KeyError, IndexError):
+            return "", None
+        message = choice.get("message") or {}
+        return message.get("content") or "", choice.get("finish_reason")
 
 
 @dataclass
@@ -235,6 +256,36 @@ class RecordingProxy:
         """The most chat calls the server was computing at once."""
         with self._stats.lock:
             return self._stats.max_in_flight
+
+    def summary(self) -> dict:
+        """What went over the wire to the model: chat calls, their statuses,
+        response formats, finish reasons and token limits (counted), empty
+        replies, requests that got no answer (a timeout, a refused
+        connection), and the most calls computed at once."""
+        chats = self.chat_requests
+        replies = [r.reply() for r in chats]
+
+        def count(values) -> dict[str, int]:
+            return dict(sorted(Counter(str(v) for v in values).items()))
+
+        return {
+            "calls": len(chats),
+            "seconds": round(sum(r.seconds or 0 for r in chats), 1),
+            "statuses": count(r.status for r in chats),
+            "no_answer": [r.error for r in chats if r.error],
+            "response_formats": count(
+                (r.body.get("response_format") or {}).get("type") or "none"
+                for r in chats
+            ),
+            "finish_reasons": count(finish or "-" for _, finish in replies),
+            "empty_replies": sum(
+                1
+                for r, (text, _) in zip(chats, replies, strict=True)
+                if r.status == 200 and not text.strip()
+            ),
+            "max_tokens": count(r.body.get("max_tokens") for r in chats),
+            "max_in_flight": self.max_in_flight,
+        }
 
     def reset(self) -> None:
         with self._stats.lock:

@@ -31,7 +31,7 @@ import pytest
 from accounts.scoping import tenant_scope
 from docuiq.testing.factories import make_document
 from docuiq.testing.processes import LlamaServer, built_model
-from docuiq.testing.recording_proxy import ProxiedRequest, RecordingProxy
+from docuiq.testing.recording_proxy import RecordingProxy
 
 pytestmark = [pytest.mark.real_model, pytest.mark.django_db]
 
@@ -109,27 +109,6 @@ def real_server(tmp_path_factory) -> Iterator[RecordingProxy]:
         REPORT.write_text(json.dumps(proxy.summaries, indent=1) + "\n")  # type: ignore[attr-defined]
 
 
-def _summary(proxy: RecordingProxy) -> dict:
-    chats = proxy.chat_requests
-    replies = [_reply(r) for r in chats]
-    return {
-        "calls": len(chats),
-        "seconds": round(sum(r.seconds or 0 for r in chats), 1),
-        "statuses": sorted({str(r.status) for r in chats}),
-        "response_formats": [
-            (r.body.get("response_format") or {}).get("type") or "none" for r in chats
-        ],
-        "finish_reasons": [finish or "-" for _, finish in replies],
-        "empty_replies": sum(
-            1
-            for r, (text, _) in zip(chats, replies, strict=True)
-            if r.status == 200 and not text.strip()
-        ),
-        "max_tokens": sorted({r.body.get("max_tokens") for r in chats}, key=str),
-        "max_in_flight": proxy.max_in_flight,
-    }
-
-
 @pytest.fixture
 def real_llm(
     settings, request, real_server: RecordingProxy
@@ -149,32 +128,11 @@ def real_llm(
     settings.TABULAR_CONCURRENCY = 8
     real_server.reset()
     yield real_server
-    real_server.summaries[request.node.name] = _summary(real_server)  # type: ignore[attr-defined]
+    real_server.summaries[request.node.name] = real_server.summary()  # type: ignore[attr-defined]
     assert_wire_contract(real_server)
 
 
 # ------------------------------------------------------------------ contract
-
-
-def _reply(request: ProxiedRequest) -> tuple[str, str | None]:
-    """(text, finish_reason) of a chat answer as the server sent it."""
-    head = request.response_head.decode("utf-8", "replace")
-    if request.body and request.body.get("stream"):
-        text, finish = [], None
-        for line in head.splitlines():
-            if not line.startswith("data: {"):
-                continue
-            for choice in json.loads(line[6:]).get("choices") or ():
-                text.append((choice.get("delta") or {}).get("content") or "")
-                finish = choice.get("finish_reason") or finish
-        return "".join(text), finish
-    try:
-        choice = json.loads(head)["choices"][0]
-    except (ValueError, KeyError, IndexError):
-        return "", None
-    return (choice.get("message") or {}).get("content") or "", choice.get(
-        "finish_reason"
-    )
 
 
 def assert_wire_contract(proxy: RecordingProxy) -> None:
@@ -200,7 +158,7 @@ def assert_nothing_cut_is_stored(proxy: RecordingProxy, tenant) -> None:
 
     cut = [
         text
-        for text, finish in map(_reply, proxy.chat_requests)
+        for text, finish in (r.reply() for r in proxy.chat_requests)
         if finish == "length" and text.strip()
     ]
     with tenant_scope(tenant):

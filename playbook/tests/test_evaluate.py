@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from io import StringIO
 from pathlib import Path
 
@@ -47,6 +48,8 @@ def test_evaluate_parts_and_corpus_choose_what_runs(tmp_path):
         "nda",
         "--parts",
         "answers",
+        "--questions",
+        "2",
         "--out",
         str(target),
         stdout=StringIO(),
@@ -54,6 +57,67 @@ def test_evaluate_parts_and_corpus_choose_what_runs(tmp_path):
     result = json.loads(target.read_text())
     assert list(result["corpora"]) == ["nda"]
     assert set(result["corpora"]["nda"]["rows"]["offline"]) == {"answers"}
+    # The NDA has two clauses and one absent: the sample takes one of each.
+    asked = result["corpora"]["nda"]["records"]["offline"]["answers"]
+    assert sorted(r["answerable"] for r in asked) == [False, True]
+
+
+def test_questions_samples_each_document_present_and_absent_in_turn():
+    sys.path.insert(0, str(ROOT / "bench"))
+    import evaluate
+    from _answers import Ask
+
+    @dataclass(frozen=True)
+    class Doc:
+        title: str
+
+    asks = [
+        Ask(Doc(title), f"{title}-{i}", "?", answerable=i < present)
+        for title, present, total in (("a", 3, 5), ("b", 0, 2), ("c", 4, 4))
+        for i in range(total)
+    ]
+    assert evaluate.sample(asks, None) == asks
+    for n in range(6):
+        got = evaluate.sample(asks, n)
+        for title in "abc":
+            mine = [a for a in asks if a.contract.title == title]
+            taken = [a for a in got if a.contract.title == title]
+            assert len(taken) == min(n, len(mine))
+            assert set(taken) <= set(mine)
+            # Alternating: neither kind is left out while the other is taken twice.
+            kinds = [a.answerable for a in taken]
+            available = {a.answerable for a in mine}
+            if len(taken) >= 2:
+                assert set(kinds) == available
+
+
+def test_with_a_model_configured_every_part_runs_for_both_rows(tmp_path, monkeypatch):
+    from docuiq.testing.llm_server import ScriptedLLMServer
+
+    target = tmp_path / "evaluate.json"
+    server = ScriptedLLMServer().start()
+    try:
+        # The evaluation's child process reads the model from the environment.
+        monkeypatch.setenv("LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("LLM_MODEL", server.model)
+        monkeypatch.setenv("LLM_API_KEY", "test")
+        call_command(
+            "evaluate",
+            "--quick",
+            "--corpus",
+            "nda",
+            "--parts",
+            "playbook",
+            "--out",
+            str(target),
+            stdout=StringIO(),
+        )
+    finally:
+        server.stop()
+    rows = json.loads(target.read_text())["corpora"]["nda"]["rows"]
+    assert set(rows) == {"offline", server.model}
+    for row in rows.values():
+        assert row["playbook"]["findings"] > 0
 
 
 def test_evaluate_refuses_an_unknown_part(tmp_path):

@@ -1,7 +1,8 @@
 """Evaluate answers, tabular cells and playbook findings on two corpora.
 
-    manage.py evaluate [--corpus cuad|nda|all] [--limit N] [--split tune|report]
-        [--parts answers,tabular,playbook] [--corpus-dir DIR] [--out FILE] [--quick]
+    manage.py evaluate [--corpus cuad|nda|all] [--limit N] [--questions N]
+        [--split tune|report] [--parts answers,tabular,playbook]
+        [--corpus-dir DIR] [--out FILE] [--quick]
 
 Runs bench/evaluate.py (its docstring defines every figure) in a child
 process, on a SQLite database of the evaluation's own: the corpora are
@@ -31,6 +32,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--corpus", choices=("cuad", "nda", "all"), default="all")
         parser.add_argument("--limit", type=int, default=None)
+        parser.add_argument("--questions", type=int, default=None)
         parser.add_argument("--split", choices=("tune", "report"), default=None)
         parser.add_argument("--parts", default="answers,tabular,playbook")
         parser.add_argument("--corpus-dir", default=None)
@@ -42,7 +44,7 @@ class Command(BaseCommand):
             raise CommandError(f"{SCRIPT} is missing: evaluate runs from a checkout.")
         argv = [sys.executable, str(SCRIPT), "--corpus", options["corpus"]]
         argv += ["--parts", options["parts"]]
-        for name in ("limit", "split", "corpus_dir", "out"):
+        for name in ("limit", "questions", "split", "corpus_dir", "out"):
             if options[name] is not None:
                 argv += [f"--{name.replace('_', '-')}", str(options[name])]
         if options["quick"]:
