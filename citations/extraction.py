@@ -243,8 +243,7 @@ def _refs_after_quote(m: re.Match[str]) -> list[str] | None:
             and not re.search(r"(?i)\bs\s?\d", content)
         ):
             return None  # "(1)" or "(see above)" after a quote is not a citation
-        refs = _ref_list(content.replace("[", " ").replace("]", " "))
-        return refs
+        return _ref_list(content.replace("[", " ").replace("]", " "))
     refs: list[str] = []
     for inner in _BRACKET.findall(m.group("brackets") or ""):
         parsed = _ref_list(inner)
@@ -525,14 +524,17 @@ def _unwrap_json(answer: str, out: _Collector) -> str:
     except RecursionError:
         out.problem("answer JSON is nested too deeply")
         return answer
-    if not isinstance(data, dict) or not isinstance(data.get("answer"), str):
+    if not isinstance(data, dict):
+        return answer
+    said = data.get("answer")
+    if not isinstance(said, str):
         return answer
     used = data.get("citations_used", data.get("citations"))
     if isinstance(used, list):
         _json_entries(used[: MAX_CANDIDATES * 5], out)
     elif used is not None:
         out.problem("citations_used is not a list")
-    return data["answer"]
+    return said
 
 
 # --- putting it together --------------------------------------------------------
@@ -567,14 +569,16 @@ def _dedupe(
         range(len(unique)),
         key=lambda i: (known is not None and unique[i].ref not in known, i),
     )
-    kept = sorted(order[:MAX_CANDIDATES])
-    return [unique[i] for i in kept], True
+    chosen = sorted(order[:MAX_CANDIDATES])
+    return [unique[i] for i in chosen], True
 
 
 def extract_citations(
-    answer: str, *, known_refs: Collection[str] | None = None
+    answer: object, *, known_refs: Collection[str] | None = None
 ) -> Extraction:
-    """Parse a model answer into citation candidates (see module docstring)."""
+    """Parse a model answer into citation candidates (see module docstring).
+    `answer` is a model's output: anything but text is read as its str()
+    (None as "")."""
     if not isinstance(answer, str):
         answer = "" if answer is None else str(answer)
     out = _Collector()

@@ -571,7 +571,7 @@ class RelevanceJudge:
         return self.rate(passage, dense=dense)
 
     def _without_non(self, passage: str) -> str:
-        def joined(m: re.Match) -> str:
+        def joined(m: re.Match[str]) -> str:
             following = _stems(passage[m.end() : m.end() + 40])[:1]
             return m.group(0) if set(following) & self._non_ok else "non_"
 
@@ -598,9 +598,9 @@ class RelevanceJudge:
         by_value = 0  # concepts held only by the value they name ("date")
         for concept in self.concepts:
             held = [
-                found
+                written
                 for form in concept.forms
-                if (found := _held(form, have, by_prefix, text)) is not None
+                if (written := _held(form, have, by_prefix, text)) is not None
             ]
             if not held and value is not None and concept.word in self.kind_words:
                 matched.append(concept.word)
@@ -654,7 +654,10 @@ class RelevanceJudge:
 
 
 def _held(
-    form: tuple[str, ...], have: set[str], by_prefix: dict, text: str
+    form: tuple[str, ...],
+    have: set[str],
+    by_prefix: Mapping[str, list[str]],
+    text: str,
 ) -> str | None:
     """The passage's word (or phrase) that writes `form`, in any ending the
     stemmer left ("assignable" / "assign"), or None."""
@@ -671,7 +674,9 @@ def _held(
 
 
 def _positions(
-    stems: tuple[str, ...], forms: frozenset[tuple[str, ...]], by_prefix: dict
+    stems: tuple[str, ...],
+    forms: frozenset[tuple[str, ...]],
+    by_prefix: Mapping[str, list[str]],
 ) -> list[int]:
     """Where in the passage's stems a concept is written (a phrase: its
     first word)."""

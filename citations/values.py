@@ -38,7 +38,7 @@ import datetime as dt
 import re
 import string
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import NamedTuple
@@ -373,9 +373,6 @@ class Jurisdiction:
     @property
     def key(self) -> str:
         return self.name
-
-
-Value = Duration | Money | DateValue | Jurisdiction
 
 
 def format_amount(amount: Decimal) -> str:
@@ -853,25 +850,29 @@ def _date_of(m: re.Match[str], day_first: bool) -> DateValue | None:
         return None if value is None else DateValue(value, start, end, ambiguous)
     if m.group("mdy"):
         year, month, day = (
-            m.group("mdy_year"),
+            int(m.group("mdy_year")),
             _month(m.group("mdy_month")),
-            m.group("mdy_day"),
+            int(m.group("mdy_day")),
         )
     elif m.group("dmy"):
         year, month, day = (
-            m.group("dmy_year"),
+            int(m.group("dmy_year")),
             _month(m.group("dmy_month")),
-            m.group("dmy_day"),
+            int(m.group("dmy_day")),
         )
     elif m.group("dayof"):
-        year, month = m.group("do_year"), _month(m.group("do_month"))
+        year, month = int(m.group("do_year")), _month(m.group("do_month"))
         if m.group("do_digits"):
-            day = m.group("do_digits")
+            day = int(m.group("do_digits"))
         else:
             day = _DAY_ORDINALS[re.sub(rf"[\s{_DASH}]+", "-", m.group("do_word"))]
     else:
-        year, month, day = m.group("iso_year"), m.group("iso_month"), m.group("iso_day")
-    value = _date(int(year), int(month), int(day))
+        year, month, day = (
+            int(m.group("iso_year")),
+            int(m.group("iso_month")),
+            int(m.group("iso_day")),
+        )
+    value = _date(year, month, day)
     return None if value is None else DateValue(value, start, end)
 
 
@@ -1230,7 +1231,8 @@ def find_numbers(text: str) -> list[Number]:
     ("one party") unless a percentage follows. Words and figure that
     disagree ("ten (12)") give nothing."""
     low = _lowered(text)
-    taken = [(v.start, v.end) for v in (*find_dates(text), *find_money(text))]
+    dated: list[DateValue | Money] = [*find_dates(text), *find_money(text)]
+    taken = [(v.start, v.end) for v in dated]
     found: list[Number] = []
     for m in _NUMBER.finditer(low):
         start, end = m.span()
@@ -1429,7 +1431,7 @@ def find_options(text: str, options: Iterable[str]) -> list[OptionValue]:
 
 Value = Duration | Money | DateValue | Jurisdiction | Number | Party
 
-_FINDERS = {
+_FINDERS: dict[str, Callable[[str], Sequence[Value]]] = {
     DURATION: find_durations,
     MONEY: find_money,
     DATE_KIND: find_dates,

@@ -302,6 +302,7 @@ def _death(returncode: int | None, stderr_tail: str, limits: Limits) -> Extracti
 def _extracted(reply: Any, workdir: Path) -> Extracted:
     if not isinstance(reply, dict) or not isinstance(reply.get("pages"), list):
         raise ExtractionError(ErrorCode.CORRUPT)
+    metadata = reply.get("metadata")
     attachments = []
     for item in reply.get("attachments") or []:
         name = str(item.get("file", ""))
@@ -318,9 +319,7 @@ def _extracted(reply: Any, workdir: Path) -> Extracted:
         title=str(reply.get("title", "")),
         source_type=str(reply.get("source_type", "")),
         pages=[str(p) for p in reply["pages"]],
-        metadata=reply.get("metadata")
-        if isinstance(reply.get("metadata"), dict)
-        else {},
+        metadata=metadata if isinstance(metadata, dict) else {},
         origin_url=reply.get("origin_url")
         if isinstance(reply.get("origin_url"), str)
         else None,

@@ -49,7 +49,7 @@ _LAST_WORD = re.compile(r"(\w+)\W*$")
 def _holds(text: str, end: int) -> bool:
     """Does text[:end] end with a negating or conditioning word?"""
     match = _LAST_WORD.search(text, max(0, end - 30), end)
-    return bool(match) and match.group(1).lower() in HOLDING_WORDS
+    return match is not None and match.group(1).lower() in HOLDING_WORDS
 
 
 _ABBREVIATION_TEXT = (

@@ -251,7 +251,7 @@ def _runs(source: str, offset: int) -> list[list[tuple[str, int]]]:
     """The words of `source` in runs that only spaces (or one line break) or
     a lone mark separate, with their offsets plus `offset`."""
     runs: list[list[tuple[str, int]]] = []
-    last_end = None
+    last_end: int | None = None
     for m in _WORD.finditer(source):
         between = source[last_end : m.start()] if last_end is not None else None
         if (

@@ -268,9 +268,9 @@ def _anchor_hits(
         return []
     # Back to folded offsets: the tolerant search reports source offsets.
     f = prepared.folded
-    start = f.folded_offset(search.found.start)
-    end = f.folded_offset(search.found.end)
-    return [_Hit(start, end, True, search.found.similarity)]
+    start = f.folded_offset(found.start)
+    end = f.folded_offset(found.end)
+    return [_Hit(start, end, True, found.similarity)]
 
 
 def _no_words(parts: list[_Part]) -> str | None:

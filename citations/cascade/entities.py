@@ -31,7 +31,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from rapidfuzz import fuzz
 
@@ -40,6 +40,8 @@ from rapidfuzz import fuzz
 from citations import values
 from citations.cascade.refusal import Refusal, refusal
 from lib.months import MONTHS
+
+T = TypeVar("T")
 
 # Roles a contract gives its parties, each with its counterpart(s). A
 # swapped role is the commonest meaning-changing edit a judge waves through.
@@ -292,7 +294,8 @@ def _aligned_subject(quote: str, span: str, roles: bool, context: str) -> str | 
     sentences may well give the verb to the quote's party ("“Disclosing
     Party” shall mean" beside "the Receiving Party shall make")."""
     at = fuzz.partial_ratio_alignment(quote.lower(), span.lower())
-    if at.score < 90:
+    # None only below a score_cutoff, and none is given.
+    if at is None or at.score < 90:
         return None  # a paraphrase: no word-for-word place to compare
     theirs = _subjects_at(span)
     names = _names(context)
@@ -496,7 +499,7 @@ def _periods(text: str) -> list[str]:
     return found
 
 
-def _missing(quote: Sequence[str], span: Sequence[str]) -> list[str]:
+def _missing(quote: Sequence[T], span: Sequence[T]) -> list[T]:
     rest = list(span)
     lacking = []
     for key in quote:
@@ -535,9 +538,9 @@ def _subject_acts(quote: str, text: str, roles: bool, context: str = "") -> str 
     one the `context` writes as a name ("Payment shall be made" names no
     party; "Champion will" does where the contract names Champion)."""
     said = _subjects(text)
-    lacking = _missing(_subjects(quote), said)  # type: ignore[arg-type]
+    lacking = _missing(_subjects(quote), said)
     names = _names(context)
-    for subject, modal in lacking:  # type: ignore[misc]
+    for subject, modal in lacking:
         # Only where the source gives that verb another subject: "Disputes
         # shall" over "Any dispute shall" names no party at all.
         others = [s for s, m in said if m == modal and s != subject]
@@ -774,6 +777,8 @@ def _aligned(quote: str, span: str) -> str:
     if len(span) <= len(quote) * (1 + WINDOW_SHARE) + WINDOW_SLACK:
         return span
     at = fuzz.partial_ratio_alignment(quote.lower(), span.lower())
+    if at is None:  # only below a score_cutoff, and none is given
+        return span
     reach = len(quote) // 10 + 10
     start = max(0, at.dest_start - reach)
     end = min(len(span), at.dest_end + reach)

@@ -96,23 +96,25 @@ def _furniture_lines(
             pages_with_numbered[numbered_key].add(page)
     recurring = max(2, MIN_PAGE_SHARE * len(starts))
     numbered = max(2, MIN_PAGE_SHARE_NUMBERED * len(starts))
-    lines = []
+    found: list[tuple[int, int, str]] = []
     for a, b, key, numbered_key in edges:
         # A bare number is a page number or nothing, however often it recurs.
         if _PAGE_NUMBER.fullmatch(text, a, b):
-            lines.append((a, b, PAGE_NUMBER))
+            found.append((a, b, PAGE_NUMBER))
         elif (
             len(pages_with[key]) >= recurring
             or len(pages_with_numbered[numbered_key]) >= numbered
         ):
-            lines.append((a, b, RECURRING))
-    return tuple(lines)
+            found.append((a, b, RECURRING))
+    return tuple(found)
 
 
-def _numbering(text: str, lines, starts: list[int]) -> dict[tuple[int, int], int]:
+def _numbering(
+    text: str, lines: Sequence[tuple[int, int, str]], starts: list[int]
+) -> dict[tuple[int, int], int]:
     """{(start, end): how far its number is from its page's} of each bare
     page-number line with digits."""
-    offsets = {}
+    offsets: dict[tuple[int, int], int] = {}
     for a, b, kind in lines:
         number = _FIRST_NUMBER.search(text, a, b)
         if kind == PAGE_NUMBER and number:
@@ -135,7 +137,7 @@ def without_furniture(text: str, page_starts: tuple[int, ...] | None) -> str | N
         return None
     starts = _pages(text, page_starts)
     offsets = _numbering(text, lines, starts)
-    agreeing = defaultdict(int)
+    agreeing: dict[int, int] = defaultdict(int)
     for offset in offsets.values():
         agreeing[offset] += 1
     blanked = list(text)

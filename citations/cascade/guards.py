@@ -39,7 +39,7 @@ from functools import lru_cache
 from itertools import chain
 from typing import NamedTuple, Protocol
 
-from rapidfuzz.distance import Indel, Levenshtein
+from rapidfuzz.distance import Indel, Levenshtein, Opcode
 
 from citations.cascade import lexicon
 from citations.cascade.boundaries import SIGNS
@@ -968,7 +968,14 @@ def _align_words(quote: str, span: str) -> list[_Group]:
     groups: list[_Group] = []
     region: list[int] | None = None  # [i1, i2, j1, j2] of unequal words
     opcodes = Levenshtein.opcodes(q_words, s_words)
-    for k, (tag, i1, i2, j1, j2) in enumerate(opcodes):
+    for k, op in enumerate(opcodes):
+        tag, i1, i2, j1, j2 = (
+            op.tag,
+            op.src_start,
+            op.src_end,
+            op.dest_start,
+            op.dest_end,
+        )
         # One equal word between two unequal stretches may be a tie the
         # token alignment broke the wrong way ("by hand, by courier" against
         # "byhand, by eou rjer" pairs the first "by" with the second): the
@@ -1030,11 +1037,17 @@ def _align_chars(
         return x
 
     blocks = [
-        (q0 + a1, q0 + a1 + min(a2 - a1, b2 - b1), s0 + b1)
-        for tag, a1, a2, b1, b2 in Levenshtein.opcodes(
+        (
+            q0 + op.src_start,
+            q0
+            + op.src_start
+            + min(op.src_end - op.src_start, op.dest_end - op.dest_start),
+            s0 + op.dest_start,
+        )
+        for op in Levenshtein.opcodes(
             qk[q0 : q_tokens[-1][1]], sk[s0 : s_tokens[-1][1]]
         )
-        if tag in ("equal", "replace")
+        if op.tag in ("equal", "replace")
     ]
     block_starts = [b[0] for b in blocks]
     for qi, (a, b) in enumerate(q_tokens):
@@ -1591,7 +1604,9 @@ WORDING_RULES: tuple[WordingRule, ...] = (
 
 # The rows each kind of group meets, in a clean source and in a scan: the
 # same order, without the rows that cannot apply.
-_RULES_FOR: dict[tuple[str, bool], tuple[tuple[str, Callable], ...]] = {
+_RULES_FOR: dict[
+    tuple[str, bool], tuple[tuple[str, Callable[[_WordCase], str | None]], ...]
+] = {
     (kind, clean): tuple(
         (rule.id, rule.check)
         for rule in WORDING_RULES
@@ -1680,10 +1695,17 @@ def _word_by_word(
     return None
 
 
-def _mapped(opcodes: Iterable, i: int, length: int) -> int:
+def _mapped(opcodes: Iterable[Opcode], i: int, length: int) -> int:
     """Where position `i` of one string falls in the other (of `length`)
     under their alignment `opcodes`."""
-    for tag, i1, i2, j1, j2 in opcodes:
+    for op in opcodes:
+        tag, i1, i2, j1, j2 = (
+            op.tag,
+            op.src_start,
+            op.src_end,
+            op.dest_start,
+            op.dest_end,
+        )
         if i1 <= i < i2 or (tag == "insert" and i == i1):
             if tag in ("equal", "replace"):
                 return j1 + min(i - i1, j2 - j1)
@@ -1907,9 +1929,10 @@ def _extra_stretches(quoted: str, letters: str) -> list[tuple[int, int]]:
     """[start, end) in `letters` of each run of edits that aligns them with
     `quoted` (neighbouring edits together)."""
     stretches: list[tuple[int, int]] = []
-    for tag, _, _, j1, j2 in Levenshtein.opcodes(quoted, letters):
-        if tag == "equal":
+    for op in Levenshtein.opcodes(quoted, letters):
+        if op.tag == "equal":
             continue
+        j1, j2 = op.dest_start, op.dest_end
         if stretches and stretches[-1][1] == j1:
             stretches[-1] = (stretches[-1][0], j2)
         else:

@@ -25,7 +25,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Hashable, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import TypeVar
 
 from citations.cascade.folding import ocr_skeleton
 from citations.cascade.glyphs import CONFUSABLE, merged_once
@@ -303,16 +303,18 @@ SCANNED_MIN_NON_WORDS = 5
 # (names, defined terms), 16-90% in damaged text, 11-21% in the ICDAR scans.
 SCANNED_NON_WORD_TYPES = 0.12
 
-_Cache = OrderedDict[Hashable, tuple[Mapping[str, int], Any]]
+V = TypeVar("V")
+# Per document (by its vocabulary's identity): what was computed for it.
+_Cache = OrderedDict[Hashable, tuple[Mapping[str, int], V]]
 
 
 def _per_document(
-    cache: _Cache,
+    cache: _Cache[V],
     key: Hashable,
     vocabulary: Mapping[str, int],
     limit: int,
-    compute: Callable[[], Any],
-) -> Any:
+    compute: Callable[[], V],
+) -> V:
     """compute(), remembered for this document's vocabulary (by identity:
     prepared texts are cached, so the same vocabulary comes back), the last
     `limit` of them."""
@@ -327,7 +329,7 @@ def _per_document(
     return value
 
 
-_scanned: _Cache = OrderedDict()
+_scanned: _Cache[bool] = OrderedDict()
 
 
 def looks_scanned(vocabulary: Mapping[str, int] | None) -> bool:
@@ -383,7 +385,7 @@ def habitual_confusion(
     return repaired >= max(HABIT_MIN, HABIT_SHARE * non_words)
 
 
-_habits: _Cache = OrderedDict()
+_habits: _Cache[tuple[int, int]] = OrderedDict()
 
 
 def _repairs(vocabulary: Mapping[str, int], wrong: str, right: str) -> tuple[int, int]:

@@ -10,12 +10,21 @@ evicting the least recently used entry: word caches refill within a document.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from enum import Enum
 from functools import wraps
-from typing import TypeVar
+from typing import Final, TypeVar
 
 R = TypeVar("R")
-_MISSING = object()
+
+
+class _Missing(Enum):
+    # An enum's lone member, so a type checker knows a value that is not it
+    # is a result.
+    MISSING = 0
+
+
+_MISSING: Final = _Missing.MISSING
 
 
 def memo(limit: int) -> Callable[[Callable[..., R]], Callable[..., R]]:
@@ -23,10 +32,10 @@ def memo(limit: int) -> Callable[[Callable[..., R]], Callable[..., R]]:
     numbers) whose results are strings, numbers, booleans or tuples of them."""
 
     def decorate(function: Callable[..., R]) -> Callable[..., R]:
-        found: dict = {}
+        found: dict[Hashable, R] = {}
 
         @wraps(function)
-        def remembered(*args):
+        def remembered(*args: Hashable) -> R:
             key = args[0] if len(args) == 1 else args
             value = found.get(key, _MISSING)
             if value is not _MISSING:

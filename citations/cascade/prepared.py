@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import add, not_
 from pathlib import Path
+from typing import TypeAlias
 
 from citations.cascade import folding, lexicon
 from citations.cascade.folding import OCR_SAME_LENGTH, Folded, fold, ocr_skeleton
@@ -35,7 +36,7 @@ CACHE_MAX_ENTRIES = 64
 
 
 # Sorted skeleton offsets of one key's occurrences.
-Postings = array
+Postings: TypeAlias = "array[int]"
 
 # A word pair found more often than this is also indexed with the words that
 # follow it, one more at a time, until each longer key is this selective or

@@ -33,7 +33,7 @@ class Refusal(str):
         made.rule = rule
         return made
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[type[Refusal], tuple[str, str]]:
         return (Refusal, (self.rule, str(self)))
 
 

@@ -342,7 +342,9 @@ def opening_aside_end(text: str, words: Sequence[Word], lo: int, end: int) -> in
     if not words:
         return lo
     opener = next((c for c in _gap(text, words, 0, lo, end) if c in _ASIDE_OPEN), None)
-    closes = _closing(text, words, 0, lo, end, opener) if opener else None
+    if opener is None:
+        return lo
+    closes = _closing(text, words, 0, lo, end, opener)
     if closes is None:
         return lo
     after = words[closes][1] + len(words[closes][0])

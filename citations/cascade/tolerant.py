@@ -732,7 +732,11 @@ def _whole_tokens(folded: str, f_start: int, f_end: int) -> tuple[int, int] | No
 
 
 def judge_span(
-    prepared: PreparedText, quote: FoldedQuote, f_start: int, f_end: int, region
+    prepared: PreparedText,
+    quote: FoldedQuote,
+    f_start: int,
+    f_end: int,
+    region: tuple[int, int] | None,
 ) -> Found | Near | _NumbersDiffer | None:
     """The span's edges snapped to tokens (`_snap_to_tokens`), judged; when
     that span fails, or cuts a token OCR did not run into its neighbour, the
@@ -762,7 +766,11 @@ def judge_span(
 
 
 def _judge_snapped(
-    prepared: PreparedText, quote: FoldedQuote, f_start: int, f_end: int, region
+    prepared: PreparedText,
+    quote: FoldedQuote,
+    f_start: int,
+    f_end: int,
+    region: tuple[int, int] | None,
 ) -> Found | Near | _NumbersDiffer | None:
     folded = prepared.folded.text
     while f_start < f_end and folded[f_start] == " ":
@@ -1038,7 +1046,7 @@ def _too_long(q: FoldedQuote) -> str | None:
 
 
 # Stage 2's rules for a folded quote before any search, in order.
-FOLDED_CHECKS: tuple[Check, ...] = (
+FOLDED_CHECKS: tuple[Check[tuple[FoldedQuote, PreparedText]], ...] = (
     Check("tolerant.empty_folded", _empty_folded),
     Check("input.too_long", _longer_than_source),
 )

@@ -468,7 +468,7 @@ def _too_long(given: tuple[str, str]) -> str | None:
 
 
 # The input stage: what a quote and text must be before any is searched.
-INPUT_CHECKS: tuple[Check, ...] = (
+INPUT_CHECKS: tuple[Check[tuple[str, str]], ...] = (
     Check("input.not_text", _not_text),
     Check("input.empty", _empty),
     Check("input.too_long", _too_long),

@@ -66,7 +66,7 @@ def channel_items(
     for day, day_messages in loose.items():
         title = f"{label} · {day_messages[0].ts:%-d %b %Y}"
         groups.append((f"{kind}:{channel_id}:d:{day}", title, None, day_messages))
-    for key, title, thread_id, group in groups:
+    for key, title, root_id, group in groups:
         for part, chunk in _parts(group, max_messages):
             yield _item(
                 kind=kind,
@@ -75,7 +75,7 @@ def channel_items(
                 workspace=workspace,
                 channel_id=channel_id,
                 channel_name=channel_name,
-                thread_id=thread_id,
+                thread_id=root_id,
                 messages=chunk,
             )
 

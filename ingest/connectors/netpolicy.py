@@ -64,7 +64,9 @@ def resolve_allowed(host: str, port: int, policy: AddressPolicy) -> str:
         ) from exc
     addresses = []
     for info in infos:
-        raw = info[4][0].split("%", 1)[0]  # an IPv6 zone id
+        # sockaddr[0] is the address as text for AF_INET/AF_INET6 (typeshed
+        # allows an int for other families, which a stream lookup never gives).
+        raw = str(info[4][0]).split("%", 1)[0]  # an IPv6 zone id
         try:
             addresses.append(ipaddress.ip_address(raw))
         except ValueError:

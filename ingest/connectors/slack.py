@@ -242,7 +242,9 @@ def _users(listed: Any) -> dict[str, str]:
     for user in listed:
         if not isinstance(user, dict) or not user.get("id"):
             continue
-        profile = user.get("profile") if isinstance(user.get("profile"), dict) else {}
+        profile = user.get("profile")
+        if not isinstance(profile, dict):
+            profile = {}
         name = (
             profile.get("real_name")
             or user.get("real_name")
@@ -331,9 +333,9 @@ def _message(
     except (ValueError, OverflowError, OSError):
         return None
     user_id = str(raw.get("user") or raw.get("bot_id") or "")
-    profile = (
-        raw.get("user_profile") if isinstance(raw.get("user_profile"), dict) else {}
-    )
+    profile = raw.get("user_profile")
+    if not isinstance(profile, dict):
+        profile = {}
     sender = users.get(user_id) or profile.get("real_name") or raw.get("username")
     if not sender:
         if user_id:

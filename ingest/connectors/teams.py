@@ -153,15 +153,19 @@ def _files(data: bytes, filename: str, limits: ExportLimits) -> list[tuple[str, 
     return out
 
 
-def _channel(parsed: Any, name: str) -> tuple[str, str, str, list[dict]] | None:
+def _channel(
+    parsed: Any, name: str
+) -> tuple[str, str, str, list[dict[str, Any]]] | None:
     team_name = ""
     channel_name = ""
     channel_id = ""
     if isinstance(parsed, dict):
-        team = parsed.get("team") if isinstance(parsed.get("team"), dict) else {}
-        channel = (
-            parsed.get("channel") if isinstance(parsed.get("channel"), dict) else {}
-        )
+        team = parsed.get("team")
+        if not isinstance(team, dict):
+            team = {}
+        channel = parsed.get("channel")
+        if not isinstance(channel, dict):
+            channel = {}
         team_name = str(team.get("displayName") or "")
         channel_name = str(channel.get("displayName") or "")
         channel_id = str(channel.get("id") or "")
@@ -183,10 +187,12 @@ def _channel(parsed: Any, name: str) -> tuple[str, str, str, list[dict]] | None:
     return channel_id[:200], channel_name[:200], team_name[:200], messages
 
 
-def _messages(raw_messages: list[dict], limits: ExportLimits) -> list[ChatMessage]:
+def _messages(
+    raw_messages: list[dict[str, Any]], limits: ExportLimits
+) -> list[ChatMessage]:
     from ingest.extractors.html import html_to_text
 
-    flat: list[tuple[dict, str | None]] = []
+    flat: list[tuple[dict[str, Any], str | None]] = []
     for raw in raw_messages:
         root_id = str(raw.get("replyToId") or "") or None
         flat.append((raw, root_id))
@@ -205,7 +211,9 @@ def _messages(raw_messages: list[dict], limits: ExportLimits) -> list[ChatMessag
         ts = _parse_time(str(raw.get("createdDateTime") or ""))
         if ts is None:
             continue
-        body = raw.get("body") if isinstance(raw.get("body"), dict) else {}
+        body = raw.get("body")
+        if not isinstance(body, dict):
+            body = {}
         content = str(body.get("content") or "")
         if str(body.get("contentType") or "").lower() == "html":
             content = html_to_text(content)

@@ -19,6 +19,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from ingest.connectors.netpolicy import AddressPolicy, BlockedAddress, resolve_allowed
@@ -26,6 +27,9 @@ from ingest.extractors import Extracted
 from ingest.extractors._common import Progress, read_limited
 from ingest.limits import Limits
 from lib.exceptions import CodedError
+
+if TYPE_CHECKING:
+    from httpx2 import Response
 
 __all__ = ["FetchError", "FetchLimits", "Fetched", "extract_web", "fetch_page"]
 
@@ -67,7 +71,7 @@ class _Deadline:
         left = max(0.001, self.remaining())
         return {"connect": min(10.0, left), "read": left, "write": left, "pool": left}
 
-    def arm(self, response) -> None:
+    def arm(self, response: Response) -> None:
         self.disarm()
         stream = response.extensions.get("network_stream")
         sock = stream.get_extra_info("socket") if stream is not None else None
@@ -298,7 +302,7 @@ def extract_web(
     )
 
 
-def article(markup: bytes) -> tuple[str, str, dict, str | None]:
+def article(markup: bytes) -> tuple[str, str, dict[str, Any], str | None]:
     """(title, text, metadata, canonical URL) of a page: the article by
     trafilatura over the visible markup; the whole visible text when it
     finds no article or one far shorter than the page's main text."""

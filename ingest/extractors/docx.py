@@ -115,7 +115,8 @@ def _paragraph(p: Any) -> str:
         if tag in _SKIP:
             continue
         if tag in _INLINE:
-            parts.append(element.text or "" if _INLINE[tag] is None else _INLINE[tag])
+            written = _INLINE[tag]
+            parts.append(element.text or "" if written is None else written)
             continue
         stack.extend(reversed(list(element)))
     return "".join(parts)

@@ -207,8 +207,8 @@ def _order(
             band = sum(1 for line in separators if line[0].y_mid > s.y_mid)
             bands[band][c].append(s)
     out: list[list[Segment]] = []
-    for k, band in enumerate(bands):
-        for column in band:
+    for k, band_columns in enumerate(bands):
+        for column in band_columns:
             out.extend(_lines(column))
         if k < len(separators):
             out.append(separators[k])
