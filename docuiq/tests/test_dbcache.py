@@ -26,8 +26,8 @@ def test_the_sources_are_every_apps_migrations_and_the_project_modules_they_impo
     assert auth.resolve() in sources
     # The tenant guards' SQL and the index's text folding are imported by
     # migrations: editing them changes the schema a migration makes.
-    assert base / "docuiq" / "dbguards.py" in sources
-    assert base / "llm" / "textfold.py" in sources
+    assert base / "accounts" / "dbguards.py" in sources
+    assert base / "lib" / "textfold.py" in sources
     # From the virtual environment: migrations, and models of apps without.
     outside = [p for p in sources if not p.is_relative_to(base)]
     assert all("migrations" in p.parts or p.name == "models.py" for p in outside)
