@@ -85,6 +85,26 @@ class SourceKind:
         return store(source, self.plan(source))
 
 
+@dataclass(frozen=True)
+class ExportKind(SourceKind):
+    """An uploaded export, read again by every sync: a kind says only how
+    its bytes `read` into (export, items); a reader's ExportError is the
+    source's error."""
+
+    def read(
+        self, data: bytes, source: Source, limits: ExportLimits
+    ) -> tuple[Any, Iterable[Item]]:
+        raise NotImplementedError
+
+    def plan(self, source: Source) -> Plan:
+        data = export_bytes(source)
+        try:
+            export, items = self.read(data, source, export_limits())
+        except ExportError as exc:
+            raise SourceError(exc.code, exc.message) from exc
+        return export_plan(export, items)
+
+
 def export_plan(export: Any, items: Iterable[Item]) -> Plan:
     """The plan of an export: its items, deleting only what the export
     says it still covers (an export of other dates deletes nothing)."""

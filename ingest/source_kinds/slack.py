@@ -3,39 +3,31 @@ it): one document per thread."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ingest.connectors.slack import ExportError, read_slack_export
-from ingest.source_kinds.base import (
-    Plan,
-    SourceError,
-    SourceKind,
-    export_bytes,
-    export_limits,
-    export_plan,
-)
+from ingest.connectors.slack import read_slack_export
+from ingest.source_kinds.base import ExportKind
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from ingest.connectors.items import Item
+    from ingest.connectors.slack import ExportLimits
     from ingest.exports import Head
     from ingest.models import Source
 
 
-class Slack(SourceKind):
+class Slack(ExportKind):
     def recognises(self, head: Head) -> bool:
         tops = {
             name.rsplit("/", 1)[-1] for name in head.zip_names if name.count("/") <= 1
         }
         return "channels.json" in tops and ("users.json" in tops or len(tops) > 2)
 
-    def plan(self, source: Source) -> Plan:
-        data = export_bytes(source)
-        try:
-            export, items = read_slack_export(
-                data, workspace=source.name, limits=export_limits()
-            )
-        except ExportError as exc:
-            raise SourceError(exc.code, exc.message) from exc
-        return export_plan(export, items)
+    def read(
+        self, data: bytes, source: Source, limits: ExportLimits
+    ) -> tuple[Any, Iterable[Item]]:
+        return read_slack_export(data, workspace=source.name, limits=limits)
 
 
 KIND = Slack(

@@ -4,20 +4,16 @@ them; ingest.connectors.teams reads it): one document per thread."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ingest.connectors.slack import ExportError
 from ingest.connectors.teams import read_teams_export
-from ingest.source_kinds.base import (
-    Plan,
-    SourceError,
-    SourceKind,
-    export_bytes,
-    export_limits,
-    export_plan,
-)
+from ingest.source_kinds.base import ExportKind
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from ingest.connectors.items import Item
+    from ingest.connectors.slack import ExportLimits
     from ingest.exports import Head
     from ingest.models import Source
 
@@ -28,7 +24,7 @@ _TEAMS_JSON = re.compile(
 )
 
 
-class Teams(SourceKind):
+class Teams(ExportKind):
     def recognises(self, head: Head) -> bool:
         if head.zip_names:
             return bool(_TEAMS_JSON.search(head.first_json))
@@ -36,19 +32,13 @@ class Teams(SourceKind):
             _TEAMS_JSON.search(head.head)
         )
 
-    def plan(self, source: Source) -> Plan:
-        data = export_bytes(source)
+    def read(
+        self, data: bytes, source: Source, limits: ExportLimits
+    ) -> tuple[Any, Iterable[Item]]:
         assert source.file is not None  # export_bytes checked
-        try:
-            export, items = read_teams_export(
-                data,
-                filename=source.file.filename,
-                workspace=source.name,
-                limits=export_limits(),
-            )
-        except ExportError as exc:
-            raise SourceError(exc.code, exc.message) from exc
-        return export_plan(export, items)
+        return read_teams_export(
+            data, filename=source.file.filename, workspace=source.name, limits=limits
+        )
 
 
 KIND = Teams(
