@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 class RelevanceFacts:
     relevance: str | None  # answers | related | off_topic | None (not rated)
     other_document: bool = False
+    method: str = ""  # who rated it: offline (word rules) | model | judge
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,20 @@ RELEVANCE_MARKS: tuple[Mark, ...] = (
         supporting=False,
         examples=(RelevanceFacts(Relevance.OFF_TOPIC),),
     ),
+    # Word rules prove that a passage holds the question's words, never that
+    # it does not answer (issue 35: the product must not disclaim its own
+    # hits); only a model's "related" says "does not answer directly".
+    Mark(
+        key="matched",
+        applies=lambda f: f.relevance == Relevance.RELATED and f.method == "offline",
+        css="related",
+        label="Holds your question's words; no model judged it",
+        icon="~",
+        aria="This passage holds the question's words; no model read it to judge "
+        "whether it answers",
+        supporting=True,
+        examples=(RelevanceFacts(Relevance.RELATED, method="offline"),),
+    ),
     Mark(
         key="related",
         applies=lambda f: f.relevance == Relevance.RELATED,
@@ -73,7 +88,10 @@ RELEVANCE_MARKS: tuple[Mark, ...] = (
         icon="~",
         aria="This passage relates to the question without answering it directly",
         supporting=True,
-        examples=(RelevanceFacts(Relevance.RELATED),),
+        examples=(
+            RelevanceFacts(Relevance.RELATED),
+            RelevanceFacts(Relevance.RELATED, method="model"),
+        ),
     ),
     Mark(
         key="answers",
@@ -105,6 +123,8 @@ def mark_for(facts: RelevanceFacts) -> Mark:
 def citation_mark(citation: MessageCitation) -> Mark:
     return mark_for(
         RelevanceFacts(
-            relevance=citation.relevance, other_document=citation.other_document
+            relevance=citation.relevance,
+            other_document=citation.other_document,
+            method=citation.relevance_method,
         )
     )

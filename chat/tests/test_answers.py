@@ -17,6 +17,7 @@ from chat.payload import payload_with_verdicts
 from chat.scope import scope_for
 from chat.selectors import message_view
 from chat.services import message_ask, session_create
+from citations.marks import citation_mark
 from citations.models import MessageCitation
 from docuiq.testing.factories import make_document
 from ingest.services import Upload, document_upload
@@ -145,6 +146,10 @@ def test_offline_never_marks_a_yes_no_answer_it_cannot_prove(library, ask):
         )
     assert cited and "for convenience" in cited[0].quoted_text
     assert {c.relevance for c in cited} <= {"related", "off_topic"}
+    # Nor does its mark claim the clause does not answer: words prove only
+    # that it holds the question's words.
+    mark = citation_mark(cited[0])
+    assert mark.key == "matched" and "does not answer" not in mark.label
 
 
 def test_a_question_the_documents_cannot_answer_says_not_found_and_what_was_searched(
