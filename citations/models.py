@@ -126,7 +126,10 @@ class MessageCitation(TenantOwned):
     # The id of the rule that refused a failed citation (the rule table,
     # citations/cascade/rules.py: its name and what it refuses); blank when
     # verified, pending, or failed by no rule of the cascade.
-    rule = models.CharField(max_length=64, blank=True, default="")
+    # A database default too: a process still running the code before this
+    # column (a rolling deploy) or another system writing seed 000's columns
+    # inserts rows without it.
+    rule = models.CharField(max_length=64, blank=True, default="", db_default="")
     verified_at = models.DateTimeField(null=True, blank=True)
     # Relevance, a signal separate from verification: does the passage bear
     # on the question, rated offline (measured) or by a judge model; and is
