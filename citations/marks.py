@@ -73,7 +73,7 @@ RELEVANCE_MARKS: tuple[Mark, ...] = (
         key="matched",
         applies=lambda f: f.relevance == Relevance.RELATED and f.method == "offline",
         css="related",
-        label="Holds your question's words; no model judged it",
+        label="Holds your question's words",
         icon="~",
         aria="This passage holds the question's words; no model read it to judge "
         "whether it answers",
