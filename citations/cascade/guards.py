@@ -969,13 +969,7 @@ def _align_words(quote: str, span: str) -> list[_Group]:
     region: list[int] | None = None  # [i1, i2, j1, j2] of unequal words
     opcodes = Levenshtein.opcodes(q_words, s_words)
     for k, op in enumerate(opcodes):
-        tag, i1, i2, j1, j2 = (
-            op.tag,
-            op.src_start,
-            op.src_end,
-            op.dest_start,
-            op.dest_end,
-        )
+        tag, i1, i2, j1, j2 = _op_fields(op)
         # One equal word between two unequal stretches may be a tie the
         # token alignment broke the wrong way ("by hand, by courier" against
         # "byhand, by eou rjer" pairs the first "by" with the second): the
@@ -1695,17 +1689,17 @@ def _word_by_word(
     return None
 
 
+def _op_fields(op: Opcode) -> tuple[str, int, int, int, int]:
+    """An opcode's tag and spans by field name (rapidfuzz types an unpacked
+    opcode's items as int | str)."""
+    return op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end
+
+
 def _mapped(opcodes: Iterable[Opcode], i: int, length: int) -> int:
     """Where position `i` of one string falls in the other (of `length`)
     under their alignment `opcodes`."""
     for op in opcodes:
-        tag, i1, i2, j1, j2 = (
-            op.tag,
-            op.src_start,
-            op.src_end,
-            op.dest_start,
-            op.dest_end,
-        )
+        tag, i1, i2, j1, j2 = _op_fields(op)
         if i1 <= i < i2 or (tag == "insert" and i == i1):
             if tag in ("equal", "replace"):
                 return j1 + min(i - i1, j2 - j1)
