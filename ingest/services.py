@@ -97,6 +97,23 @@ def _spool(
     return spool, digest.hexdigest(), size, too_large
 
 
+def _new_revision_queued(document_id: object, file: File, **also: object) -> None:
+    """A document's changed content: its file is the new one and it is queued
+    to be read again from the start (ingestion makes the new revision);
+    `also` are further fields to set (a restored page, its new URL)."""
+    Document.objects.filter(pk=document_id).update(
+        file=file,
+        status=Document.Status.QUEUED,
+        error="",
+        error_code="",
+        attempts=0,
+        progress_done=0,
+        progress_total=0,
+        updated_at=timezone.now(),
+        **also,
+    )
+
+
 def _enqueue(document: Document) -> None:
     """Queue ingestion after commit; a broker outage leaves the row queued for
     the sweeper instead of failing the upload (CEL-07)."""
@@ -233,16 +250,7 @@ def document_upload_result(
             )
         if previous is not None:
             # Changed content under the same name: a new revision of that document.
-            Document.objects.filter(pk=previous.pk).update(
-                file=file,
-                status=Document.Status.QUEUED,
-                error="",
-                error_code="",
-                attempts=0,
-                progress_done=0,
-                progress_total=0,
-                updated_at=timezone.now(),
-            )
+            _new_revision_queued(previous.pk, file)
             previous.refresh_from_db()
             document = previous
         else:

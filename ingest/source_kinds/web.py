@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from ingest.connectors.web import FetchError, FetchLimits, fetch_page
 from ingest.source_kinds.base import (
@@ -37,7 +36,7 @@ def _capture(source: Source) -> Synced:
     # table this module is a row of.
     from ingest.extractors import WEB_CAPTURE_TYPE
     from ingest.models import Document, Source, SourceItem
-    from ingest.services import _enqueue
+    from ingest.services import _enqueue, _new_revision_queued
     from ingest.source_store import store_file
 
     limits = FetchLimits(
@@ -93,18 +92,12 @@ def _capture(source: Source) -> Synced:
             }, []
         else:
             # The page changed: a new revision of the same document.
-            Document.objects.filter(pk=item.document_id).update(
-                file=file,
-                status=Document.Status.QUEUED,
-                error="",
-                error_code="",
-                attempts=0,
-                progress_done=0,
-                progress_total=0,
+            _new_revision_queued(
+                item.document_id,
+                file,
                 is_deleted=False,
                 deleted_at=None,
                 origin_url=fetched.url[:2000],
-                updated_at=timezone.now(),
             )
             SourceItem.objects.filter(pk=item.pk).update(content_sha256=file.sha256)
             document = Document.objects.get(pk=item.document_id)
