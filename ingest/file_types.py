@@ -14,9 +14,10 @@ Pure: no Django (the sandbox child imports it).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+
+from lib.tables import row_added
 
 __all__ = [
     "FILE_TYPES",
@@ -203,15 +204,8 @@ def segmented_types() -> frozenset[str]:
     return frozenset(t.key for t in FILE_TYPES if t.locator in ("chat", "row"))
 
 
-@contextmanager
-def registered(kind: FileType) -> Iterator[FileType]:
+def registered(kind: FileType) -> AbstractContextManager[FileType]:
     """`kind` is a row of the table while the block runs (tests add a fake
     type this way; a real one is a row of `FILE_TYPES`). The sandbox child
     does not see it: a test extracts in process."""
-    global FILE_TYPES
-    before = FILE_TYPES
-    FILE_TYPES = (*before, kind)
-    try:
-        yield kind
-    finally:
-        FILE_TYPES = before
+    return row_added(__name__, "FILE_TYPES", kind)

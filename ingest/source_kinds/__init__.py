@@ -9,11 +9,11 @@ export, a table, a page (docs/how-to-add-a-connector.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 
 from ingest.source_kinds import database, slack, teams, web
 from ingest.source_kinds.base import Plan, SourceError, SourceKind, Synced
+from lib.tables import row_added
 
 __all__ = [
     "EXPORT_CHOICES",
@@ -60,14 +60,7 @@ def export_names(joiner: str = " or ") -> str:
 EXPORT_CHOICES = export_choices()
 
 
-@contextmanager
-def registered(kind: SourceKind) -> Iterator[SourceKind]:
+def registered(kind: SourceKind) -> AbstractContextManager[SourceKind]:
     """`kind` is a row of the table while the block runs (tests add a fake
     connector this way; a real one is a row of `SOURCE_KINDS`)."""
-    global SOURCE_KINDS
-    before = SOURCE_KINDS
-    SOURCE_KINDS = (*before, kind)
-    try:
-        yield kind
-    finally:
-        SOURCE_KINDS = before
+    return row_added(__name__, "SOURCE_KINDS", kind)

@@ -18,8 +18,8 @@ value is (its figures must be the quote's).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from decimal import InvalidOperation
 from typing import Any
 
@@ -36,6 +36,7 @@ from citations.values import (
     OptionValue,
     Party,
 )
+from lib.tables import row_added
 from tabular.column_types import (
     date,
     duration,
@@ -128,17 +129,10 @@ def names() -> str:
     return ", ".join(t.label.lower() for t in COLUMN_TYPES)
 
 
-@contextmanager
-def registered(kind: ColumnType) -> Iterator[ColumnType]:
+def registered(kind: ColumnType) -> AbstractContextManager[ColumnType]:
     """`kind` is a row of the table while the block runs (tests add a fake
     type this way; a real one is a row of `COLUMN_TYPES`)."""
-    global COLUMN_TYPES
-    before = COLUMN_TYPES
-    COLUMN_TYPES = (*before, kind)
-    try:
-        yield kind
-    finally:
-        COLUMN_TYPES = before
+    return row_added(__name__, "COLUMN_TYPES", kind)
 
 
 # --------------------------------------------------------------- typed values
