@@ -74,6 +74,9 @@ def verify_cited_quote(
         elsewhere = verify_quote(
             other.text, quote, within=other.within, page_starts=other.page_starts
         )
+        # attribution.elsewhere is decided here, not by a table's row: it is
+        # the outcome of verifying the quote in the other sources, the whole
+        # cascade run again, not a check of one passage.
         if elsewhere.verified:
             return failed(
                 f"mis-attributed: quote found in {other.label}, not in cited {cited.label}",

@@ -48,7 +48,7 @@ from citations.cascade.guards import (
 )
 from citations.cascade.memo import memo
 from citations.cascade.prepared import prepare
-from citations.cascade.refusal import Check, first_refusal, refusal
+from citations.cascade.refusal import Check, first_refusal
 from citations.cascade.scope import opening_aside_end, reach, stands_before_verb
 from lib.negations import NEGATION_WORDS
 
@@ -66,6 +66,23 @@ class Dropped(NamedTuple):
 
     reason: str
     start: int  # offset in the source: the negation, or its clause
+
+
+class _At:
+    """What a rule of a negation at one place reads: the source `text` and
+    the span's (or an elided gap's) `start` and `end`. A rule that refuses
+    sets `where`, the offset the refused passage is shown from."""
+
+    def __init__(self, text: str, start: int, end: int | None) -> None:
+        self.text, self.start, self.where = text, start, start
+        self.end = start if end is None else end
+
+
+def _dropped(checks: tuple[Check[_At], ...], at: _At) -> Dropped | None:
+    """The first of `checks` to refuse `at`, as the Dropped negation its
+    Refusal names the rule of; None when none refuses."""
+    refused = first_refusal(checks, at)
+    return None if refused is None else Dropped(refused, at.where)
 
 
 # The negations OCR may have damaged in the source ("uot", "Neithcr"): one
@@ -303,23 +320,8 @@ def negation_before(
     `opens_elided`: the quote begins with an ellipsis or an insertion."""
     if start <= 0:
         return None
-    lo = max(0, start - CLAUSE_REACH)
-    before = text[lo:start]
     if opens_elided:
-        ends = list(_CLAUSE_END.finditer(before))
-        at = lo + (ends[-1].end() if ends else 0)
-        found = _first_negation(text, at, start)
-        if found is None:
-            return None
-        word, where = found
-        return Dropped(
-            refusal(
-                "negation.opening_elision",
-                f"the quote's opening elision leaves out “{word}” "
-                f"(source: “{_words_around(text, where, start, reach=0)}”)",
-            ),
-            where,
-        )
+        return _dropped(OPENING_ELISION_CHECKS, _At(text, start, end))
     # A word run into the span's first word by OCR ("Neithcr|party", where
     # stage 2 may start a match at the join) is the word before, too, and
     # so is one a mark touches ("not,be"); a quote that itself starts with
@@ -417,6 +419,31 @@ def _governing_negation(b: _BeforeSpan) -> str | None:
                 f"(source: “{_words_around(text, where, start, reach=0)}”)"
             )
     return None
+
+
+def _opening_elision(a: _At) -> str | None:
+    """A negation between the clause's start and a span whose quote opens
+    with an ellipsis or an insertion: the quote left it out there."""
+    text, start = a.text, a.start
+    lo = max(0, start - CLAUSE_REACH)
+    ends = list(_CLAUSE_END.finditer(text, lo, start))
+    at = ends[-1].end() if ends else lo
+    found = _first_negation(text, at, start)
+    if found is None:
+        return None
+    word, a.where = found
+    return (
+        f"the quote's opening elision leaves out “{word}” "
+        f"(source: “{_words_around(text, a.where, start, reach=0)}”)"
+    )
+
+
+# A quote that opens with an ellipsis or an insertion meets this rule
+# instead of BEFORE_CHECKS (a table of one: what it left out is any
+# negation of the clause, wherever it stands).
+OPENING_ELISION_CHECKS: tuple[Check[_At], ...] = (
+    Check("negation.opening_elision", _opening_elision),
+)
 
 
 def _reversing_verb(b: _BeforeSpan) -> str | None:
@@ -669,12 +696,10 @@ def _end(word: tuple[str, int]) -> int:
 
 
 def _reverses(text: str, at: int, start: int, phrase: str) -> Dropped:
+    # The rule that refuses is the row of BEFORE_CHECKS that called this.
     return Dropped(
-        refusal(
-            "negation.reversing_verb",
-            f"the quote starts just after “{phrase}”, which reverses it "
-            f"(source: “{_words_around(text, at, start, reach=0)}”)",
-        ),
+        f"the quote starts just after “{phrase}”, which reverses it "
+        f"(source: “{_words_around(text, at, start, reach=0)}”)",
         at,
     )
 
@@ -717,12 +742,10 @@ def _straddled(text: str, start: int, words: list[tuple[str, int]]) -> Dropped |
     joined = piece + first.group()
     if not _is_negation(joined, damaged=False):
         return None
+    # The rule that refuses is the row of BEFORE_CHECKS that called this.
     return Dropped(
-        refusal(
-            "negation.split_off",
-            f"the quote starts inside “{piece} {first.group()}”, which negates it "
-            f"(source: “{_words_around(text, at, start, reach=0)}”)",
-        ),
+        f"the quote starts inside “{piece} {first.group()}”, which negates it "
+        f"(source: “{_words_around(text, at, start, reach=0)}”)",
         at,
     )
 
@@ -759,16 +782,21 @@ def _within_a_line_or_two(gap: str) -> bool:
 def negation_after(text: str, end: int) -> Dropped | None:
     """A negation just after the span, which the quote cuts off: "the
     Licensee may | not sublicense", "shall be liable | under no
-    circumstances", "The Buyer shall pay | no interest"."""
-    if re.match(r"n?['\u2019]t\b", text[end : end + 4]):
-        return Dropped(
-            refusal(
-                "negation.after",
-                "the quote stops inside “n't”, which negates it "
-                f"(source: “{_words_around(text, end, end, reach=3)}”)",
-            ),
-            end,
-        )
+    circumstances", "The Buyer shall pay | no interest" (AFTER_CHECKS)."""
+    return _dropped(AFTER_CHECKS, _At(text, end, end))
+
+
+def _stops_inside_nt(a: _At) -> str | None:
+    if not re.match(r"n?['\u2019]t\b", a.text[a.end : a.end + 4]):
+        return None
+    return (
+        "the quote stops inside “n't”, which negates it "
+        f"(source: “{_words_around(a.text, a.end, a.end, reach=3)}”)"
+    )
+
+
+def _stops_before_negation(a: _At) -> str | None:
+    text, end = a.text, a.end
     words = _words(text, end, min(len(text), end + 60))[:3]
     if (
         not words
@@ -795,14 +823,19 @@ def negation_after(text: str, end: int) -> Dropped | None:
         or (after and after in "-.")  # "non-exclusive", "No. 5"
     ):
         return None
-    return Dropped(
-        refusal(
-            "negation.after",
-            f"the quote stops just before “{negation}”, which negates it "
-            f"(source: “{_words_around(text, at, at + len(negation))}”)",
-        ),
-        at,
+    a.where = at
+    return (
+        f"the quote stops just before “{negation}”, which negates it "
+        f"(source: “{_words_around(text, at, at + len(negation))}”)"
     )
+
+
+# The rules of a negation the quote cuts off after its span, in order; the
+# first to refuse decides (negation_after).
+AFTER_CHECKS: tuple[Check[_At], ...] = (
+    Check("negation.after", _stops_inside_nt),
+    Check("negation.after", _stops_before_negation),
+)
 
 
 def dropped_negation(
@@ -822,18 +855,23 @@ def negation_elided(text: str, gap_start: int, gap_end: int) -> Dropped | None:
     words after the gap is elision.REVERSING_NEAR_END's ("a non-exclusive,
     royalty-free licence": "a ... royalty-free licence" leaves out a
     qualifier; "shall be ... transferable" over "non-" cuts a word)."""
-    found = _first_negation(text, gap_start, gap_end, prefixes=False)
+    return _dropped(ELIDED_CHECKS, _At(text, gap_start, gap_end))
+
+
+def _negation_in_gap(a: _At) -> str | None:
+    found = _first_negation(a.text, a.start, a.end, prefixes=False)
     if found is None:
         return None
-    word, where = found
-    return Dropped(
-        refusal(
-            "elision.negation",
-            f"the elision leaves out “{word}” "
-            f"(source: “{_words_around(text, gap_start, gap_end)}”)",
-        ),
-        where,
+    word, a.where = found
+    return (
+        f"the elision leaves out “{word}” "
+        f"(source: “{_words_around(a.text, a.start, a.end)}”)"
     )
+
+
+# The rule of a negation an ellipsis leaves out (a table of one: the gap's
+# other rules are elision.GAP_CHECKS, which read no negation the gap holds).
+ELIDED_CHECKS: tuple[Check[_At], ...] = (Check("elision.negation", _negation_in_gap),)
 
 
 def _words_around(text: str, start: int, end: int, reach: int = 3) -> str:

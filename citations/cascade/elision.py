@@ -320,6 +320,10 @@ def find_elided(
     anchors = _anchor_hits(
         prepared, parts[anchor_index], split.parts[anchor_index], region
     )
+    # elision.part_not_found and elision.out_of_reach are decided here and
+    # in _chain, inline rather than by a table's row: they name how the
+    # search ended (a part with no place, or none in reach), when there is
+    # no passage for a rule to read (docs/verification.md).
     if not anchors:
         return Elided(
             None,
@@ -401,13 +405,27 @@ def outer_insertion_difference(split: QuoteParts) -> str | None:
     text no part reaches: it may not carry a number, negation or modal verb
     ("[No] Supplier shall deliver", "... to the Buyer [within 5 days]")."""
     for inserted in split.outer_insertions:
-        if _said(inserted):
-            return refusal(
-                "insertion.outer_meaning",
-                f"the bracketed insertion “[{inserted}]” carries a number, "
-                "negation or modal verb that no source text stands behind",
-            )
+        refused = first_refusal(OUTER_MEANING_CHECKS, inserted)
+        if refused is not None:
+            return refused
     return None
+
+
+def _outer_said(inserted: str) -> str | None:
+    if not _said(inserted):
+        return None
+    return (
+        f"the bracketed insertion “[{inserted}]” carries a number, "
+        "negation or modal verb that no source text stands behind"
+    )
+
+
+# The rule an insertion outside the parts meets before any part is
+# searched (a table of one: the rules that read the source's words beside
+# the span are OUTER_INSERTION_CHECKS, after a passage is found).
+OUTER_MEANING_CHECKS: tuple[Check[str], ...] = (
+    Check("insertion.outer_meaning", _outer_said),
+)
 
 
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
@@ -420,6 +438,24 @@ def _crosses_paragraph(prepared: PreparedText, f_end: int, f_start: int) -> bool
     folded = prepared.folded
     gap = prepared.text[folded.source_end(f_end) : folded.source_start(f_start)]
     return bool(_BLANK_LINE.search(gap))
+
+
+def _in_paragraphs(found: tuple[PreparedText, list[_Hit]]) -> str | None:
+    prepared, chain = found
+    if any(
+        _crosses_paragraph(prepared, a.end, b.start)
+        for a, b in itertools.pairwise(chain)
+    ):
+        return "elided parts are in different paragraphs"
+    return None
+
+
+# The rule a chain of parts found in order meets before its gaps are read
+# (a table of one: each gap then meets context.ELIDED_CHECKS and
+# GAP_CHECKS, or INSERTED_GAP_CHECKS).
+CHAIN_CHECKS: tuple[Check[tuple[PreparedText, list[_Hit]]], ...] = (
+    Check("elision.paragraphs", _in_paragraphs),
+)
 
 
 def _chain(
@@ -467,15 +503,9 @@ def _chain(
         hits[i] = hit
         edge = hit.end
     chain = [hits[i] for i in range(len(parts))]
-    if any(
-        _crosses_paragraph(prepared, a.end, b.start)
-        for a, b in itertools.pairwise(chain)
-    ):
-        return (
-            None,
-            refusal("elision.paragraphs", "elided parts are in different paragraphs"),
-            None,
-        )
+    refused = first_refusal(CHAIN_CHECKS, (prepared, chain))
+    if refused is not None:
+        return None, refused, None
     folded = prepared.folded
     for k, (a, b) in enumerate(itertools.pairwise(chain)):
         gap_start, gap_end = folded.source_end(a.end), folded.source_start(b.start)
@@ -810,13 +840,12 @@ def _other_than_antecedent(text: str, start: int, inserted: str) -> Dropped | No
     )
     if not (rival or named & mentioned):
         return None
+    # The rule that refuses is the row of OUTER_INSERTION_CHECKS that
+    # called this (_antecedent).
     return Dropped(
-        refusal(
-            "insertion.antecedent",
-            f"the bracketed insertion “[{inserted}]” stands for "
-            f"“{words[-1].group()}”, which refers to the "
-            f"{' '.join(sorted(subject)).title()} in the source",
-        ),
+        f"the bracketed insertion “[{inserted}]” stands for "
+        f"“{words[-1].group()}”, which refers to the "
+        f"{' '.join(sorted(subject)).title()} in the source",
         pronoun,
     )
 
@@ -1203,27 +1232,20 @@ def _gap_difference(
     shall ... deliver" over "pay the price. The Supplier shall"); nor a word
     that reverses what follows it ("liable ... indirect damages" over "for
     all damages, excluding")."""
-    if inserted is not None:
-        if (
-            _said(inserted) != _said(gap)
-            or _names_other_party(inserted, gap)
-            or not _stands_for(inserted, gap, context=_CLAUSE_START.split(before)[-1])
-        ):
-            return refusal(
-                "insertion.says_otherwise",
-                f"the bracketed insertion “[{inserted}]” says what the source "
-                f"does not (source: “{' '.join(gap.split()) or '(nothing)'}”)",
-            )
-        return None
-    return first_refusal(GAP_CHECKS, _Gap(gap, before, after))
+    checks = GAP_CHECKS if inserted is None else INSERTED_GAP_CHECKS
+    return first_refusal(checks, _Gap(gap, before, after, inserted))
 
 
 class _Gap:
     """What the elision rules read: the source text an ellipsis leaves out
-    (`gap`), the quote's part before it and the source's words after it."""
+    (`gap`), the quote's part before it and the source's words after it;
+    for a bracketed insertion, what the quote puts there (`inserted`)."""
 
-    def __init__(self, gap: str, before: str, after: str) -> None:
+    def __init__(
+        self, gap: str, before: str, after: str, inserted: str | None = None
+    ) -> None:
         self.gap, self.before, self.after = gap, before, after
+        self.inserted = inserted
         self._said: list[Feature] | None = None
 
     @property
@@ -1236,6 +1258,20 @@ class _Gap:
     @property
     def shown(self) -> str:
         return " ".join(self.gap.split())[:80]
+
+
+def _says_otherwise(g: _Gap) -> str | None:
+    inserted = g.inserted or ""
+    if (
+        _said(inserted) != _said(g.gap)
+        or _names_other_party(inserted, g.gap)
+        or not _stands_for(inserted, g.gap, context=_CLAUSE_START.split(g.before)[-1])
+    ):
+        return (
+            f"the bracketed insertion “[{inserted}]” says what the source "
+            f"does not (source: “{' '.join(g.gap.split()) or '(nothing)'}”)"
+        )
+    return None
 
 
 def _joins_sentences(g: _Gap) -> str | None:
@@ -1297,4 +1333,10 @@ GAP_CHECKS: tuple[Check[_Gap], ...] = (
     Check("elision.joins_clauses", _joins_clauses),
     Check("elision.reversing_word", _leaves_out_reversing_word),
     Check("elision.condition", _leaves_out_condition),
+)
+# The rule a bracketed insertion's gap meets instead: it stands for the
+# words it replaces (a table of one: the gap's other rules are an
+# ellipsis's, which may drop words an insertion must stand behind).
+INSERTED_GAP_CHECKS: tuple[Check[_Gap], ...] = (
+    Check("insertion.says_otherwise", _says_otherwise),
 )

@@ -756,8 +756,39 @@ ENTITY_RULES: tuple[EntityRule, ...] = (
 )
 
 
-def _run(quote: str, text: str, strict: bool, context: str) -> Refusal | None:
-    for rule in ENTITY_RULES:
+def _whole_span_roles(quote: str, span: str, strict: bool, context: str) -> str | None:
+    return _subject_acts(quote, span, True, context) or _aligned_subject(
+        quote, span, True, context
+    )
+
+
+def _whole_span_parties(
+    quote: str, span: str, strict: bool, context: str
+) -> str | None:
+    return _subject_acts(quote, span, False, context) or _aligned_subject(
+        quote, span, False, context
+    )
+
+
+# Who does what, read in the whole span a judge named when ENTITY_RULES
+# passed the stretch most like the quote (entity_difference): a sentence
+# beside it may give the quote's verb to another party.
+WHOLE_SPAN_RULES: tuple[EntityRule, ...] = (
+    EntityRule("entity.role", _whole_span_roles),
+    EntityRule("entity.party", _whole_span_parties),
+)
+
+
+def _run(
+    quote: str,
+    text: str,
+    strict: bool,
+    context: str,
+    rules: tuple[EntityRule, ...] = ENTITY_RULES,
+) -> Refusal | None:
+    """The entity stages' loop: the first of `rules` to refuse, as a
+    Refusal naming it; None when none does."""
+    for rule in rules:
         reason = rule.check(quote, text, strict, context)
         if reason:
             return refusal(rule.id, reason)
@@ -803,13 +834,7 @@ def entity_difference(quote: str, span: str, context: str = "") -> Refusal | Non
     found = _run(quote, window, True, context)
     if found or window == span:
         return found
-    for rule, roles in (("entity.role", True), ("entity.party", False)):
-        reason = _subject_acts(quote, span, roles, context) or _aligned_subject(
-            quote, span, roles, context
-        )
-        if reason:
-            return refusal(rule, reason)
-    return None
+    return _run(quote, span, True, context, WHOLE_SPAN_RULES)
 
 
 def entities_absent(quote: str, passage: str, context: str = "") -> Refusal | None:

@@ -57,7 +57,7 @@ from citations.cascade.numerals import (
     NUMBER_WORDS,
     number_value,
 )
-from citations.cascade.refusal import Refusal, refusal
+from citations.cascade.refusal import Check, Refusal, first_refusal, refusal
 from lib.months import MONTHS
 
 # A number stands alone ("30", "1,000.50"); digits glued to letters ("30days",
@@ -599,8 +599,7 @@ MEANING_RULES = {
 }
 
 
-def _describe(kind: str, a: list[Feature], b: list[Feature]) -> Refusal:
-    rule = MEANING_RULES[kind]
+def _describe(kind: str, a: list[Feature], b: list[Feature]) -> str:
     va = [f.value for f in a]
     vb = [f.value for f in b]
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
@@ -611,13 +610,11 @@ def _describe(kind: str, a: list[Feature], b: list[Feature]) -> Refusal:
         quoted = ", ".join(f"'{f.raw}' ({f.context})" for f in a[i1:i2])
         sourced = ", ".join(f"'{f.raw}' ({f.context})" for f in b[j1:j2])
         if tag == "replace":
-            return refusal(
-                rule, f"{kind} differs: quote has {quoted}, source has {sourced}"
-            )
+            return f"{kind} differs: quote has {quoted}, source has {sourced}"
         if tag == "delete":
-            return refusal(rule, f"{kind} missing in source: quote has {quoted}")
-        return refusal(rule, f"{kind} added in source: source has {sourced}")
-    return refusal(rule, f"{kind} differs")
+            return f"{kind} missing in source: quote has {quoted}"
+        return f"{kind} added in source: source has {sourced}"
+    return f"{kind} differs"
 
 
 def _by_kind(found: Iterable[Feature]) -> dict[str, list[Feature]]:
@@ -635,41 +632,87 @@ def _features_of(folded: str) -> tuple[Feature, ...]:
     return tuple(features(folded))
 
 
+class _Meaning(NamedTuple):
+    """What the meaning rules read: the quote's and the span's features,
+    by kind."""
+
+    quote: dict[str, list[Feature]]
+    span: dict[str, list[Feature]]
+
+
+def _kind_differs(kind: str) -> Callable[[_Meaning], str | None]:
+    """The rule of one kind: the quote and the span say the same values of
+    it, in the same order."""
+
+    def differs(m: _Meaning) -> str | None:
+        a, b = m.quote[kind], m.span[kind]
+        if [f.value for f in a] == [f.value for f in b]:
+            return None
+        return _describe(kind, a, b)
+
+    differs.__name__ = f"_{kind.replace(' ', '_')}_differs"
+    return differs
+
+
+def _kind_missing(kind: str) -> Callable[[_Meaning], str | None]:
+    """The paraphrase rule of one kind: every value of it the quote says is
+    in the span (a paraphrase may reorder and add, not drop)."""
+
+    def missing(m: _Meaning) -> str | None:
+        lacking = Counter(f.value for f in m.quote[kind]) - Counter(
+            f.value for f in m.span[kind]
+        )
+        if not lacking:
+            return None
+        shown = next(f for f in m.quote[kind] if f.value in lacking)
+        return f"{kind} missing in source: quote has '{shown.raw}' ({shown.context})"
+
+    missing.__name__ = f"_{kind.replace(' ', '_')}_missing"
+    return missing
+
+
+def _negation_added(m: _Meaning) -> str | None:
+    extra = Counter(f.value for f in m.span[NEGATION]) - Counter(
+        f.value for f in m.quote[NEGATION]
+    )
+    if not extra:
+        return None
+    shown = next(f for f in m.span[NEGATION] if f.value in extra)
+    return f"negation added in source: source has '{shown.raw}' ({shown.context})"
+
+
+# The meaning rules, one per kind of meaning-bearing token, in KINDS order;
+# the first kind that differs decides (meaning_difference).
+MEANING_CHECKS: tuple[Check[_Meaning], ...] = tuple(
+    Check(MEANING_RULES[kind], _kind_differs(kind)) for kind in KINDS
+)
+# A judged paraphrase's (paraphrase_difference): no kind's value of the
+# quote missing from the span (a section sign is how a label is written,
+# which a paraphrase may change), and no negation the quote lacks.
+PARAPHRASE_CHECKS: tuple[Check[_Meaning], ...] = (
+    *(
+        Check(MEANING_RULES[kind], _kind_missing(kind))
+        for kind in KINDS
+        if kind != SECTION_SIGN
+    ),
+    Check(MEANING_RULES[NEGATION], _negation_added),
+)
+
+
 def meaning_difference(quote: str, span: str) -> str | None:
-    """Why the span says something different from the quote, or None."""
-    q = _by_kind(_features_of(quote))
-    s = _by_kind(features(span))
-    for kind in KINDS:
-        if [f.value for f in q[kind]] != [f.value for f in s[kind]]:
-            return _describe(kind, q[kind], s[kind])
-    return None
+    """Why the span says something different from the quote, as a Refusal
+    naming the rule of the first kind that differs (MEANING_CHECKS), or
+    None."""
+    case = _Meaning(_by_kind(_features_of(quote)), _by_kind(features(span)))
+    return first_refusal(MEANING_CHECKS, case)
 
 
 def paraphrase_difference(quote: str, span: str) -> str | None:
     """For a judged paraphrase: the quote's numbers, negations and modals must
-    appear in the span, and the span must not add a negation."""
-    q = _by_kind(features(quote))
-    s = _by_kind(features(span))
-    for kind in KINDS:
-        if kind == SECTION_SIGN:
-            continue
-        missing = Counter(f.value for f in q[kind]) - Counter(f.value for f in s[kind])
-        if missing:
-            shown = next(f for f in q[kind] if f.value in missing)
-            return refusal(
-                MEANING_RULES[kind],
-                f"{kind} missing in source: quote has '{shown.raw}' ({shown.context})",
-            )
-    extra = Counter(f.value for f in s[NEGATION]) - Counter(
-        f.value for f in q[NEGATION]
-    )
-    if extra:
-        shown = next(f for f in s[NEGATION] if f.value in extra)
-        return refusal(
-            MEANING_RULES[NEGATION],
-            f"negation added in source: source has '{shown.raw}' ({shown.context})",
-        )
-    return None
+    appear in the span, and the span must not add a negation
+    (PARAPHRASE_CHECKS)."""
+    case = _Meaning(_by_kind(features(quote)), _by_kind(features(span)))
+    return first_refusal(PARAPHRASE_CHECKS, case)
 
 
 def _negating_prefix(a: str, b: str) -> bool:
@@ -2158,12 +2201,30 @@ def numbers_missing(quote: str, span: str) -> bool:
     return bool(Counter(_DIGITS.findall(quote)) - Counter(_DIGITS.findall(span)))
 
 
+def _digits_missing(m: _Meaning) -> str | None:
+    # Reached only for a span `numbers_missing` fails whose features agree:
+    # a run of digits no feature reads (a code's "7" in "A7"), still a
+    # number the span lacks.
+    return "numbers differ"
+
+
+# A span that lacks a number of the quote (`numbers_missing`): the meaning
+# rules say which difference; if none sees one, the number rule still
+# refuses (missing_numbers_reason).
+NUMBERS_MISSING_CHECKS: tuple[Check[_Meaning], ...] = (
+    *MEANING_CHECKS,
+    Check(MEANING_RULES[NUMBER], _digits_missing),
+)
+
+
 def missing_numbers_reason(quote: str, span: str) -> str:
     """Why a span that `numbers_missing` fails says something else: the
-    first difference of meaning, as `fuzzy_difference` names it."""
-    return meaning_difference(quote, span) or refusal(
-        MEANING_RULES[NUMBER], "numbers differ"
-    )
+    first difference of meaning, as `fuzzy_difference` names it
+    (NUMBERS_MISSING_CHECKS, whose last rule always refuses)."""
+    case = _Meaning(_by_kind(_features_of(quote)), _by_kind(features(span)))
+    refused = first_refusal(NUMBERS_MISSING_CHECKS, case)
+    assert refused is not None  # the table's last row refuses every case
+    return refused
 
 
 def fuzzy_difference(

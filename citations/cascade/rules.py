@@ -4,15 +4,14 @@ A rule is a row of RULES: an id, the name a reviewer reads, the stage and
 the place it runs in, what it refuses, and examples it must refuse and pass.
 
 A stage runs its rules as one loop over a table of checks, in order, and
-the first that refuses decides and names itself (refusal.first_refusal):
-verify.INPUT_CHECKS, tolerant.FOLDED_CHECKS and FUZZY_CHECKS,
-verify.POST_CHECKS, context.BEFORE_CHECKS, elision.PARTS_CHECKS,
-GAP_CHECKS and OUTER_INSERTION_CHECKS, guards.WORDING_RULES,
-entities.ENTITY_RULES; a row's `place` names its loop,
-and a test holds the two together. The rest (a passage not found, a judge's
-vote, meaning features by kind) refuse where their search fails, through
-`refusal(id, reason)`. Either way a failed verdict names the rule that
-decided (`Verdict.rule`, the stage records' "rule", the citation's `rule`).
+the first that refuses decides and names itself (refusal.first_refusal;
+the entity and wording tables have loops of their own shape that do the
+same). A row's `place` names the tables it is a row of, and a test holds
+the two together. The few rules no table runs have an `inline` reason: a
+search that ended with no passage to read, a judge's reply, a quote
+verified in another source; they name themselves where their stage's flow
+ends. Either way a failed verdict names the rule that decided
+(`Verdict.rule`, the stage records' "rule", the citation's `rule`).
 
 Tests run every rule's examples (citations/tests/rule_examples.py: each
 refused example fails with that rule's id, each passed example verifies),
@@ -63,6 +62,10 @@ class Rule:
     refuses: str
     refused: tuple[Example, ...]
     passed: tuple[Example, ...] = field(default=())
+    # Why the rule is decided where its stage's flow ends rather than by a
+    # row of a stage's table ("" for a rule a table runs): a search's or a
+    # judge's outcome, which no check of a passage could decide.
+    inline: str = ""
 
 
 def _paginated() -> tuple[str, tuple[int, ...]]:
@@ -88,6 +91,12 @@ _FILLER = " ".join(
 )
 _BUYER = "The Buyer shall pay within 30 days of the invoice date."
 _PROMPTLY = "The Buyer shall pay the Seller promptly on receipt of the invoice."
+
+# Why a search's failure is named inline (Rule.inline).
+_SEARCH_OUTCOME = (
+    "The search's outcome: it ended with no passage for a rule to read, and "
+    "the rule names how."
+)
 
 RULES: tuple[Rule, ...] = (
     # --- input -------------------------------------------------------------
@@ -154,7 +163,7 @@ RULES: tuple[Rule, ...] = (
         "tolerant.not_similar",
         "No similar passage",
         "tolerant",
-        "tolerant._judge_snapped",
+        "tolerant.SNAPPED_CHECKS",
         "The closest passage is less than 85% similar to the quote once OCR "
         "confusions are folded (or less than 75% as written): no passage "
         "says it.",
@@ -180,13 +189,14 @@ RULES: tuple[Rule, ...] = (
         "placed at all.",
         (Example(_FILLER, "The Licensor may terminate the licence at will"),),
         (Example(_FILLER, "Clause 17 describes the delivery schedule for lot 17"),),
+        inline=_SEARCH_OUTCOME,
     ),
     # --- the guard: meaning -------------------------------------------------
     Rule(
         "meaning.number",
         "Number differs",
         "guard: meaning",
-        "guards.meaning_difference",
+        "guards.MEANING_CHECKS (guards.NUMBERS_MISSING_CHECKS, guards.PARAPHRASE_CHECKS)",
         "A number the passage writes otherwise, lacks or adds (number words "
         "compare as written: 'thirty' is not '30').",
         (Example(_BUYER, "The Buyer shall pay within 60 days of the invoice date."),),
@@ -196,7 +206,7 @@ RULES: tuple[Rule, ...] = (
         "meaning.percentage",
         "Percentage differs",
         "guard: meaning",
-        "guards.meaning_difference",
+        "guards.MEANING_CHECKS (guards.NUMBERS_MISSING_CHECKS, guards.PARAPHRASE_CHECKS)",
         "A percentage sign or word the passage lacks or adds ('5' is not '5%').",
         (
             Example(
@@ -215,7 +225,7 @@ RULES: tuple[Rule, ...] = (
         "meaning.currency",
         "Currency differs",
         "guard: meaning",
-        "guards.meaning_difference",
+        "guards.MEANING_CHECKS (guards.NUMBERS_MISSING_CHECKS, guards.PARAPHRASE_CHECKS)",
         "Another currency sign or word ('$500' is not '€500').",
         (
             Example(
@@ -234,7 +244,7 @@ RULES: tuple[Rule, ...] = (
         "meaning.date",
         "Date differs",
         "guard: meaning",
-        "guards.meaning_difference",
+        "guards.MEANING_CHECKS (guards.NUMBERS_MISSING_CHECKS, guards.PARAPHRASE_CHECKS)",
         "Another month name.",
         (
             Example(
@@ -253,7 +263,7 @@ RULES: tuple[Rule, ...] = (
         "meaning.negation",
         "Negation differs",
         "guard: meaning",
-        "guards.meaning_difference",
+        "guards.MEANING_CHECKS (guards.NUMBERS_MISSING_CHECKS, guards.PARAPHRASE_CHECKS)",
         "A negation the passage lacks or adds (not, no, never, neither, nor, "
         "none, without, unless, except, n't, cannot, non-).",
         (
@@ -273,7 +283,7 @@ RULES: tuple[Rule, ...] = (
         "meaning.modal",
         "Modal verb differs",
         "guard: meaning",
-        "guards.meaning_difference",
+        "guards.MEANING_CHECKS (guards.NUMBERS_MISSING_CHECKS, guards.PARAPHRASE_CHECKS)",
         "Another modal verb ('shall' is not 'may').",
         (
             Example(
@@ -292,7 +302,7 @@ RULES: tuple[Rule, ...] = (
         "meaning.label",
         "Label differs",
         "guard: meaning",
-        "guards.meaning_difference",
+        "guards.MEANING_CHECKS (guards.NUMBERS_MISSING_CHECKS, guards.PARAPHRASE_CHECKS)",
         "Another label of a part ('Section 8(b)' is not 'Section 8(c)'), "
         "compared as written, OCR or not.",
         (
@@ -312,7 +322,7 @@ RULES: tuple[Rule, ...] = (
         "meaning.number_separator",
         "Number separator differs",
         "guard: meaning",
-        "guards.meaning_difference",
+        "guards.MEANING_CHECKS (guards.NUMBERS_MISSING_CHECKS, guards.PARAPHRASE_CHECKS)",
         "Another mark between two numbers ('2-3' is not '2/3').",
         (
             Example(
@@ -331,7 +341,7 @@ RULES: tuple[Rule, ...] = (
         "meaning.section_sign",
         "Section sign differs",
         "guard: meaning",
-        "guards.meaning_difference",
+        "guards.MEANING_CHECKS (guards.NUMBERS_MISSING_CHECKS)",
         "Another number of section signs ('§§' is not '§').",
         (
             Example(
@@ -737,7 +747,7 @@ RULES: tuple[Rule, ...] = (
         "negation.opening_elision",
         "Negation elided at the start",
         "post-check",
-        "verify.POST_CHECKS (context.negation_before)",
+        "verify.POST_CHECKS (context.OPENING_ELISION_CHECKS)",
         "A quote opening with an ellipsis or insertion whose clause starts "
         "with a negation it leaves out.",
         (
@@ -757,7 +767,7 @@ RULES: tuple[Rule, ...] = (
         "negation.after",
         "Negation left out after",
         "post-check",
-        "verify.POST_CHECKS (context.negation_after)",
+        "verify.POST_CHECKS (context.AFTER_CHECKS)",
         "A quote that stops just before a negation of its own clause ('the "
         "Licensee may | not sublicense') or inside 'n't'.",
         (Example("The Licensee may not sublicense the Software.", "The Licensee may"),),
@@ -773,7 +783,7 @@ RULES: tuple[Rule, ...] = (
         "insertion.outer_meaning",
         "Bracketed insertion changes the meaning",
         "elision",
-        "elision.outer_insertion_difference",
+        "elision.OUTER_MEANING_CHECKS",
         "An insertion before the first part or after the last that carries a "
         "number, negation or modal verb no source text stands behind.",
         (
@@ -858,7 +868,7 @@ RULES: tuple[Rule, ...] = (
         "insertion.says_otherwise",
         "Bracketed insertion says otherwise",
         "elision",
-        "elision._gap_difference",
+        "elision.INSERTED_GAP_CHECKS",
         "An insertion between two parts that says another number, negation "
         "or modal verb than the source text it replaces, names another party, "
         "or shares no stem with it ('within [30] days' over '60').",
@@ -923,6 +933,7 @@ RULES: tuple[Rule, ...] = (
         "An elided quote whose longest part is not in the text.",
         (Example(_BUYER, "The Buyer shall ... refund every deposit received"),),
         (Example(_BUYER, "The Buyer shall ... within 30 days of the invoice date"),),
+        inline=_SEARCH_OUTCOME,
     ),
     Rule(
         "elision.out_of_reach",
@@ -945,12 +956,13 @@ RULES: tuple[Rule, ...] = (
                 "The Supplier shall deliver ... the Buyer may reject defective Goods",
             ),
         ),
+        inline=_SEARCH_OUTCOME,
     ),
     Rule(
         "elision.paragraphs",
         "Elision joins paragraphs",
         "elision",
-        "elision.find_elided",
+        "elision.CHAIN_CHECKS",
         "An ellipsis that bridges paragraphs (a blank line).",
         (
             Example(
@@ -973,7 +985,7 @@ RULES: tuple[Rule, ...] = (
         "elision.negation",
         "Elision drops a negation",
         "elision",
-        "context.negation_elided",
+        "context.ELIDED_CHECKS",
         "An ellipsis over a negation ('The Supplier shall ... deliver' over "
         "'not'); a hyphenated 'non-' negates only its own word.",
         (
@@ -1150,6 +1162,10 @@ RULES: tuple[Rule, ...] = (
                 others=("The Seller shall deliver the Goods on time.",),
             ),
         ),
+        inline=(
+            "The outcome of verifying the quote in the answer's other sources "
+            "(the whole cascade, run again), not a check of one passage."
+        ),
     ),
     # --- stages 3-4: judges (only with LLM_JUDGE_MODEL) ----------------------
     Rule(
@@ -1175,6 +1191,9 @@ RULES: tuple[Rule, ...] = (
                 judges=((True, "The Buyer shall pay within 30 days"),),
             ),
         ),
+        inline=(
+            "The judge model's reply: its decision, not a rule the engine evaluates."
+        ),
     ),
     Rule(
         "judge.ensemble",
@@ -1199,6 +1218,9 @@ RULES: tuple[Rule, ...] = (
                 ),
             ),
         ),
+        inline=(
+            "The judge models' quorum: their decision, not a rule the engine evaluates."
+        ),
     ),
     Rule(
         "judge.no_passage",
@@ -1220,6 +1242,10 @@ RULES: tuple[Rule, ...] = (
                 "Payment is due 30 days after invoicing",
                 judges=((True, "The Buyer shall pay within 30 days"),),
             ),
+        ),
+        inline=(
+            "The judge flow's outcome: no passage was located to show a judge, "
+            "so no model was asked."
         ),
     ),
 )
@@ -1247,7 +1273,7 @@ ENTITY_RULE_ROWS: tuple[Rule, ...] = (
         "entity.role",
         "Roles differ",
         "judge: entities",
-        "entities.ENTITY_RULES (verify.verify_quote, judging.vote)",
+        "entities.ENTITY_RULES, entities.WHOLE_SPAN_RULES (verify.verify_quote, judging.vote)",
         "A paraphrase whose parties' roles the judge's span does not state in "
         "that order, or whose modal verb another party governs there "
         "('Licensee grants Licensor' over 'Licensor grants Licensee'); or a "
@@ -1324,7 +1350,7 @@ ENTITY_RULE_ROWS: tuple[Rule, ...] = (
         "entity.party",
         "Party differs",
         "judge: entities",
-        "entities.ENTITY_RULES (verify.verify_quote, judging.vote)",
+        "entities.ENTITY_RULES, entities.WHOLE_SPAN_RULES (verify.verify_quote, judging.vote)",
         "A paraphrase naming a party or defined term (a capitalised name) the "
         "judge's span does not write ('Zenith shall pay' over 'Acme Tools "
         "shall pay').",
@@ -1370,20 +1396,33 @@ def markdown(rules: Sequence[Rule] = RULES) -> str:
         "table is named under *runs in*); the first rule that refuses decides "
         "and names itself.",
         "",
+    ]
+    body = []
+    for rule in rules:
+        refused = _example(rule.refused[0])
+        passed = _example(rule.passed[0]) if rule.passed else ""
+        refuses = rule.refuses.replace("|", "\\|")
+        body.append(
+            f"| `{rule.id}` | {rule.name} | {rule.stage} | `{rule.place}` | {refuses} | "
+            f"{refused} | {passed} |"
+        )
+    inline = [rule for rule in rules if rule.inline]
+    lines += [
+        f"{len(rules) - len(inline)} of the {len(rules)} rules run from a "
+        "stage's table. These are decided where their stage's flow ends, and "
+        "name themselves there:",
+        "",
+        *(f"- `{rule.id}`: {rule.inline}" for rule in inline),
+        "",
+    ]
+    lines += [
         "Each rule has examples it must refuse and pass; "
         "`citations/tests/test_rules.py` runs them all. One of each is shown.",
         "",
         "| rule | name | stage | runs in | refuses | refused | passes |",
         "|---|---|---|---|---|---|---|",
+        *body,
     ]
-    for rule in rules:
-        refused = _example(rule.refused[0])
-        passed = _example(rule.passed[0]) if rule.passed else ""
-        refuses = rule.refuses.replace("|", "\\|")
-        lines.append(
-            f"| `{rule.id}` | {rule.name} | {rule.stage} | `{rule.place}` | {refuses} | "
-            f"{refused} | {passed} |"
-        )
     return "\n".join(lines) + "\n"
 
 

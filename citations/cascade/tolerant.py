@@ -783,14 +783,10 @@ def _judge_snapped(
     candidate = folded[f_start:f_end]
     similarity = Levenshtein.normalized_similarity(quote.ocr, ocr_skeleton(candidate))
     plain = Levenshtein.normalized_similarity(quote.folded, candidate)
-    if similarity < SIMILARITY_THRESHOLD or plain < PLAIN_SIMILARITY_FLOOR:
-        return Near(
-            *span,
-            plain,
-            f"closest passage is only {plain:.2f} similar",
-            False,
-            "tolerant.not_similar",
-        )
+    refused = first_refusal(SNAPPED_CHECKS, (similarity, plain))
+    if refused is not None:
+        # Not located: the most similar stretch, not the quote's passage.
+        return Near(*span, plain, refused, False, refused.rule)
     if numbers_missing(quote.folded, candidate):
         return _NumbersDiffer(*span, plain, quote.folded, candidate)
     reason = numbered_difference(
@@ -989,6 +985,8 @@ def find_fuzzy(
         near = near.near()
     if near is not None:
         return Search(None, near, f"no match: {near.reason}", near.rule)
+    # Inline, not a table's row: the search ended with no placement for any
+    # rule to read, and this names that outcome (docs/verification.md).
     return Search(None, None, "no similar passage found", "tolerant.no_passage")
 
 
@@ -1010,6 +1008,7 @@ def find_tolerant(
     if normalized is not None:
         return Search(normalized, None, "")
     if not allow_fuzzy:
+        # The search's outcome, not a rule's check (see find_fuzzy's end).
         return Search(
             None, None, "not found after normalization", "tolerant.no_passage"
         )
@@ -1044,6 +1043,21 @@ def _too_long(q: FoldedQuote) -> str | None:
         return None
     return "not found, and too long for an approximate match"
 
+
+def _not_similar(similarities: tuple[float, float]) -> str | None:
+    ocr, plain = similarities
+    if ocr < SIMILARITY_THRESHOLD or plain < PLAIN_SIMILARITY_FLOOR:
+        return f"closest passage is only {plain:.2f} similar"
+    return None
+
+
+# The rule a placement of an approximate search meets before the guards
+# read what it says (a table of one: the guards' own tables follow,
+# guards.MEANING_CHECKS and WORDING_RULES). Its case is the placement's
+# similarity after OCR folding and plain.
+SNAPPED_CHECKS: tuple[Check[tuple[float, float]], ...] = (
+    Check("tolerant.not_similar", _not_similar),
+)
 
 # Stage 2's rules for a folded quote before any search, in order.
 FOLDED_CHECKS: tuple[Check[tuple[FoldedQuote, PreparedText]], ...] = (

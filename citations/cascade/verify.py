@@ -518,6 +518,11 @@ def verify_quote(
         return _failed_from(text, match, match.reason, stages, page_starts)
     prepared = prepare(text)
     passage = _passage(prepared, region, match.near)
+    # judge.no_passage, judge.judge and judge.ensemble are decided in this
+    # flow, not by a table's row: the first names a judge that had nothing
+    # to read (no passage to show it), the others the model's own reply,
+    # which is its decision, not a rule the engine evaluates. A guard that
+    # refused the judge's span still names its own rule (entities, guards).
     if passage is None:
         reason = f"{match.reason}; no passage to show a judge (no cited chunk, no near match)"
         stages.append(

@@ -91,9 +91,20 @@ STAGE_TABLES = {
     "elision.PARTS_CHECKS": elision.PARTS_CHECKS,
     "elision.GAP_CHECKS": elision.GAP_CHECKS,
     "elision.OUTER_INSERTION_CHECKS": elision.OUTER_INSERTION_CHECKS,
+    "elision.OUTER_MEANING_CHECKS": elision.OUTER_MEANING_CHECKS,
+    "elision.INSERTED_GAP_CHECKS": elision.INSERTED_GAP_CHECKS,
+    "elision.CHAIN_CHECKS": elision.CHAIN_CHECKS,
     "context.BEFORE_CHECKS": context.BEFORE_CHECKS,
+    "context.OPENING_ELISION_CHECKS": context.OPENING_ELISION_CHECKS,
+    "context.AFTER_CHECKS": context.AFTER_CHECKS,
+    "context.ELIDED_CHECKS": context.ELIDED_CHECKS,
+    "tolerant.SNAPPED_CHECKS": tolerant.SNAPPED_CHECKS,
+    "guards.MEANING_CHECKS": guards.MEANING_CHECKS,
+    "guards.NUMBERS_MISSING_CHECKS": guards.NUMBERS_MISSING_CHECKS,
+    "guards.PARAPHRASE_CHECKS": guards.PARAPHRASE_CHECKS,
     "guards.WORDING_RULES": guards.WORDING_RULES,
     "entities.ENTITY_RULES": entities.ENTITY_RULES,
+    "entities.WHOLE_SPAN_RULES": entities.WHOLE_SPAN_RULES,
 }
 
 
@@ -105,6 +116,34 @@ def test_every_rule_a_stage_loops_over_is_a_row_that_names_that_loop(place):
             continue  # a family's check: it names the rule of its refusal
         assert rule_id in BY_ID, rule_id
         assert place in BY_ID[rule_id].place, (rule_id, BY_ID[rule_id].place)
+
+
+def _table_rows() -> set[str]:
+    return {
+        getattr(row, "rule", None) or getattr(row, "id", None)
+        for table in STAGE_TABLES.values()
+        for row in table
+    } - {None}
+
+
+def test_every_rule_is_a_row_of_a_stage_table_or_says_why_it_is_not():
+    in_tables = _table_rows()
+    for rule in RULES:
+        # Exactly one of the two: a rule no table runs gives its reason, and
+        # one a table runs has none to give.
+        assert (rule.id in in_tables) != bool(rule.inline), rule.id
+    # A family check (Check(None, ...)) decides between rules of its own
+    # table: those tables are registered above, so none hides a rule.
+    inline = {rule.id for rule in RULES if rule.inline}
+    assert inline == {
+        "tolerant.no_passage",
+        "elision.part_not_found",
+        "elision.out_of_reach",
+        "attribution.elsewhere",
+        "judge.judge",
+        "judge.ensemble",
+        "judge.no_passage",
+    }
 
 
 def test_a_stage_loop_reports_the_rule_that_stopped_it():
