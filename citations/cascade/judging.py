@@ -19,14 +19,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from citations.cascade.entities import entity_difference
 from citations.cascade.folding import fold_text
 from citations.cascade.guards import paraphrase_difference
 from citations.cascade.lettercase import case_difference
 from citations.cascade.prepared import PreparedText
-from citations.cascade.refusal import rule_of
+from citations.cascade.refusal import Check, first_refusal
 from citations.cascade.tolerant import find_exact, find_tolerant
 
 
@@ -107,15 +107,10 @@ def vote(
             )
         start, end = search.found.start, search.found.end
     span = prepared.text[start:end]
-    # The guards hold whatever the judge says: numbers, negations and modal
-    # verbs (guards.py), case where case is meaning, and who, where and when
-    # (entities.py).
-    difference = (
-        paraphrase_difference(fold_text(quote), fold_text(span))
-        or case_difference(quote, span)
-        or entity_difference(quote, span, prepared.text)
+    difference = first_refusal(
+        JUDGED_SPAN_CHECKS, _JudgedSpan(quote, span, prepared.text)
     )
-    if difference:
+    if difference is not None:
         return Vote(
             name,
             False,
@@ -123,12 +118,45 @@ def vote(
             end,
             confidence,
             f"{name}'s span rejected: {difference}",
-            rule_of(difference),
+            difference.rule,
         )
     detail = f": {explanation}" if explanation else ""
     return Vote(
         name, True, start, end, confidence, f"{name} judged it supported{detail}"
     )
+
+
+class _JudgedSpan(NamedTuple):
+    """What the guards of a judged span read: the quote, the span the judge
+    named (found in its passage) and the whole text, whose names tell a
+    name from a word (entities)."""
+
+    quote: str
+    span: str
+    text: str
+
+
+def _paraphrase(j: _JudgedSpan) -> str | None:
+    return paraphrase_difference(fold_text(j.quote), fold_text(j.span))
+
+
+def _letter_case(j: _JudgedSpan) -> str | None:
+    return case_difference(j.quote, j.span)
+
+
+def _entities(j: _JudgedSpan) -> str | None:
+    return entity_difference(j.quote, j.span, j.text)
+
+
+# The guards hold whatever a judge says, in order, and the first to refuse
+# its span decides (the vote then names that rule, not the judge): numbers,
+# negations and modal verbs (guards.PARAPHRASE_CHECKS), case where case is
+# meaning, and who, where and when (entities.ENTITY_RULES, WHOLE_SPAN_RULES).
+JUDGED_SPAN_CHECKS: tuple[Check[_JudgedSpan], ...] = (
+    Check(None, _paraphrase),
+    Check("post.letter_case", _letter_case),
+    Check(None, _entities),
+)
 
 
 @dataclass(frozen=True)

@@ -664,7 +664,7 @@ RULES: tuple[Rule, ...] = (
         "post.letter_case",
         "Letter case of a code differs",
         "post-check",
-        "verify.POST_CHECKS (lettercase.case_difference)",
+        "verify.POST_CHECKS (lettercase.case_difference), judging.JUDGED_SPAN_CHECKS",
         "Letter case that means something: codes, units and labels ('40 mWh' "
         "is not '40 MWh', '2(A)' not '2(a)'), and words that name something "
         "else in capitals ('US' is not 'us').",

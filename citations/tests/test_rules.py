@@ -15,6 +15,7 @@ from citations.cascade import (
     elision,
     entities,
     guards,
+    judging,
     rules,
     tolerant,
     verify,
@@ -105,6 +106,7 @@ STAGE_TABLES = {
     "guards.WORDING_RULES": guards.WORDING_RULES,
     "entities.ENTITY_RULES": entities.ENTITY_RULES,
     "entities.WHOLE_SPAN_RULES": entities.WHOLE_SPAN_RULES,
+    "judging.JUDGED_SPAN_CHECKS": judging.JUDGED_SPAN_CHECKS,
 }
 
 
