@@ -169,6 +169,7 @@ def test_before_the_judge_an_absent_entity_asks_no_one():
     )
     assert not verdict.verified and verdict.rule == "entity.law"
     assert asked == []
+    assert verdict.rule == "entity.law", verdict.reason
     assert "not shown to a judge" in verdict.reason
 
 

@@ -56,13 +56,13 @@ def test_empty_and_whitespace_quotes_fail_with_a_reason():
         assert not verdict.verified
         assert verdict.method == "failed" and verdict.match_type == "not_found"
         assert verdict.confidence is None and verdict.start is None
-        assert "empty" in verdict.reason
+        assert verdict.rule == "input.empty", verdict.reason
 
 
 def test_quote_longer_than_the_text_fails():
     verdict = verify_quote("short text", "short text and then some more")
     assert not verdict.verified
-    assert "longer" in verdict.reason
+    assert verdict.rule == "input.too_long", verdict.reason
 
 
 def test_quote_at_the_very_end_of_the_text():

@@ -65,6 +65,7 @@ def test_a_span_not_in_the_document_fails():
     )
     verdict = verify_quote(TEXT, PARAPHRASE, within=CHUNK, judge=judge)
     assert not verdict.verified
+    assert verdict.rule == "judge.judge", verdict.reason
     assert "not in the passage" in verdict.reason
 
 
@@ -90,7 +91,7 @@ def test_a_span_that_adds_a_negation_fails():
         judge=judge,
     )
     assert not verdict.verified
-    assert "negation" in verdict.reason
+    assert verdict.rule == "meaning.negation", verdict.reason
 
 
 def test_an_unsupported_or_unsure_judgment_fails():
@@ -166,6 +167,7 @@ def test_ensemble_without_quorum_fails():
         TEXT, PARAPHRASE, within=CHUNK, ensemble=judges, quorum=2, high_stakes=True
     )
     assert not verdict.verified
+    assert verdict.rule == "judge.ensemble", verdict.reason
     assert "1 of 2 judges agree" in verdict.reason
 
 
@@ -201,7 +203,7 @@ def test_a_paraphrase_that_changes_the_modal_verb_fails():
         judge=_supporting(),
     )
     assert not verdict.verified
-    assert "modal verb" in verdict.reason
+    assert verdict.rule == "meaning.modal", verdict.reason
 
 
 def test_a_paraphrase_that_changes_the_case_of_a_unit_fails():
@@ -215,7 +217,7 @@ def test_a_paraphrase_that_changes_the_case_of_a_unit_fails():
     )
     assert judge.calls == 1
     assert not verdict.verified
-    assert "letter case differs" in verdict.reason
+    assert verdict.rule == "post.letter_case", verdict.reason
     # The same paraphrase with the unit as written is the judge's to accept.
     verdict = verify_quote(
         text, "the facility supplies 40 MWh of power monthly", judge=judge

@@ -69,7 +69,7 @@ def test_a_code_unit_or_label_in_another_case_fails(source, quote, direction):
         source, quote = _swap(source, quote)
     verdict = verify_quote(source + PADDING, quote)
     assert not verdict.verified
-    assert "letter case differs" in verdict.reason
+    assert verdict.rule == "post.letter_case", verdict.reason
 
 
 def _swap(source: str, quote: str) -> tuple[str, str]:
@@ -143,7 +143,7 @@ def test_a_fuzzy_match_is_held_to_case_too():
         source, "The plant shall deliver 40 mWh of energy to the Buyer each month"
     )
     assert not verdict.verified
-    assert "letter case differs" in verdict.reason
+    assert verdict.rule == "post.letter_case", verdict.reason
 
 
 def test_case_difference_names_the_word_as_written():
@@ -177,4 +177,5 @@ def test_case_difference_names_the_word_as_written():
 def test_section_signs_count(source, quote, why):
     verdict = verify_quote(source + PADDING, quote)
     assert not verdict.verified
+    assert verdict.rule == "meaning.section_sign", verdict.reason
     assert f"section sign {why}" in verdict.reason

@@ -171,6 +171,7 @@ def test_in_a_scan_a_word_the_document_uses_again_is_its_own_word():
     assert not verdict.verified
     assert verdict.rule == "wording.real_word_swap"
     # A scan shows OCR damage: the reason must not say it shows none.
+    assert verdict.rule == "wording.real_word_swap", verdict.reason
     assert "shows no OCR damage" not in verdict.reason
     assert verify_quote(
         scan, "Payment is made within one month of the invoice"

@@ -162,6 +162,7 @@ def test_a_phrase_the_scan_repeats_refuses_the_quotes_word(
     scan = SCANNED_PREAMBLE + body
     verdict = verify_quote(scan, quote)
     assert not verdict.verified
+    assert verdict.rule == "wording.document_phrase", verdict.reason
     assert differs in verdict.reason
     assert phrase in verdict.reason
     if right is not None:

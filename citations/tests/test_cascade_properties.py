@@ -337,7 +337,7 @@ def test_a_window_of_words_with_whitespace_and_case_damage_verifies(words, data)
     ]
     if all(places):
         assert not verdict.verified
-        assert "negates it" in verdict.reason
+        assert verdict.rule in {"negation.before", "negation.after"}, verdict.reason
         return
     assert verdict.verified, verdict.reason
     assert _words(verdict.source_text) == _words(quote)

@@ -119,6 +119,7 @@ def test_a_look_alike_copy_without_the_quotes_number_is_the_reported_near():
     quote = f"Section 38. {CLAUSE}"
     verdict = verify_quote(text, quote)
     assert not verdict.verified
+    assert verdict.rule == "meaning.number", verdict.reason
     assert "number differs: quote has '38'" in verdict.reason
     # The closest copy is one of the two-digit sections, and the offsets
     # shown slice back to it.

@@ -106,6 +106,7 @@ def test_a_new_revision_that_changes_the_number_fails_the_citation(
             )
         )
     assert not again.verified and again.verification_status == "failed"
+    assert again.rule == "meaning.number", again.reason
     assert "14" in again.reason and "30" in again.reason
     assert "revision" in triggers
     # Found, differs: the passage is located, stored with its page, and the
