@@ -296,18 +296,6 @@ def test_prefixing_text_shifts_a_unique_exact_match_by_the_prefix_length(
     assert after.end == before.end + len(prefix)
 
 
-@SETTINGS
-@given(TEXTS)
-def test_folding_maps_spans_back_to_text_that_folds_to_them(text):
-    folded = fold(text)
-    n = len(folded.text)
-    for i in range(0, n, max(1, n // 12)):
-        for j in range(i + 1, n + 1, max(1, n // 12)):
-            start, end = folded.source_span(i, j)
-            assert 0 <= start < end <= len(text)
-            assert folded.text[i:j] in fold(text[start:end]).text
-
-
 SEPARATORS = st.sampled_from([" ", "  ", "\n", "\r\n", "\u00a0", " \t"])
 CASES = st.sampled_from([str, str.upper, str.title])
 

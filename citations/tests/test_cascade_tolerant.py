@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from citations.cascade import verify_quote
-from citations.cascade.folding import fold
 from citations.tests.sources import SCANNED_PREAMBLE
 
 CLEAN = (
@@ -176,20 +175,6 @@ def test_a_failed_near_match_keeps_its_candidate_for_display():
     )
     assert "within 30 days" in verdict.candidate_text
     assert verdict.score is not None and verdict.score > 0.9
-
-
-def test_folding_maps_every_folded_span_back_to_text_that_folds_to_it():
-    text = "A\u00a0“quote”  with ﬁ-\nnal Straße and e\u0301 and \u200bzero\r\nwidth"
-    folded = fold(text)
-    for i in range(len(folded.text)):
-        for j in range(i + 1, len(folded.text) + 1):
-            start, end = folded.source_span(i, j)
-            assert 0 <= start < end <= len(text)
-            assert folded.text[i:j] in fold(text[start:end]).text
-
-
-def test_composed_and_decomposed_accents_fold_alike():
-    assert fold("café").text == fold("cafe\u0301").text
 
 
 @pytest.mark.parametrize(
