@@ -1,15 +1,15 @@
 """A refusal: the reason a rule gives, carrying the rule's id.
 
-Every place in the cascade that refuses a quote returns `refusal(id, text)`
-instead of a bare string: the text reads as before (it is a `str`), and the
-id travels with it to `Near.rule`, `Match.rule`, `Verdict.rule` and the stage
-records, so every refusal can say which rule decided. The rules themselves,
-with what they refuse and their examples, are the table in rules.py; a test
-checks that every id used here is in it and every rule in it is used.
-
-A stage that applies several rules runs them as a table of `Check`s through
-`first_refusal`, one loop that says which rule stopped the quote, rather
-than as a chain of `if`s.
+A stage runs its rules as a table of `Check`s through `first_refusal`, one
+loop that says which rule stopped the quote, rather than as a chain of
+`if`s. What it returns is a `Refusal`: the text reads as a reason (it is a
+`str`), and the rule's id travels with it to `Near.rule`, `Match.rule`,
+`Verdict.rule` and the stage records, so every refusal says which rule
+decided. The few rules no table runs (rules.Rule.inline: how a search or a
+judge's flow ended) return `refusal(id, text)` where the flow ends. The
+rules themselves, with what they refuse and their examples, are the table
+in rules.py; a test checks that every id used here is in it and every rule
+in it is used.
 
 Pure: no Django.
 """

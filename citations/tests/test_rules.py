@@ -170,3 +170,15 @@ def test_a_family_check_must_name_the_rule_it_refused_by():
 def test_the_rule_table_imports_no_stage_of_the_cascade():
     source = (CASCADE / "rules.py").read_text(encoding="utf-8")
     assert not re.search(r"^\s*(from|import) citations\.cascade", source, re.M)
+
+
+HOW_TO = DOCS.parent / "how-to-add-a-verification-rule.md"
+
+
+def test_the_how_to_names_every_stage_table():
+    # The how-to lists the stages a new rule can join; a table it does not
+    # name is one a reader cannot find.
+    text = HOW_TO.read_text(encoding="utf-8")
+    for place in STAGE_TABLES:
+        table = place.split(".")[1]
+        assert place in text or f"`{table}`" in text, place
