@@ -53,9 +53,6 @@ from lib.worker.enqueue import send_on_commit
 from lib.worker.heartbeat import heartbeat
 
 __all__ = [
-    "SourceError",
-    "address_policy",
-    "database_allowed",
     "source_create_database",
     "source_create_export",
     "source_create_web",
