@@ -113,7 +113,7 @@ def test_a_model_reading_a_whole_document_is_told_the_new_type(rating):
     )
     messages = prompting.build_cell_read_messages(
         title="Supplier review",
-        source_type="pdf",
+        source_label="PDF",
         sections=[prompting.ReadSection(index=0, location="Page 1", text="4/5")],
         sections_total=1,
         questions=model_reading._questions([_asked(7, column)]),
