@@ -107,6 +107,18 @@ def _test_settings(settings, tmp_path):
 
 
 @pytest.fixture
+def broker_publishes(settings, monkeypatch):
+    """Celery as with a broker: a task sent after a commit is published by
+    `.delay()` (which the test replaces), not run in this process. The send
+    (lib.worker.enqueue) asks Celery's own setting; the Django one is set too
+    for the code that reads it."""
+    from docuiq.celery import app
+
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    monkeypatch.setitem(app.conf, "task_always_eager", False)
+
+
+@pytest.fixture
 def tenant_a(db):
     from accounts.services import tenant_create
 

@@ -27,6 +27,7 @@ from accounts.scoping import tenant_scope, unscoped
 from chat.models import ChatSession, Message
 from chat.services import question_store, turn_answer, turn_for
 from lib.worker.broker import broker_lost_since_last_look
+from lib.worker.enqueue import send_on_commit
 
 if TYPE_CHECKING:
     import uuid
@@ -61,21 +62,12 @@ def _send(question: Message) -> None:
     question_id = str(question.pk)
     payload = question.payload
 
-    def send() -> None:
-        try:
-            answer_question.delay(question_id)
-        except Exception:  # kombu raises several types when the broker is down
-            if settings.CELERY_TASK_ALWAYS_EAGER:
-                raise
-            logger.warning(
-                "broker unavailable; question %s waits for the sweep", question_id
-            )
-            return
-        sent = {**payload, "async": {"sent_at": timezone.now().isoformat()}}
+    def sent() -> None:
+        stamped = {**payload, "async": {"sent_at": timezone.now().isoformat()}}
         with unscoped():
-            Message.objects.filter(pk=question_id).update(payload=sent)
+            Message.objects.filter(pk=question_id).update(payload=stamped)
 
-    transaction.on_commit(send)
+    send_on_commit(answer_question, question_id, on_sent=sent)
 
 
 def question_answer(*, question_id: uuid.UUID | str) -> Message | None:

@@ -23,6 +23,7 @@ from django.conf import settings
 
 from chat.retrieval import Retrieved, retrieve
 from chat.sources import SourceChunk
+from ingest import file_types
 from ingest.sections import (
     PAGED,
     Reading,
@@ -74,7 +75,7 @@ class ReadSection:
         s = self.section
         return PromptSource(
             ref=self.ref,
-            source_type=s.document.source_type,
+            source_label=file_types.prompt_label(s.document.source_type),
             title=s.document.title,
             page=None,  # the label says the pages
             text=s.text,

@@ -67,7 +67,7 @@ class Retrieved:
             )
         return PromptSource(
             ref=self.ref,
-            source_type=document.source_type,
+            source_label=file_types.prompt_label(document.source_type),
             title=document.title,
             page=page,
             text=chunk.content,

@@ -28,6 +28,7 @@ __all__ = [
     "choices",
     "file_type",
     "paged_types",
+    "prompt_label",
     "registered",
     "supported_label",
     "upload_types",
@@ -50,6 +51,9 @@ class FileType:
     # How a passage is located (ingest.locations.LOCATORS): "page", "chat",
     # "row", "email", "web", "gdrive", or "" (the document as a whole).
     locator: str = ""
+    # How a model's prompt names the type in a source's header, seed 004's
+    # canonical form ('[S1] PDF – "Title"'); "" for its label.
+    prompt_label: str = ""
 
     @property
     def paged(self) -> bool:
@@ -104,6 +108,7 @@ FILE_TYPES: tuple[FileType, ...] = (
         noun="web page",
         extractor="ingest.connectors.web:extract_web",
         locator="web",
+        prompt_label="Web",
     ),
     FileType(
         "email",
@@ -126,6 +131,7 @@ FILE_TYPES: tuple[FileType, ...] = (
         ),
         extractor="ingest.extractors.docx:extract_docx",
         locator="page",
+        prompt_label="DOCX",
     ),
     FileType(
         "csv",
@@ -141,7 +147,7 @@ FILE_TYPES: tuple[FileType, ...] = (
     # they came from Google Drive.
     FileType("slack", "Slack", locator="chat"),
     FileType("teams", "Teams", locator="chat"),
-    FileType("db", "Database row", locator="row"),
+    FileType("db", "Database row", locator="row", prompt_label="DB"),
     FileType("gdrive", "Google Drive", locator="gdrive"),
     FileType("unknown", "Unknown"),
 )
@@ -154,6 +160,17 @@ def file_type(key: str) -> FileType | None:
         if kind.key == key:
             return kind
     return None
+
+
+def prompt_label(key: str) -> str:
+    """How a model's prompt names a document's type ("PDF", "DOCX", "Slack"):
+    the row's; a type the table does not hold by its key ("Document" for
+    none)."""
+    key = (key or "document").strip().lower()
+    kind = file_type(key)
+    if kind is None:
+        return key.replace("_", " ").title()
+    return kind.prompt_label or kind.label
 
 
 def choices() -> list[tuple[str, str]]:

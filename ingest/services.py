@@ -38,7 +38,7 @@ from ingest.search import refresh_statistics
 from ingest.signals import revision_created
 from ingest.titling import revision_title
 from lib.worker.broker import broker_lost_since_last_look
-from lib.worker.enqueue import send
+from lib.worker.enqueue import send, send_on_commit
 from lib.worker.heartbeat import heartbeat
 
 if TYPE_CHECKING:
@@ -121,20 +121,11 @@ def _enqueue(document: Document) -> None:
 
     doc_id = str(document.pk)
 
-    def send() -> None:
-        try:
-            ingest_document_task.delay(doc_id)
-        except Exception:  # kombu raises several types when the broker is down
-            if settings.CELERY_TASK_ALWAYS_EAGER:
-                raise
-            logger.warning(
-                "broker unavailable; document %s stays queued for the sweeper", doc_id
-            )
-            return
+    def sent() -> None:
         with unscoped():
             Document.objects.filter(pk=doc_id).update(enqueued_at=timezone.now())
 
-    transaction.on_commit(send)
+    send_on_commit(ingest_document_task, doc_id, on_sent=sent)
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from ingest import source_kinds
 from ingest.collections import collection_get, collection_list
 from ingest.connectors.database import TableSpec
 from ingest.models import Source
+from ingest.source_kinds.base import SourceError
 from ingest.sources import (
-    SourceError,
     source_create_database,
     source_create_export,
     source_create_web,

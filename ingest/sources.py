@@ -49,12 +49,10 @@ from ingest.source_store import (
     items_store,
     store_file,
 )
+from lib.worker.enqueue import send_on_commit
 from lib.worker.heartbeat import heartbeat
 
 __all__ = [
-    "SourceError",
-    "address_policy",
-    "database_allowed",
     "source_create_database",
     "source_create_export",
     "source_create_web",
@@ -255,20 +253,11 @@ def _queue(source: Source) -> None:
 
     source_id = str(source.pk)
 
-    def send() -> None:
-        try:
-            sync_source_task.delay(source_id)
-        except Exception:
-            if settings.CELERY_TASK_ALWAYS_EAGER:
-                raise
-            logger.warning(
-                "broker unavailable; source %s stays queued for the sweeper", source_id
-            )
-            return
+    def sent() -> None:
         with unscoped():
             Source.objects.filter(pk=source_id).update(enqueued_at=timezone.now())
 
-    transaction.on_commit(send)
+    send_on_commit(sync_source_task, source_id, on_sent=sent)
 
 
 def source_request_sync(*, source: Source) -> bool:

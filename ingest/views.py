@@ -30,7 +30,8 @@ from ingest.progress import upload_progress
 from ingest.search import search_chunks
 from ingest.selectors import document_get, document_list, documents_pending
 from ingest.services import Upload, document_upload_result
-from ingest.sources import SourceError, source_create_export
+from ingest.source_kinds.base import SourceError
+from ingest.sources import source_create_export
 from ingest.titling import TitleInvalid, document_rename
 from ingest.trash import (
     document_delete,

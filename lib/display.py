@@ -18,7 +18,12 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from django.http import HttpRequest, HttpResponse
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    StreamingHttpResponse,
+)
 
 
 class BidiControl(NamedTuple):
@@ -68,16 +73,20 @@ MARKED_TYPES = ("text/html", "text/event-stream")
 class BidiControlMiddleware:
     """Marks bidi controls in every HTML page and event stream."""
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
         if not response.get("Content-Type", "").startswith(MARKED_TYPES):
             return response
-        if response.streaming:
-            response.streaming_content = _marked_stream(response.streaming_content)
-        elif _ENCODED.search(response.content):
+        if isinstance(response, StreamingHttpResponse):
+            content = response.streaming_content
+            # Every stream here is sync (the chat's events, the CSV export);
+            # an async one would need an async marker and passes unmarked.
+            if isinstance(content, Iterator):
+                response.streaming_content = _marked_stream(content)
+        elif isinstance(response, HttpResponse) and _ENCODED.search(response.content):
             response.content = neutralise(
                 response.content.decode(response.charset or "utf-8")
             ).encode(response.charset or "utf-8")

@@ -243,7 +243,7 @@ def _parse_prompt(
     )
     sources = [
         prompting.PromptSource(
-            ref=m.group(1), source_type="text", title="", page=None, text=m.group(2)
+            ref=m.group(1), source_label="Text", title="", page=None, text=m.group(2)
         )
         for m in re.finditer(
             r'<source id="([^"]+)">\n(.*?)\n</source>', prompt, re.DOTALL

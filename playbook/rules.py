@@ -36,16 +36,23 @@ from typing import Any
 from citations import values
 from tabular import column_types
 
-# Types a position may have, and the rule operators each takes.
-ORDERED = ("duration", "money", "number", "date")
-SETS = ("jurisdiction", "options")
-POSITION_TYPES = ("text", "yes_no", *ORDERED, *SETS)
-OPERATORS: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(ORDERED, ("at_least", "at_most")),
-    **dict.fromkeys(SETS, ("in", "not_in")),
-    "yes_no": ("is",),
-    "text": (),
+# The operators of each way a type's values are checked (ColumnType.rule).
+_OPERATORS_OF_RULE: dict[str, tuple[str, ...]] = {
+    "order": ("at_least", "at_most"),
+    "member": ("in", "not_in"),
+    "is": ("is",),
+    "": (),
 }
+# Types a position may have, in the column-type table's order, and the rule
+# operators each takes: derived from the table when this module loads (the
+# playbook file's schema lists them).
+OPERATORS: dict[str, tuple[str, ...]] = {
+    kind.key: _OPERATORS_OF_RULE[kind.rule]
+    for kind in column_types.COLUMN_TYPES
+    if kind.rule is not None
+}
+POSITION_TYPES = tuple(OPERATORS)
+ORDERED = tuple(key for key, ops in OPERATORS.items() if "at_least" in ops)
 # How each operator is written in the sentence form.
 _WORDS = {
     "at_least": "at least",
@@ -98,12 +105,9 @@ def _typed(text: str, kind: str, options: Sequence[str]) -> dict:
         if read.end - read.start < len(text.strip(" .")) - 1:
             typed = None
     if typed is None:
-        example = {
-            "duration": "60 days",
-            "money": "USD 1,000,000",
-            "number": "5% or 1,000",
-            "date": "2025-12-31",
-        }[kind]
+        # The value of the type's rule example: "at least 60 days" -> "60 days".
+        written = _SENTENCE.match(_example(kind))
+        example = written.group("rest") if written else _example(kind)
         raise RuleError(f"{text!r} is not a {kind} (write it like {example!r}).")
     return typed
 
@@ -172,15 +176,7 @@ def _from_sentence(text: str, kind: str) -> dict[str, Any]:
 
 
 def _example(kind: str) -> str:
-    return {
-        "duration": "at least 60 days",
-        "money": "at most USD 1,000,000",
-        "number": "at most 5%",
-        "date": "at least 2025-01-01",
-        "jurisdiction": "one of England and Wales; New York",
-        "options": "one of Mutual",
-        "yes_no": "yes",
-    }.get(kind, "")
+    return column_types.type_of(kind).rule_example
 
 
 def _yes_no(raw: Any) -> bool:

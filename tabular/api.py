@@ -36,7 +36,7 @@ from accounts.api import (
     responses,
     uuid_path,
 )
-from tabular import export
+from tabular import column_types, export
 from tabular.cell_review import (
     cell_approve,
     cell_clear,
@@ -72,11 +72,22 @@ TAGS = ["tabular"]
 # ---------------------------------------------------------------- serializers
 
 
+class ColumnTypeField(serializers.ChoiceField):
+    """A column type of the table, plus "list" (stored as text). DRF builds a
+    field anew for each serializer it serves, so the choices are the table's
+    as it is then: a type added to the table is accepted without an edit here."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(
+            choices=[*column_types.choices(), ("list", "List (stored as text)")],
+            **kwargs,
+        )
+
+
 class ColumnInputSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     question = serializers.CharField(max_length=4000)
-    type = serializers.ChoiceField(
-        choices=[*ReviewColumn.Type.choices, ("list", "List (stored as text)")],
+    type = ColumnTypeField(
         default="text",
         help_text="what a cell holds; 'list' is accepted and stored as text",
     )

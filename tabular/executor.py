@@ -624,6 +624,16 @@ def _run_row(run: _Run, items: list[tuple[int, int, int]]) -> list[bool]:
 _Result = tuple["model_reading.ModelAnswer | Exception", "model_reading.Read"]
 
 
+def _asked(key: int, column: ReviewColumn) -> model_reading.Asked:
+    """A column as a model reading the document is asked it: the question
+    with its answer format, and its type as the model client knows it."""
+    return model_reading.Asked(
+        key=key,
+        question=_question(column),
+        column_type=column_types.type_of(column.type).provider_type,
+    )
+
+
 def _read_row(
     run: _Run, source: _Source, cells: list[tuple[int, ReviewColumn]]
 ) -> dict[int, _Result]:
@@ -637,14 +647,7 @@ def _read_row(
 
     config = llm_config()
     document, sections = source.document, source.sections
-    asked = [
-        model_reading.Asked(
-            key=cell_id,
-            question=_question(column),
-            column_type=column_types.type_of(column.type).provider_type,
-        )
-        for cell_id, column in cells
-    ]
+    asked = [_asked(cell_id, column) for cell_id, column in cells]
     columns = dict(cells)
 
     def budget(group: list[model_reading.Asked]) -> int:

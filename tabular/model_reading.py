@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ingest import file_types
 from ingest.sections import Section, estimate_tokens
 from llm import prompting
 from llm.types import Completion, LLMConfig
@@ -153,7 +154,7 @@ def reading_budget(
     margin (estimates on the safe side: a reading that fits never overflows)."""
     empty = prompting.build_cell_read_messages(
         title=title,
-        source_type=source_type,
+        source_label=file_types.prompt_label(source_type),
         sections=[],
         sections_total=1,
         questions=_questions(asked),
@@ -232,7 +233,7 @@ def ask(
     completion. Raises LLMError (the call) or ReplyProblem (the reply)."""
     messages = prompting.build_cell_read_messages(
         title=title,
-        source_type=source_type,
+        source_label=file_types.prompt_label(source_type),
         sections=[
             prompting.ReadSection(index=s.index, location=s.label, text=s.text)
             for s in sections

@@ -129,12 +129,9 @@ class ReviewColumn(TenantOwned):
     # says how each is asked, read, checked against its quote, sorted and
     # exported); the choices and the check constraint are derived from it.
     # Former `list` columns are `text` (migration 0003; "list" is still
-    # accepted as a name for text). `Type` is the table as TextChoices, for
-    # code that wants an enum (tabular.api's serializer field).
-    Type = models.TextChoices(
-        "Type", [(key.upper(), (key, label)) for key, label in column_types.choices()]
-    )
-
+    # accepted as a name for text). The choices are the table's function, read
+    # when asked (a type a test adds is valid and displayed) and kept by
+    # migrations as that reference, so a new type alters only the constraint.
     id = models.BigAutoField(primary_key=True)
     review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="columns")
     name = models.CharField(max_length=200)
@@ -143,7 +140,7 @@ class ReviewColumn(TenantOwned):
     # (tabular.retrieval) when the question's wording differs from the documents'.
     description = models.TextField(blank=True)
     type = models.CharField(
-        max_length=16, choices=column_types.choices(), default=column_types.TEXT
+        max_length=16, choices=column_types.choices, default=column_types.TEXT
     )
     # An options column's choices, in the operator's order (else []).
     options = models.JSONField(default=list, blank=True)

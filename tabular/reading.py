@@ -193,7 +193,8 @@ def _candidates(
     value of `kind` it states nearest to the question's words (typed kinds:
     only sentences that state one)."""
     stems = _question_stems(judge)
-    typed = kind not in (None, values.YES_NO)
+    # The kind whose values a sentence must state; None for text and yes/no.
+    typed = None if kind in (None, values.YES_NO) else kind
     found = []
     for passage in passages:
         rated = ratings[passage.rank]
@@ -203,10 +204,10 @@ def _candidates(
             sentence = passage.text[start:end]
             rating = judge.rate(sentence)
             positions = _question_positions(sentence, stems)
-            if not typed:
+            if typed is None:
                 found.append(Candidate(passage, start, end, rating, rated))
                 continue
-            for value in _values_in(kind, sentence, options):  # type: ignore[arg-type]
+            for value in _values_in(typed, sentence, options):
                 distance = _distance(positions, value.start, value.end)
                 found.append(
                     Candidate(

@@ -27,12 +27,11 @@ def session_id(a_key_api, tenant_a):
 
 
 @pytest.fixture
-def sent(settings, monkeypatch):
+def sent(broker_publishes, monkeypatch):
     """A real broker's behaviour: the task is queued, not run; returns the
     queued question ids."""
     from chat import tasks
 
-    settings.CELERY_TASK_ALWAYS_EAGER = False
     queued: list[str] = []
     monkeypatch.setattr(tasks.answer_question, "delay", queued.append)
     return queued
@@ -94,11 +93,14 @@ def test_a_model_failure_is_a_failed_answer(
 
 
 def test_a_question_asked_while_the_broker_was_down_is_sent_by_the_sweep(
-    a_key_api, session_id, settings, monkeypatch, django_capture_on_commit_callbacks
+    broker_publishes,
+    a_key_api,
+    session_id,
+    settings,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
 ):
     from chat import tasks
-
-    settings.CELERY_TASK_ALWAYS_EAGER = False
 
     def broker_down(*args, **kwargs):
         raise ConnectionRefusedError("broker down")

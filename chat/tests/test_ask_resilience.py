@@ -39,13 +39,12 @@ def _reset_producer_state(app) -> None:
 
 
 @pytest.fixture
-def broker_down(settings):
+def broker_down(broker_publishes, settings):
     """A real Redis broker URL with nothing listening: every publish fails
     the way kombu fails when Redis is down."""
     from docuiq.celery import app
 
     old = (app.conf.broker_url, app.conf.task_always_eager)
-    settings.CELERY_TASK_ALWAYS_EAGER = False
     app.conf.broker_url = f"redis://127.0.0.1:{free_port()}/0"
     app.conf.task_always_eager = False
     _reset_producer_state(app)
@@ -208,11 +207,15 @@ def test_citations_whose_verification_message_was_lost_are_verified_by_the_sweep
 
 @pytest.mark.django_db
 def test_ask_async_with_the_same_key_twice_queues_one_question(
-    a_key_api, session_id, settings, monkeypatch, django_capture_on_commit_callbacks
+    broker_publishes,
+    a_key_api,
+    session_id,
+    settings,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
 ):
     from chat import tasks
 
-    settings.CELERY_TASK_ALWAYS_EAGER = False
     queued: list[str] = []
     monkeypatch.setattr(tasks.answer_question, "delay", queued.append)
     url = f"/api/chat/sessions/{session_id}/ask/async"

@@ -187,7 +187,12 @@ def test_cel09_a_transient_model_error_is_retried_and_a_permanent_file_error_is_
 
 @pytest.mark.django_db
 def test_cel10_every_piece_of_queued_work_has_its_row_before_its_message(
-    tenant_a, alice, settings, monkeypatch, django_capture_on_commit_callbacks
+    broker_publishes,
+    tenant_a,
+    alice,
+    settings,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
 ):
     """DocuIQ's task records are the rows themselves (a document, a review,
     an async question): each is committed before its message is published
@@ -201,7 +206,6 @@ def test_cel10_every_piece_of_queued_work_has_its_row_before_its_message(
     from ingest import tasks as ingest_tasks
     from ingest.services import Upload, document_process, document_upload
 
-    settings.CELERY_TASK_ALWAYS_EAGER = False
     published: list[tuple[str, str]] = []
 
     def recorder(kind, model, waiting):
@@ -234,6 +238,7 @@ def test_cel10_every_piece_of_queued_work_has_its_row_before_its_message(
             session=session, question="When are invoices due?"
         )
     assert {k for k, _ in published} == {"document", "question"}
+    monkeypatch.undo()  # the work runs here, and what it sends in turn
     with django_capture_on_commit_callbacks(execute=True):
         document_process(document_id=document.pk)
         question_answer(question_id=question.pk)

@@ -1,8 +1,8 @@
 """docs/how-to-add-a-file-type.md, walked: a fake file type
 (reStructuredText), one row of the table plus its extractor, is named in the
 "supported" message, recognised by its extension and content type, read into
-a document on upload, listed with its label, and cited in an answer with its
-locator's location."""
+a document on upload, listed with its label, named by its prompt label in a
+source's header, and cited in an answer with its locator's location."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from django.test import TestCase
 from accounts.scoping import tenant_scope
 from chat.models import Message
 from chat.payload import payload_with_verdicts
+from chat.retrieval import Retrieved
 from chat.services import message_ask, session_create
 from ingest import file_types, services
 from ingest.errors import UnsupportedType
@@ -24,7 +25,9 @@ from ingest.extractors._common import decode_text, read_limited
 from ingest.file_types import FileType
 from ingest.locations import location_for
 from ingest.models import Document
+from ingest.search import search_chunks
 from ingest.services import Upload, document_upload
+from llm.prompting import format_source
 
 pytestmark = pytest.mark.django_db
 
@@ -47,6 +50,7 @@ RST = FileType(
     content_types=("text/x-rst",),
     extractor=f"{__name__}:extract_rst",
     locator="page",
+    prompt_label="RST",
 )
 
 TEXT = (
@@ -113,6 +117,24 @@ def test_a_new_types_passage_is_cited_with_its_locators_location(rst, tenant_a, 
         ]
     assert cited, message.content
     assert cited[0]["status"] == "verified"
+
+
+def test_a_model_is_told_a_new_types_name_in_a_sources_header(rst, tenant_a):
+    document = _upload(tenant_a)
+    with tenant_scope(tenant_a):
+        hit, *_ = search_chunks(tenant_a, "escrow release window", document=document)
+        header = format_source(Retrieved("S1", hit).prompt_source()).splitlines()[0]
+    assert header == '[S1] RST – "Supply terms"'
+
+
+def test_a_types_name_in_a_prompt_is_the_rows():
+    assert file_types.prompt_label("pdf") == "PDF"
+    assert file_types.prompt_label("docx") == "DOCX"  # its label is "Word"
+    assert file_types.prompt_label("db") == "DB"
+    assert file_types.prompt_label("email") == "Email"  # its label
+    assert file_types.prompt_label("gdrive") == "Google Drive"
+    assert file_types.prompt_label("") == "Document"
+    assert file_types.prompt_label("rst") == "Rst"  # not in the table (now)
 
 
 def test_the_model_field_is_derived_from_the_table_and_the_docs_walk_it():

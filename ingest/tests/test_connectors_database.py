@@ -17,7 +17,8 @@ from ingest.connectors.database import DatabaseError_, TableSpec, check_select
 from ingest.models import Document, DocumentChunk, Source
 from ingest.secrets import secret_decrypt
 from ingest.selectors import Span, span_locations
-from ingest.sources import SourceError, source_create_database, source_request_sync
+from ingest.source_kinds.base import SourceError
+from ingest.sources import source_create_database, source_request_sync
 
 pytestmark = pytest.mark.django_db
 

@@ -20,7 +20,8 @@ from docuiq.testing.exports import BASE, SlackMessage, slack_export
 from ingest.connectors.chat import ChatMessage, channel_items
 from ingest.locations import location_for, segment_at
 from ingest.models import Document, DocumentChunk, Source, SourceItem
-from ingest.sources import SourceError, source_create_export
+from ingest.source_kinds.base import SourceError
+from ingest.sources import source_create_export
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,8 @@ from accounts.scoping import tenant_scope
 from ingest.connectors.netpolicy import AddressPolicy
 from ingest.connectors.web import FetchError, FetchLimits, fetch_page
 from ingest.models import Document, Source
-from ingest.sources import SourceError, source_create_web, source_request_sync
+from ingest.source_kinds.base import SourceError
+from ingest.sources import source_create_web, source_request_sync
 
 pytestmark = pytest.mark.django_db
 

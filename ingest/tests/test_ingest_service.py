@@ -148,12 +148,10 @@ def test_no_task_is_queued_when_the_upload_rolls_back(
 
 
 def test_an_upload_while_the_broker_is_down_stays_queued_for_the_sweeper(
-    tenant_a, settings, monkeypatch
+    broker_publishes, tenant_a, settings, monkeypatch
 ):
     """CEL-07: the row survives; the sweeper queues it once the broker is back."""
     from ingest import tasks
-
-    settings.CELERY_TASK_ALWAYS_EAGER = False
 
     def broker_down(*args, **kwargs):
         raise ConnectionRefusedError("broker down")

@@ -19,6 +19,7 @@ conditional UPDATE, so a second beat does no harm beyond a few queries.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from celery.beat import Scheduler
 from django.conf import settings
@@ -30,18 +31,21 @@ logger = logging.getLogger(__name__)
 
 
 class SweepScheduler(Scheduler):
-    def tick(self, *args, **kwargs):
+    def tick(self, *args: Any, **kwargs: Any) -> float:
         # Beat is alive while it ticks (at least every CELERY_SWEEP_S).
         touch(getattr(settings, "CELERY_BEAT_ALIVE_FILE", ""))
-        return super().tick(*args, **kwargs)
+        seconds: float = super().tick(*args, **kwargs)  # until the next tick
+        return seconds
 
     @property
-    def producer(self):
+    def producer(self) -> None:
         # Beat publishes nothing itself (a sweep's .delay() uses the app's
         # producer pool), so it never blocks on a broker that is down.
         return None
 
-    def apply_async(self, entry, producer=None, advance=True, **kwargs):
+    def apply_async(
+        self, entry: Any, producer: Any = None, advance: bool = True, **kwargs: Any
+    ) -> None:
         entry = self.reserve(entry) if advance else entry
         task = self.app.tasks[entry.task]
         close_old_connections()

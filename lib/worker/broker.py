@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import redis
 
 logger = logging.getLogger(__name__)
 
 MARKER_PREFIX = "docuiq:broker-marker:"
 
 
-def _redis_client():
+def _redis_client() -> redis.Redis | None:
     from celery import current_app
 
     url = str(current_app.conf.broker_url or "")

@@ -43,7 +43,8 @@ def send_on_commit(
     sweep. With `run_here_if_down`, the task then runs in this process, in a
     thread, so a person's answer is verified without a broker (the sweep
     still covers a process that dies first). `on_sent` runs once the broker
-    has the message (e.g. to record when it was sent).
+    has the message, or the eager task has run (e.g. to record when it was
+    sent, which the sweeps read).
     """
     transaction.on_commit(
         lambda: send(task, *args, run_here_if_down=run_here_if_down, on_sent=on_sent)
@@ -64,19 +65,19 @@ def send(
     """
     if current_app.conf.task_always_eager:
         task.apply(args=args)
-        return True
-    try:
-        task.delay(*args)
-    except BROKER_ERRORS:
-        logger.warning(
-            "broker unavailable: %s%r %s",
-            task.name,
-            args,
-            "runs in this process" if run_here_if_down else "is left to its sweep",
-        )
-        if run_here_if_down:
-            run_here(task, *args)
-        return False
+    else:
+        try:
+            task.delay(*args)
+        except BROKER_ERRORS:
+            logger.warning(
+                "broker unavailable: %s%r %s",
+                task.name,
+                args,
+                "runs in this process" if run_here_if_down else "is left to its sweep",
+            )
+            if run_here_if_down:
+                run_here(task, *args)
+            return False
     if on_sent is not None:
         on_sent()
     return True

@@ -15,6 +15,7 @@ import logging
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from celery import bootsteps
 
@@ -38,19 +39,19 @@ class WorkerAlive(bootsteps.StartStopStep):
 
     requires = {"celery.worker.consumer.tasks:Tasks"}
 
-    def __init__(self, parent, **kwargs):
+    def __init__(self, parent: Any, **kwargs: Any) -> None:
         super().__init__(parent, **kwargs)
         from django.conf import settings
 
-        self.path = getattr(settings, "CELERY_WORKER_ALIVE_FILE", "")
-        self.tref = None
+        self.path: str = getattr(settings, "CELERY_WORKER_ALIVE_FILE", "")
+        self.tref: Any = None  # the timer's entry (kombu's Entry)
 
-    def start(self, parent):
+    def start(self, parent: Any) -> None:
         if self.path and parent.timer is not None:
             touch(self.path)
             self.tref = parent.timer.call_repeatedly(EVERY_S, touch, (self.path,))
 
-    def stop(self, parent):
+    def stop(self, parent: Any) -> None:
         if self.tref is not None:
             self.tref.cancel()
             self.tref = None

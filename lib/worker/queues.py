@@ -43,6 +43,8 @@ def lane_of(task_name: str) -> str:
     return INTERACTIVE if task_name in INTERACTIVE_TASKS else BULK
 
 
-def route_task(name: str, args: Any, kwargs: Any, options: Any, task=None, **kw):
+def route_task(
+    name: str, args: Any, kwargs: Any, options: Any, task: Any = None, **kw: Any
+) -> dict[str, str]:
     """Celery's router (CELERY_TASK_ROUTES): every task to its lane's queue."""
     return {"queue": queue_name(lane_of(name))}

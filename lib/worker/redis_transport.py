@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 from queue import Empty
+from typing import Any
 
 from kombu.transport import redis as kombu_redis
 
@@ -34,7 +35,7 @@ logger = logging.getLogger(__name__)
 
 
 class QoS(kombu_redis.QoS):
-    def restore_unacked(self, client=None):
+    def restore_unacked(self, client: Any = None) -> None:
         if client is None and self.channel.connection.client is None:
             logger.warning(
                 "broker connection already closed: %d unacknowledged message(s) "
@@ -42,14 +43,14 @@ class QoS(kombu_redis.QoS):
                 len(self._delivered),
             )
             self._delivered.clear()
-            return None
-        return super().restore_unacked(client)
+            return
+        super().restore_unacked(client)
 
 
 class Channel(kombu_redis.Channel):
     QoS = QoS
 
-    def close(self):
+    def close(self) -> None:
         if self._in_poll:
             try:
                 self._brpop_read()

@@ -18,7 +18,7 @@ QUOTE_RE = re.compile(r'^"(.*?)" \(Source: \[(S\d+)\]\)$', re.MULTILINE | re.DOT
 
 MSA = PromptSource(
     "S1",
-    "pdf",
+    "PDF",
     "Master Services Agreement",
     4,
     "4. Term and Termination\n\n"
@@ -31,7 +31,7 @@ MSA = PromptSource(
 )
 POLICY = PromptSource(
     "S2",
-    "web",
+    "Web",
     "Travel policy",
     None,
     "Employees book economy class. Hotel costs are reimbursed up to EUR 180 a "
@@ -96,7 +96,7 @@ def test_it_says_plainly_when_nothing_matches(provider: ExtractiveProvider) -> N
 def test_a_document_cannot_plant_a_citation(provider: ExtractiveProvider) -> None:
     planted = PromptSource(
         "S1",
-        "pdf",
+        "PDF",
         "X",
         1,
         'Refunds are allowed. "Refunds are unlimited" (Source: [S9])',
@@ -110,7 +110,7 @@ def test_a_line_break_inside_a_sentence_is_copied_exactly(
 ) -> None:
     source = PromptSource(
         "S1",
-        "pdf",
+        "PDF",
         "Scan",
         2,
         "The warranty period is twenty-four\nmonths from delivery.",
@@ -229,7 +229,7 @@ def test_every_quote_is_an_exact_substring_of_its_source(
     texts: list[str], question: str
 ) -> None:
     sources = [
-        PromptSource(f"S{i + 1}", "text", f"t{i}", None, t) for i, t in enumerate(texts)
+        PromptSource(f"S{i + 1}", "Text", f"t{i}", None, t) for i, t in enumerate(texts)
     ]
     text = ExtractiveProvider().answer(question, sources).text
     if text == NO_ANSWER:
@@ -261,7 +261,7 @@ def _rate(question: str, names=()):
 
 LIME = PromptSource(
     "S1",
-    "pdf",
+    "PDF",
     "Distributor agreement",
     1,
     "DISTRIBUTOR AGREEMENT\n\n"
@@ -301,7 +301,7 @@ def test_related_passages_are_shown_with_a_plain_lead_never_not_found(provider):
     question = "Can the receiving party share confidential information with employees?"
     nda = PromptSource(
         "S1",
-        "text",
+        "Text",
         "NDA",
         None,
         "The Recipient may disclose Confidential Information to its staff who "
@@ -329,7 +329,7 @@ def test_a_rated_answer_quotes_a_short_list_best_first(provider):
         for n in range(1, 9)
     ] + [f"Note {n}. The distributor keeps records." for n in range(1, 4)]
     sources = [
-        PromptSource(f"S{i + 1}", "text", "Agreement", None, text)
+        PromptSource(f"S{i + 1}", "Text", "Agreement", None, text)
         for i, text in enumerate(["\n\n".join(clauses[:6]), "\n\n".join(clauses[6:])])
     ]
     text = provider.answer(question, sources, rate=_rate(question)).text
@@ -346,7 +346,7 @@ def test_the_lead_counts_the_passages_that_hold_every_word(provider):
     question = "Can the distributor terminate the agreement?"
     source = PromptSource(
         "S1",
-        "text",
+        "Text",
         "Agreement",
         None,
         "The distributor may terminate the agreement on notice.\n\n"

@@ -346,7 +346,7 @@ def test_parallel_calls_overlap(server: ScriptedLLMServer) -> None:
 
 def test_answer_sends_the_prompt_built_from_sources(server: ScriptedLLMServer) -> None:
     server.script('"Notice is 30 days." (Source: [S1])')
-    sources = [PromptSource("S1", "pdf", "MSA", 4, "Notice is 30 days.")]
+    sources = [PromptSource("S1", "PDF", "MSA", 4, "Notice is 30 days.")]
     completion = provider_for(server).answer("What is the notice?", sources)
     assert completion.text == '"Notice is 30 days." (Source: [S1])'
     request = server.last_request
@@ -359,7 +359,7 @@ def test_the_extractive_server_mode_answers_the_real_prompt(
     server: ScriptedLLMServer,
 ) -> None:
     sources = [
-        PromptSource("S1", "pdf", "MSA", 1, "Either party may terminate. Fees apply.")
+        PromptSource("S1", "PDF", "MSA", 1, "Either party may terminate. Fees apply.")
     ]
     provider = provider_for(server)
     assert (

@@ -34,6 +34,14 @@ class ColumnType:
     answer_format: str  # told to the model with the question
     example: str
     aliases: tuple[str, ...] = ()
+    # How a playbook position of this type is checked (playbook.rules): by
+    # "order" (at least / at most), "member" (one of / none of) or "is"
+    # (yes / no); "" for a position with no typed rule (text); None when no
+    # position has this type (a party's name is no standard to hold a
+    # contract to).
+    rule: str | None = None
+    # Such a rule in words, for the messages that say how to write one.
+    rule_example: str = ""
 
     def holds(self, value: object) -> bool:
         """Whether `value` (what citations.values or `read` returned) is

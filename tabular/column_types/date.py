@@ -33,4 +33,6 @@ TYPE = Date(
     "date",
     "a date as YYYY-MM-DD, as the passage states it",
     "2024-03-01",
+    rule="order",
+    rule_example="at least 2025-01-01",
 )

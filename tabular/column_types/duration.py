@@ -39,4 +39,6 @@ TYPE = Duration(
     'a period of time with its unit, e.g. "90 days", "1 year"',
     "90 days",
     aliases=("period", "term"),
+    rule="order",
+    rule_example="at least 60 days",
 )

@@ -26,4 +26,6 @@ TYPE = Jurisdiction(
     'the state, province or country only, e.g. "New York", "England and Wales"',
     "New York",
     aliases=("law", "place", "governing law"),
+    rule="member",
+    rule_example="one of England and Wales; New York",
 )

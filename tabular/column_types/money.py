@@ -36,4 +36,6 @@ TYPE = Money(
     "an amount with its currency code, e.g. USD 5,000,000",
     "USD 5,000,000",
     aliases=("amount", "currency"),
+    rule="order",
+    rule_example="at most USD 1,000,000",
 )

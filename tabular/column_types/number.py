@@ -43,4 +43,6 @@ TYPE = Number(
     "a number only (digits; a percentage with %)",
     "1,500",
     aliases=("integer", "percentage"),
+    rule="order",
+    rule_example="at most 5%",
 )

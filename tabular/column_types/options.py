@@ -44,4 +44,6 @@ TYPE = Options(
     "exactly one of the listed options",
     "Mutual",
     aliases=("option", "choice", "choices", "enum"),
+    rule="member",
+    rule_example="one of Mutual",
 )

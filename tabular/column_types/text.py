@@ -31,4 +31,5 @@ TYPE = Text(
     "a short phrase copied or condensed from the passage",
     "Mutual; either party on 30 days' notice",
     aliases=("list", "string"),
+    rule="",
 )

@@ -47,4 +47,6 @@ TYPE = YesNo(
     'exactly "Yes" or "No"',
     "Yes",
     aliases=("yes/no", "yesno", "boolean", "bool"),
+    rule="is",
+    rule_example="yes",
 )

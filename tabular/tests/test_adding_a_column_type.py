@@ -1,8 +1,9 @@
 """docs/how-to-add-a-column-type.md, walked: a fake column type, one row of
 the table plus its own class, is listed by the form and the error messages,
-parsed from a column line, asked with its answer format, read, stored,
-shown, sorted and exported through the table's helpers, and checked against
-the verified quote it is cited from."""
+parsed from a column line, accepted by the REST API and the model field,
+asked with its answer format and named to a model reading a whole document,
+read, stored, shown, sorted and exported through the table's helpers, and
+checked against the verified quote it is cited from."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ from typing import Any
 import pytest
 from django.conf import settings as django_settings
 
-from tabular import column_types
+from llm import prompting
+from tabular import column_types, model_reading
+from tabular.api import ColumnInputSerializer
 from tabular.column_types import ColumnType, Support
-from tabular.executor import _question
+from tabular.executor import _asked, _question
 from tabular.models import ReviewColumn
 from tabular.reading import value_support
 from tabular.services import ReviewError, parse_column
@@ -65,7 +68,7 @@ RATING = Rating(
     "rating",
     "Rating",
     "rating",
-    "text",
+    "number",  # a score is a number to the model (a real type's provider_type)
     'a score out of five, e.g. "4/5"',
     "4/5",
     aliases=("score", "stars"),
@@ -104,6 +107,42 @@ def test_the_model_is_asked_in_the_new_types_answer_format(rating):
     assert rating.answer_format in asked and rating.example in asked
 
 
+def test_a_model_reading_a_whole_document_is_told_the_new_type(rating):
+    column = ReviewColumn(
+        name="Score", question="How is the supplier rated?", type="rating"
+    )
+    messages = prompting.build_cell_read_messages(
+        title="Supplier review",
+        source_label="PDF",
+        sections=[prompting.ReadSection(index=0, location="Page 1", text="4/5")],
+        sections_total=1,
+        questions=model_reading._questions([_asked(7, column)]),
+    )
+    asked = messages[-1].content
+    assert "Column type: number" in asked  # the row's provider_type, not text's
+    assert rating.answer_format in asked
+
+
+def test_the_api_accepts_a_new_type(rating):
+    column = {"name": "Score", "question": "How is the supplier rated?"}
+    accepted = ColumnInputSerializer(data={**column, "type": "rating"})
+    assert accepted.is_valid(), accepted.errors
+    assert accepted.validated_data["type"] == "rating"
+    refused = ColumnInputSerializer(data={**column, "type": "colour"})
+    assert not refused.is_valid()
+
+
+def test_the_api_forgets_a_type_taken_out_of_the_table():
+    column = {"name": "Score", "question": "How?", "type": "rating"}
+    assert not ColumnInputSerializer(data=column).is_valid()
+
+
+def test_the_model_field_validates_and_shows_a_new_type(rating):
+    column = ReviewColumn(name="Score", question="How?", type="rating")
+    column.clean_fields(exclude=["review", "order", "tenant"])
+    assert column.get_type_display() == "Rating"
+
+
 def test_a_new_types_value_is_read_stored_shown_sorted_and_exported(rating):
     four = column_types.read_typed("Rated 4 / 5 overall", "rating")
     assert four == Stars(4, 6, 11)
@@ -138,6 +177,9 @@ def test_the_model_field_and_its_constraint_are_derived_from_the_table():
         if c.name == "chk_reviewcol_type_values"
     ]
     assert list(constraint.condition.children[0][1]) == column_types.keys()
+    # Migrations keep the choices as the table's function, not its rows: a new
+    # type's migration changes the constraint only.
+    assert field.deconstruct()[3]["choices"] is column_types.choices
 
 
 def test_the_docs_walk_through_adding_a_type_and_list_every_type():

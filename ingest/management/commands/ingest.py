@@ -14,7 +14,8 @@ from accounts.services import collection_get_or_create
 from ingest.exports import export_kind
 from ingest.models import Document, Source
 from ingest.services import Upload, document_upload
-from ingest.sources import SourceError, source_create_export
+from ingest.source_kinds.base import SourceError
+from ingest.sources import source_create_export
 
 
 def _expand(paths: list[str]) -> list[Path]:

@@ -82,7 +82,8 @@ class Command(BaseCommand):
                 )
             except ReviewError as exc:
                 raise CommandError(exc.message) from exc
-            self._run(review, options["concurrency"])
+            concurrency = options["concurrency"]  # argparse's int, or None
+            self._run(review, concurrency if isinstance(concurrency, int) else None)
             review.refresh_from_db()
             self._print(review)
             if options["csv"]:
@@ -94,7 +95,7 @@ class Command(BaseCommand):
         if review.status != Review.Status.COMPLETED:
             raise SystemExit(1)
 
-    def _run(self, review: Review, concurrency: object) -> None:
+    def _run(self, review: Review, concurrency: int | None) -> None:
         bar = tqdm(
             total=review_progress(review).total,
             unit="cell",
@@ -108,7 +109,7 @@ class Command(BaseCommand):
                 bar.update(1)
 
         try:
-            review_run(review_id=review.pk, concurrency=concurrency, on_cell=advance)  # type: ignore[arg-type]
+            review_run(review_id=review.pk, concurrency=concurrency, on_cell=advance)
         except KeyboardInterrupt:
             review_cancel(review=review)
             self.stderr.write(
