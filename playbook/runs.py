@@ -42,6 +42,7 @@ from django.utils import timezone
 
 from ingest.models import Document
 from lib.exceptions import DocuIQError
+from lib.worker.enqueue import send_on_commit
 from playbook import findings
 from playbook.models import (
     Finding,
@@ -380,18 +381,11 @@ def _queue_suggestion(finding: Finding) -> None:
     Finding.objects.filter(pk=finding.pk).update(
         suggestion_status=Finding.SuggestionStatus.PENDING
     )
-    finding_id = finding.pk
+    from playbook.tasks import suggest_wording
 
-    def send() -> None:
-        from playbook.tasks import suggest_wording
-        from tabular.tasks import dispatch
-
-        try:
-            dispatch(suggest_wording, finding_id)
-        except Exception:  # a broker outage must not fail the page that synced
-            logger.warning("could not queue the suggestion for finding %s", finding_id)
-
-    transaction.on_commit(send)
+    # A broker outage must not fail the page that synced: send_on_commit logs
+    # it, and the finding stays pending.
+    send_on_commit(suggest_wording, finding.pk)
 
 
 # ---------------------------------------------------------------- decisions

@@ -33,6 +33,7 @@ from django.utils import timezone
 from accounts.scoping import tenant_scope, unscoped
 from ingest.models import Document
 from lib.exceptions import DocuIQError
+from lib.worker.enqueue import send_on_commit
 from tabular import column_types
 from tabular.models import Cell, Review, ReviewColumn, ReviewDocument
 
@@ -352,31 +353,23 @@ def cell_rerun(*, cell: Cell, user: AbstractBaseUser | None = None) -> Cell:
 
 
 def _enqueue(review: Review) -> None:
-    """Queue the run after commit. Eager Celery (no broker) runs it right
-    there, or in a background thread with TABULAR_EAGER_THREAD (so `make run`
-    shows the grid filling in). A broker that is down leaves the review
-    queued for `reviews_sweep` (CEL-07)."""
+    """Queue the run after commit (`send_on_commit`: a broker that is down
+    leaves the review queued for `reviews_sweep`, CEL-07). Eager Celery (no
+    broker) runs it right there, or in a background thread with
+    TABULAR_EAGER_THREAD (so `make run` shows the grid filling in)."""
+    from tabular.tasks import run_review
+
     review_id = str(review.pk)
-
-    def send() -> None:
-        from tabular.tasks import dispatch, run_review
-
-        if settings.CELERY_TASK_ALWAYS_EAGER:
-            if getattr(settings, "TABULAR_EAGER_THREAD", False):
-                threading.Thread(
-                    target=_run_in_thread, args=(review_id,), daemon=True
-                ).start()
-            else:
-                dispatch(run_review, review_id)
-            return
-        try:
-            run_review.delay(review_id)
-        except Exception:  # kombu raises several types when the broker is down
-            logger.warning(
-                "broker unavailable; review %s stays queued for the sweeper", review_id
-            )
-
-    transaction.on_commit(send)
+    if settings.CELERY_TASK_ALWAYS_EAGER and getattr(
+        settings, "TABULAR_EAGER_THREAD", False
+    ):
+        transaction.on_commit(
+            lambda: threading.Thread(
+                target=_run_in_thread, args=(review_id,), daemon=True
+            ).start()
+        )
+        return
+    send_on_commit(run_review, review_id)
 
 
 def _run_in_thread(review_id: str) -> None:

@@ -9,23 +9,10 @@ never runs into the task time limit or the broker's visibility timeout.
 
 from __future__ import annotations
 
-from typing import Any
-
 from celery import current_app, shared_task
 from django.conf import settings
 
-
-def dispatch(task: Any, *args: Any) -> None:
-    """Queue ``task``, or run it here when Celery is eager (no broker).
-
-    ``apply()`` is what ``delay()`` does when eager, minus acquiring a
-    producer: that would pin the app's connection pool to the broker URL of
-    first use (memory://) for the rest of the process.
-    """
-    if current_app.conf.task_always_eager:
-        task.apply(args=args)
-    else:
-        task.delay(*args)
+from lib.worker.enqueue import send
 
 
 def _slice_s() -> float:
@@ -57,7 +44,8 @@ def run_review(review_id: str) -> str:
     if outcome.more and outcome.ran:
         # Time's up with cells left: the next slice. A delivery that made no
         # progress (a persistent error) leaves the review to the sweeper.
-        dispatch(run_review, review_id)
+        # (`send`: a broker that is down leaves the review to the sweeper.)
+        send(run_review, review_id)
     return outcome.status
 
 
