@@ -16,6 +16,10 @@ written whole to a temporary file and then renamed, so a run cut short
 leaves none half made and two runs at once (xdist's workers) never read a
 partial one. `pytest --create-db` migrates from nothing and writes the copy
 anew. PostgreSQL is left to Django: `make test-pg` migrates every run.
+
+The benchmarks' SQLite databases are files, not in-memory, and are made the
+same way (`migrate_sqlite_file`, called by bench/_django.py): each bench
+process would otherwise migrate its own database, 20-60 s of a quick run.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ from unittest import mock
 import django
 from django.apps import apps
 from django.conf import settings
+from django.core.management import call_command
+from django.db import connections
 from django.db.backends.sqlite3.creation import DatabaseCreation
 from django.db.migrations.loader import MigrationLoader
 
@@ -192,3 +198,32 @@ def cached_migrations(directory: Path, *, rebuild: bool = False) -> Iterator[Non
 
     with mock.patch.object(DatabaseCreation, "create_test_db", create_test_db):
         yield
+
+
+def migrate_sqlite_file(directory: Path, alias: str = "default") -> bool:
+    """Migrate the SQLite file database `alias` names, from the copy in
+    `directory` when there is one for the current schema (True), else with
+    `migrate`, saving the result there for the next process (False).
+
+    Any other database (PostgreSQL, in-memory SQLite) is migrated as usual
+    (False). The database's earlier content is replaced; a second call on a
+    migrated database is a no-op copy.
+    """
+    connection = connections[alias]
+    if connection.vendor != "sqlite" or connection.is_in_memory_db():
+        call_command("migrate", database=alias, verbosity=0)
+        return False
+    path = directory / f"{schema_key(schema_sources())}{SUFFIX}"
+    if not path.is_file():
+        with _lock(directory):
+            if not path.is_file():
+                # As create_test_db makes the tests' database (run_syncdb, the
+                # cache table): a copy saved here serves the tests too.
+                call_command("migrate", database=alias, run_syncdb=True, verbosity=0)
+                call_command("createcachetable", database=alias, verbosity=0)
+                connection.ensure_connection()
+                save(connection.connection, path)
+                return False
+    connection.ensure_connection()
+    load(path, connection.connection)
+    return True
