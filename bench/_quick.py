@@ -31,22 +31,13 @@ RESULT_NAMES = {
     "verification_eval": "verification",
     "retrieval_eval": "retrieval",
     "titles_eval": "titles",
+    "judge_guard_eval": "judge_guards",
 }
-# Measurements that exist only on the shared corpus and have no built-in
-# --quick data yet (issue 34's and 35's new benches): listed, not run, so a
-# quick run says what it did not prove. Their logic is covered by the tests.
-CORPUS_ONLY = frozenset(
-    {"first_request", "judge_guard_eval", "reading_budget", "tabular_reading"}
-)
 
 
 def scripts() -> list[Path]:
-    """Every bench script (helpers start with "_") that has a quick mode."""
-    return sorted(
-        p
-        for p in BENCH.glob("*.py")
-        if not p.name.startswith("_") and p.stem not in CORPUS_ONLY
-    )
+    """Every bench script (helpers start with "_"): each has a quick mode."""
+    return sorted(p for p in BENCH.glob("*.py") if not p.name.startswith("_"))
 
 
 def _json_written(since: float, where: list[Path]) -> list[Path]:
@@ -107,7 +98,6 @@ def main() -> int:
     print(
         f"bench-quick: {len(scripts()) - len(failed)} of {len(scripts())} scripts ran and wrote their JSON in {total:.0f} s"
     )
-    print("not run (corpus only, no --quick yet): " + ", ".join(sorted(CORPUS_ONLY)))
     return 1 if failed else 0
 
 

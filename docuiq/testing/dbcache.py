@@ -126,6 +126,10 @@ def save(connection: sqlite3.Connection, path: Path) -> None:
     target = sqlite3.connect(temporary)
     try:
         connection.backup(target)
+        # A bench's file database is in WAL mode and the backup copies that
+        # flag: a copy in WAL mode leaves -wal and -shm files beside it once
+        # read. The copy is only ever read whole, so a plain journal.
+        target.execute("PRAGMA journal_mode=DELETE")
     finally:
         target.close()
     temporary.replace(path)
