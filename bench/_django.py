@@ -35,13 +35,14 @@ def setup(database_url: str | None = None) -> str:
 
 
 def migrate() -> None:
-    """Migrate Django's database (set up already). A SQLite file is made from
-    the migrated copy the test kit keeps (docuiq/testing/dbcache.py), or
-    migrated and kept there for the next process: migrating takes 8 s of CPU,
-    a minute on a loaded 2-core machine, in every bench process."""
-    from docuiq.testing.dbcache import migrate_sqlite_file
+    """Migrate Django's database (set up already) from the migrated copy the
+    test kit keeps (docuiq/testing/dbcache.py: a SQLite file, or a PostgreSQL
+    template), or migrate it and keep the copy for the next process:
+    migrating takes 7-10 s of CPU, up to a minute on a loaded 2-core machine,
+    in every bench process. The schema and rows are those `migrate` makes."""
+    from docuiq.testing.dbcache import migrate_kept
 
-    migrate_sqlite_file(KEPT_DATABASES)
+    migrate_kept(KEPT_DATABASES)
 
 
 def reset_postgres(url: str) -> bool:
