@@ -8,7 +8,8 @@ server is no model, so nothing here grades answers; it measures what the
 model is sent. Embeddings off (full-text retrieval) to spare the shared
 machine. Prints the figures and writes bench/results/reading_budget.json.
 
-    nice .venv/bin/python bench/reading_budget.py [--cuad 20] [--nda 20] [--quick]
+    nice .venv/bin/python bench/reading_budget.py [--cuad 20] [--nda 20]
+        [--corpus ../shared/corpus] [--quick]
 
 --quick: bench/evaluate.py's built-in NDA (in ContractNLI's layout) and the
 demo contract PDF (demo/) in place of the corpus; results go where
@@ -116,11 +117,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nda", type=int, default=20)
     parser.add_argument("--context", type=int, default=32768)
     parser.add_argument(
+        "--corpus", default=os.environ.get("DOCUIQ_CORPUS") or str(CORPUS)
+    )
+    parser.add_argument(
         "--quick", action="store_true", help="built-in NDA and demo PDF: runs only"
     )
     args = parser.parse_args(argv)
     if not args.quick:
-        return _run(args, CORPUS)
+        return _run(args, Path(args.corpus))
     from evaluate import quick_corpus
 
     with tempfile.TemporaryDirectory(prefix="docuiq-reading-budget-") as tmp:
