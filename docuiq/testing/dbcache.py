@@ -58,6 +58,29 @@ def _module_file(name: str) -> Path | None:
     return Path(spec.origin)
 
 
+def _outside(name: str, root: Path, seen: dict[str, bool]) -> bool:
+    """Is the top-level package of module `name` installed outside `root`?
+    Finding a top-level module imports nothing, and its submodules live
+    where it does: `_module_file` would import a third-party package (the
+    `openai` SDK, ~1 s) to find a submodule that cannot be the project's."""
+    top = name.partition(".")[0]
+    if top not in seen:
+        try:
+            spec = importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            spec = None
+        places = []
+        if spec is not None:
+            places = list(spec.submodule_search_locations or []) or [spec.origin]
+        seen[top] = not any(
+            place
+            and place not in ("built-in", "frozen")
+            and Path(place).resolve().is_relative_to(root)
+            for place in places
+        )
+    return seen[top]
+
+
 def _project_file(path: Path | None, root: Path) -> Path | None:
     """`path` if it is one of the project's own source files (not the venv's)."""
     if path is None or not path.is_relative_to(root):
@@ -98,9 +121,12 @@ def schema_sources(root: Path | None = None) -> list[Path]:
             if models_file:
                 files.add(Path(models_file))
     pending = sorted(files)
+    outside: dict[str, bool] = {}
     while pending:
         source = pending.pop()
         for name in _imported_names(source.read_text(encoding="utf-8")):
+            if _outside(name, root, outside):
+                continue
             found = _project_file(_module_file(name), root)
             if found is not None and found not in files:
                 files.add(found)
