@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import fcntl
 import hashlib
+import importlib.machinery
 import importlib.util
 import os
 import platform
@@ -59,24 +60,21 @@ def _module_file(name: str) -> Path | None:
 
 
 def _outside(name: str, root: Path, seen: dict[str, bool]) -> bool:
-    """Is the top-level package of module `name` installed outside `root`?
-    Finding a top-level module imports nothing, and its submodules live
-    where it does: `_module_file` would import a third-party package (the
-    `openai` SDK, ~1 s) to find a submodule that cannot be the project's."""
+    """Is the top-level package of module `name` found on sys.path outside
+    `root`? Its submodules live where it does: `_module_file` would import a
+    third-party package (the `openai` SDK, ~0.7 s) to find a submodule that
+    cannot be the project's. PathFinder searches sys.path alone: it imports
+    nothing and does not touch sys.modules, where a lazily imported module
+    (llm/lazy.py) would load on the first look at it. Not found there:
+    False, and `_module_file` decides as before."""
     top = name.partition(".")[0]
     if top not in seen:
-        try:
-            spec = importlib.util.find_spec(top)
-        except (ImportError, ValueError):
-            spec = None
+        spec = importlib.machinery.PathFinder.find_spec(top)
         places = []
         if spec is not None:
             places = list(spec.submodule_search_locations or []) or [spec.origin]
-        seen[top] = not any(
-            place
-            and place not in ("built-in", "frozen")
-            and Path(place).resolve().is_relative_to(root)
-            for place in places
+        seen[top] = bool(places) and not any(
+            place and Path(place).resolve().is_relative_to(root) for place in places
         )
     return seen[top]
 
