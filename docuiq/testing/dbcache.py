@@ -232,7 +232,8 @@ def cached_migrations(directory: Path, *, rebuild: bool = False) -> Iterator[Non
 def migrate_kept(directory: Path, alias: str = "default") -> bool:
     """Migrate the database `alias` names from a migrated copy kept for the
     current schema (True), or with `migrate`, keeping a copy for the next
-    process (False). Its earlier content is replaced.
+    process (False). Only an empty database is made so; one with tables is
+    migrated in place (False), its rows kept.
 
     A SQLite file is loaded from the copy in `directory`, the one the tests
     load. A PostgreSQL database is created from a template database migrated
@@ -240,11 +241,18 @@ def migrate_kept(directory: Path, alias: str = "default") -> bool:
     schema dropped. An in-memory SQLite database is migrated as usual.
     """
     connection = connections[alias]
-    if connection.vendor == "postgresql":
-        return _migrate_postgres(directory, alias)
-    if connection.vendor != "sqlite" or connection.is_in_memory_db():
+    in_memory = connection.vendor == "sqlite" and connection.is_in_memory_db()
+    # Only an empty database is replaced: one with tables (a database the
+    # caller chose, its rows kept) is migrated in place, as before.
+    if (
+        connection.vendor not in ("sqlite", "postgresql")
+        or in_memory
+        or connection.introspection.table_names()
+    ):
         call_command("migrate", database=alias, verbosity=0)
         return False
+    if connection.vendor == "postgresql":
+        return _migrate_postgres(directory, alias)
     path = directory / f"{schema_key(schema_sources())}{SUFFIX}"
     if not path.is_file():
         with _lock(directory):
