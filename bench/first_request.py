@@ -1,7 +1,7 @@
 """The first request like the hundredth: CPU time of a new process's first
 request against its warm ones, for a web and a worker process.
 
-    .venv/bin/python bench/first_request.py [--corpus ../shared/corpus] [--requests 12]
+    .venv/bin/python bench/first_request.py [--corpus ../shared/corpus] [--requests 12] [--quick]
 
 The parent prepares a database of its own with real contracts (CUAD's
 `contracts_txt`, ingested through the product's services) and starts, for
@@ -22,6 +22,9 @@ time is reported apart: it is paid before the process takes requests).
 Each row: first request's CPU ms, the median of the warm ones, their ratio
 (target <= 2), the p95 of the warm ones, and the process's peak RSS.
 Results go to bench/results/first_request.json.
+
+--quick: bench/evaluate.py's built-in contract (in CUAD's layout) in place of
+the corpus, 3 requests per process; only proves the script runs.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -168,6 +172,9 @@ def main() -> None:
     )
     parser.add_argument("--contracts", type=int, default=6)
     parser.add_argument("--requests", type=int, default=12)
+    parser.add_argument(
+        "--quick", action="store_true", help="built-in contract: runs only"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--warm", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--setup", help=argparse.SUPPRESS)
@@ -176,7 +183,18 @@ def main() -> None:
         setup = json.loads(Path(args.setup).read_text())
         print(json.dumps(_child(args.child, args.warm, setup, args.requests)))
         return
-    setup = _prepare(Path(args.corpus), args.contracts)
+    if args.quick:
+        from evaluate import quick_corpus
+
+        # The fixture `manage.py evaluate --quick` runs on, in CUAD's layout:
+        # _prepare reads it as it reads CUAD. Two warm requests at least, so
+        # each process has a median to compare its first with.
+        args.requests = 3
+        with tempfile.TemporaryDirectory(prefix="docuiq-first-request-") as tmp:
+            corpus, _questions = quick_corpus(Path(tmp))
+            setup = _prepare(corpus, args.contracts)
+    else:
+        setup = _prepare(Path(args.corpus), args.contracts)
     setup_file = Path(setup["database"].removeprefix("sqlite:///")).with_suffix(".json")
     setup_file.write_text(json.dumps(setup))
     rows = []
@@ -209,7 +227,8 @@ def main() -> None:
     from _common import write_results
 
     path = write_results(
-        "first_request.json", {"rows": rows, "requests": args.requests}
+        "first_request.json",
+        {"rows": rows, "requests": args.requests, "quick": args.quick},
     )
     print(f"results: {path}")
 

@@ -1,6 +1,6 @@
 """A judge held to the guards: meaning-changing edits of real contract sentences.
 
-    .venv/bin/python bench/judge_guard_eval.py [--corpus ../shared/corpus] [--per-kind 40]
+    .venv/bin/python bench/judge_guard_eval.py [--corpus ../shared/corpus] [--per-kind 40] [--quick]
 
 Sentences of CUAD's contracts (`cuad/contracts_txt`) and ContractNLI's dev
 NDAs (`contractnli/dev.json`) are edited so that they say something else,
@@ -31,6 +31,10 @@ out): an obedient judge must still verify them (stage 3 exists for them).
 Each figure is given with the entity guards (citations/cascade/entities.py)
 and without them (ENTITY_RULES emptied in this process), in the same run.
 Results go to bench/results/judge_guards.json.
+
+--quick: the same run on bench/evaluate.py's built-in contract and NDA (in
+the corpus's layout), where only a few edit kinds find a sentence; only
+proves the script runs.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ import os
 import random
 import re
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -391,10 +396,22 @@ def main() -> None:
     parser.add_argument("--per-kind", type=int, default=40)
     parser.add_argument("--seed", type=int, default=34)
     parser.add_argument("--out", default="judge_guards.json")
+    parser.add_argument(
+        "--quick", action="store_true", help="built-in contract and NDA: runs only"
+    )
     args = parser.parse_args()
-    corpus = Path(args.corpus)
     started = time.perf_counter()
-    cases = build_cases(corpus, args.per_kind, random.Random(args.seed))
+    rng = random.Random(args.seed)
+    if args.quick:
+        # The fixture `manage.py evaluate --quick` runs on, written in the
+        # corpus's layout, so the corpus code path reads it.
+        from bench.evaluate import quick_corpus
+
+        with tempfile.TemporaryDirectory(prefix="docuiq-judge-guards-") as tmp:
+            corpus, _questions = quick_corpus(Path(tmp))
+            cases = build_cases(corpus, args.per_kind, rng)
+    else:
+        cases = build_cases(Path(args.corpus), args.per_kind, rng)
     with_guards = measure(cases)
     rules = entity_guards.ENTITY_RULES
     entity_guards.ENTITY_RULES = ()
@@ -434,6 +451,7 @@ def main() -> None:
     path = write_results(
         args.out,
         {
+            "quick": args.quick,
             "per_kind": args.per_kind,
             "seed": args.seed,
             "seconds": round(time.perf_counter() - started, 1),

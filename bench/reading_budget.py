@@ -9,6 +9,11 @@ model is sent. Embeddings off (full-text retrieval) to spare the shared
 machine. Prints the figures and writes bench/results/reading_budget.json.
 
     nice .venv/bin/python bench/reading_budget.py [--cuad 20] [--nda 20]
+        [--corpus ../shared/corpus] [--quick]
+
+--quick: bench/evaluate.py's built-in NDA (in ContractNLI's layout) and the
+demo contract PDF (demo/) in place of the corpus; results go where
+BENCH_RESULTS points. Only proves the script runs.
 """
 
 from __future__ import annotations
@@ -17,16 +22,23 @@ import argparse
 import io
 import json
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _common import RESULTS, ROOT
+
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-CUAD_PDFS = CORPUS / "cuad" / "contracts_pdf"
-NDA_JSON = CORPUS / "contractnli" / "dev.json"
+# Corpus-relative: --quick reads the same layout from a built-in corpus.
+CUAD_PDFS = Path("cuad") / "contracts_pdf"
+NDA_JSON = Path("contractnli") / "dev.json"
+# A real PDF for --quick, so the PDF extraction path runs as on CUAD's.
+DEMO_PDF = ROOT / "demo" / "master-services-agreement.pdf"
 QUESTION = "Under what conditions may a party terminate this agreement?"
 
 
@@ -104,7 +116,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cuad", type=int, default=20)
     parser.add_argument("--nda", type=int, default=20)
     parser.add_argument("--context", type=int, default=32768)
+    parser.add_argument(
+        "--corpus", default=os.environ.get("DOCUIQ_CORPUS") or str(CORPUS)
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="built-in NDA and demo PDF: runs only"
+    )
     args = parser.parse_args(argv)
+    if not args.quick:
+        return _run(args, Path(args.corpus))
+    from evaluate import quick_corpus
+
+    with tempfile.TemporaryDirectory(prefix="docuiq-reading-budget-") as tmp:
+        corpus, _questions = quick_corpus(Path(tmp))
+        (corpus / CUAD_PDFS).mkdir(parents=True)
+        shutil.copy(DEMO_PDF, corpus / CUAD_PDFS / DEMO_PDF.name)
+        return _run(args, corpus)
+
+
+def _run(args: argparse.Namespace, corpus: Path) -> int:
 
     from docuiq.testing.llm_server import ScriptedLLMServer
 
@@ -126,11 +156,11 @@ def main(argv: list[str] | None = None) -> int:
 
     tenant = tenant_create(slug="bench-reading", name="Reading")
     rows: dict[str, list[dict]] = {"cuad": [], "nda": []}
-    for pdf in sorted(CUAD_PDFS.iterdir())[: args.cuad]:
+    for pdf in sorted((corpus / CUAD_PDFS).iterdir())[: args.cuad]:
         document = _ingest(tenant, pdf.name, pdf.read_bytes())
         if document.status == "ready":
             rows["cuad"].append(_measure(tenant, document, server))
-    ndas = json.loads(NDA_JSON.read_text())["documents"][: args.nda]
+    ndas = json.loads((corpus / NDA_JSON).read_text())["documents"][: args.nda]
     for nda in ndas:
         name = f"nda-{nda['id']}.txt"
         document = _ingest(tenant, name, nda["text"].encode())
@@ -138,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
             rows["nda"].append(_measure(tenant, document, server))
     server.stop()
     result = {
+        "quick": args.quick,
         "question": QUESTION,
         "context_tokens": args.context,
         "cuad": _summary(rows["cuad"]),
@@ -155,8 +186,8 @@ def main(argv: list[str] | None = None) -> int:
             f"with six chunks ({s['prompt_ratio_vs_six_chunks']}x); median share of "
             f"sections read {s['median_share_of_sections_read']:.0%}; failed {s['failed']}"
         )
-    out = Path(__file__).resolve().parent / "results" / "reading_budget.json"
-    out.parent.mkdir(exist_ok=True)
+    out = RESULTS / "reading_budget.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {out}")
     return 0

@@ -50,6 +50,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+# Imported before a boot points DOCUIQ_VAR_DIR elsewhere: it reads where
+# the tests keep their migrated database.
+import _django  # noqa: E402
+
 QUESTIONS = ROOT / "bench" / "retrieval_questions.json"
 # `make bench-quick` points BENCH_RESULTS elsewhere, so a quick run never
 # overwrites a full run's figures.
@@ -85,9 +90,7 @@ def boot(var_dir: Path, *, offline: bool = True) -> None:
     import django
 
     django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    _django.migrate()
 
 
 def cache_key(pdfs: list[Path]) -> str:

@@ -36,6 +36,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+# Imported before a boot points DOCUIQ_VAR_DIR elsewhere: it reads where
+# the tests keep their migrated database.
+import _django  # noqa: E402
+
 # `make bench-quick` points BENCH_RESULTS elsewhere (bench/_common.py).
 RESULTS = Path(os.environ.get("BENCH_RESULTS") or ROOT / "bench" / "results")
 
@@ -112,9 +117,7 @@ def _boot(var_dir: str, database_url: str | None) -> None:
     import django
 
     django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    _django.migrate()
 
 
 # Words a paraphrase keeps (the citation guard compares them).

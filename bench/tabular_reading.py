@@ -1,7 +1,7 @@
 """What a model-read review costs: calls, prompt tokens per cell, wall time.
 
     .venv/bin/python bench/tabular_reading.py [--corpus ../shared/corpus]
-        [--contracts 3] [--latency 0.5] [--per-call 1 4] [--json OUT]
+        [--contracts 3] [--latency 0.5] [--per-call 1 4] [--json OUT] [--quick]
 
 A few CUAD contracts (plain text) x three columns, run by the real executor
 against the scripted OpenAI-compatible server (docuiq.testing.llm_server) on
@@ -13,6 +13,10 @@ With ``--per-call``, each value of TABULAR_COLUMNS_PER_CALL is one run (1:
 every cell its own call). The same script runs on an older tree (cells on
 four retrieved chunks), where ``--per-call`` has no effect: that is the
 baseline. Prints one line per run and writes JSON with ``--json``.
+
+``--quick``: bench/evaluate.py's built-in contract (in CUAD's layout) instead
+of the corpus, no latency, JSON to bench/results/tabular_reading.json (or
+where BENCH_RESULTS points); only proves the script runs.
 """
 
 from __future__ import annotations
@@ -28,6 +32,10 @@ from pathlib import Path
 
 ROOT = Path.cwd()
 sys.path.insert(0, str(ROOT))
+
+# Imported before a boot points DOCUIQ_VAR_DIR elsewhere: it reads where
+# the tests keep their migrated database.
+import _django  # noqa: E402
 
 CONTRACTS = (
     "GOCALLINC_03_30_2000-EX-10.7-Promotion Agreement.txt",
@@ -59,9 +67,7 @@ def _boot(var_dir: str) -> None:
     import django
 
     django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    _django.migrate()
 
 
 def _responder(prompt_tps: float):
@@ -152,9 +158,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--cells", action="store_true", help="print every cell")
     parser.add_argument("--json", default="")
+    parser.add_argument(
+        "--quick", action="store_true", help="built-in contract: runs only"
+    )
     args = parser.parse_args(argv)
 
     var = tempfile.mkdtemp(prefix="docuiq-reading-")
+    if args.quick:
+        from _common import RESULTS
+        from evaluate import quick_corpus
+
+        # The fixture `manage.py evaluate --quick` runs on, in CUAD's layout:
+        # the corpus code path below reads it as it reads CUAD.
+        corpus_dir, _questions = quick_corpus(Path(var) / "corpus")
+        args.corpus, args.files, args.contracts = str(corpus_dir), ["quick.txt"], 1
+        args.latency, args.base_url = 0.0, ""
+        args.json = args.json or str(RESULTS / "tabular_reading.json")
     _boot(var)
     from django.conf import settings
 
@@ -227,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             print(json.dumps(row), flush=True)
     if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
     return 0
 

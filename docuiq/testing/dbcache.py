@@ -16,6 +16,11 @@ written whole to a temporary file and then renamed, so a run cut short
 leaves none half made and two runs at once (xdist's workers) never read a
 partial one. `pytest --create-db` migrates from nothing and writes the copy
 anew. PostgreSQL is left to Django: `make test-pg` migrates every run.
+
+The benchmarks' databases are made the same way (`migrate_kept`, called by
+bench/_django.py): a SQLite file from the same copy, a PostgreSQL database
+from a template database migrated once. Each bench process would otherwise
+migrate its own database: 7-10 s of CPU, 25-50 s on a loaded 2-core machine.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 import ast
 import fcntl
 import hashlib
+import importlib.machinery
 import importlib.util
 import os
 import platform
@@ -35,6 +41,8 @@ from unittest import mock
 import django
 from django.apps import apps
 from django.conf import settings
+from django.core.management import call_command
+from django.db import connections
 from django.db.backends.sqlite3.creation import DatabaseCreation
 from django.db.migrations.loader import MigrationLoader
 
@@ -49,6 +57,26 @@ def _module_file(name: str) -> Path | None:
     if spec is None or not spec.origin or spec.origin in ("built-in", "frozen"):
         return None
     return Path(spec.origin)
+
+
+def _outside(name: str, root: Path, seen: dict[str, bool]) -> bool:
+    """Is the top-level package of module `name` found on sys.path outside
+    `root`? Its submodules live where it does: `_module_file` would import a
+    third-party package (the `openai` SDK, ~0.7 s) to find a submodule that
+    cannot be the project's. PathFinder searches sys.path alone: it imports
+    nothing and does not touch sys.modules, where a lazily imported module
+    (llm/lazy.py) would load on the first look at it. Not found there:
+    False, and `_module_file` decides as before."""
+    top = name.partition(".")[0]
+    if top not in seen:
+        spec = importlib.machinery.PathFinder.find_spec(top)
+        places = []
+        if spec is not None:
+            places = list(spec.submodule_search_locations or []) or [spec.origin]
+        seen[top] = bool(places) and not any(
+            place and Path(place).resolve().is_relative_to(root) for place in places
+        )
+    return seen[top]
 
 
 def _project_file(path: Path | None, root: Path) -> Path | None:
@@ -91,9 +119,12 @@ def schema_sources(root: Path | None = None) -> list[Path]:
             if models_file:
                 files.add(Path(models_file))
     pending = sorted(files)
+    outside: dict[str, bool] = {}
     while pending:
         source = pending.pop()
         for name in _imported_names(source.read_text(encoding="utf-8")):
+            if _outside(name, root, outside):
+                continue
             found = _project_file(_module_file(name), root)
             if found is not None and found not in files:
                 files.add(found)
@@ -120,6 +151,10 @@ def save(connection: sqlite3.Connection, path: Path) -> None:
     target = sqlite3.connect(temporary)
     try:
         connection.backup(target)
+        # A bench's file database is in WAL mode and the backup copies that
+        # flag: a copy in WAL mode leaves -wal and -shm files beside it once
+        # read. The copy is only ever read whole, so a plain journal.
+        target.execute("PRAGMA journal_mode=DELETE")
     finally:
         target.close()
     temporary.replace(path)
@@ -192,3 +227,97 @@ def cached_migrations(directory: Path, *, rebuild: bool = False) -> Iterator[Non
 
     with mock.patch.object(DatabaseCreation, "create_test_db", create_test_db):
         yield
+
+
+def migrate_kept(directory: Path, alias: str = "default") -> bool:
+    """Migrate the database `alias` names from a migrated copy kept for the
+    current schema (True), or with `migrate`, keeping a copy for the next
+    process (False). Only an empty database is made so; one with tables is
+    migrated in place (False), its rows kept.
+
+    A SQLite file is loaded from the copy in `directory`, the one the tests
+    load. A PostgreSQL database is created from a template database migrated
+    once (`TEMPLATE_PREFIX` and the schema's key), the template of an earlier
+    schema dropped. An in-memory SQLite database is migrated as usual.
+    """
+    connection = connections[alias]
+    in_memory = connection.vendor == "sqlite" and connection.is_in_memory_db()
+    # Only an empty database is replaced: one with tables (a database the
+    # caller chose, its rows kept) is migrated in place, as before.
+    if (
+        connection.vendor not in ("sqlite", "postgresql")
+        or in_memory
+        or connection.introspection.table_names()
+    ):
+        call_command("migrate", database=alias, verbosity=0)
+        return False
+    if connection.vendor == "postgresql":
+        return _migrate_postgres(directory, alias)
+    path = directory / f"{schema_key(schema_sources())}{SUFFIX}"
+    if not path.is_file():
+        with _lock(directory):
+            if not path.is_file():
+                # As create_test_db makes the tests' database (run_syncdb, the
+                # cache table): a copy saved here serves the tests too.
+                call_command("migrate", database=alias, run_syncdb=True, verbosity=0)
+                call_command("createcachetable", database=alias, verbosity=0)
+                connection.ensure_connection()
+                save(connection.connection, path)
+                return False
+    connection.ensure_connection()
+    load(path, connection.connection)
+    return True
+
+
+TEMPLATE_PREFIX = "docuiq_migrated_"
+
+
+def _migrate_postgres(directory: Path, alias: str) -> bool:
+    import psycopg
+
+    connection = connections[alias]
+    name = connection.settings_dict["NAME"]
+    template = f"{TEMPLATE_PREFIX}{schema_key(schema_sources())}"
+    params = connection.get_connection_params()
+    params["dbname"] = "postgres"
+    # One process makes the template while the others wait for it; the lock
+    # is this checkout's, so another checkout's run can still race this one:
+    # then the database is migrated as usual.
+    with _lock(directory):
+        connection.close()
+        try:
+            with psycopg.connect(**params, autocommit=True) as admin:
+                found = admin.execute(
+                    "SELECT 1 FROM pg_database WHERE datname = %s", [template]
+                ).fetchone()
+                if found:
+                    admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+                    try:
+                        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+                        return True
+                    except psycopg.Error:
+                        # Being dropped by another checkout: an empty one,
+                        # migrated below.
+                        admin.execute(f'CREATE DATABASE "{name}"')
+        except psycopg.Error:
+            pass
+        call_command("migrate", database=alias, verbosity=0)
+        connection.close()
+        try:
+            with psycopg.connect(**params, autocommit=True) as admin:
+                older = admin.execute(
+                    "SELECT datname FROM pg_database WHERE datname LIKE %s",
+                    [TEMPLATE_PREFIX + "%"],
+                ).fetchall()
+                for (old,) in older:
+                    admin.execute(f'ALTER DATABASE "{old}" IS_TEMPLATE false')
+                    admin.execute(f'DROP DATABASE IF EXISTS "{old}"')
+                admin.execute(f'CREATE DATABASE "{template}" TEMPLATE "{name}"')
+                # No connections to a template (autovacuum's included): a
+                # database being read cannot be copied.
+                admin.execute(
+                    f'ALTER DATABASE "{template}" IS_TEMPLATE true ALLOW_CONNECTIONS false'
+                )
+        except psycopg.Error:
+            pass
+        return False

@@ -73,6 +73,25 @@ def test_save_writes_a_whole_copy_load_reads_it_and_earlier_copies_go(tmp_path):
     assert copy.execute(found).fetchall() == [(1,)]
 
 
+def test_a_copy_of_a_wal_database_is_saved_with_a_plain_journal(tmp_path):
+    """A bench's file database is in WAL mode (settings' init_command): its
+    copy must not be, or reading it leaves -wal and -shm files beside it."""
+    made = sqlite3.connect(tmp_path / "bench.sqlite3")
+    made.execute("PRAGMA journal_mode=WAL")
+    made.execute("CREATE TABLE doc (id INTEGER PRIMARY KEY)")
+    made.commit()
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    path = kept / "key.sqlite3"
+
+    dbcache.save(made, path)
+    dbcache.load(path, sqlite3.connect(":memory:"))
+
+    assert sorted(p.name for p in kept.iterdir()) == ["key.sqlite3"]
+    with sqlite3.connect(path) as copy:
+        assert copy.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+
+
 @pytest.mark.django_db
 def test_the_test_database_is_the_copy_of_the_current_schema():
     if connection.vendor != "sqlite":
