@@ -784,11 +784,14 @@ def _run(
     text: str,
     strict: bool,
     context: str,
-    rules: tuple[EntityRule, ...] = ENTITY_RULES,
+    rules: tuple[EntityRule, ...] | None = None,
 ) -> Refusal | None:
-    """The entity stages' loop: the first of `rules` to refuse, as a
-    Refusal naming it; None when none does."""
-    for rule in rules:
+    """The entity stages' loop: the first of `rules` (default ENTITY_RULES)
+    to refuse, as a Refusal naming it; None when none does."""
+    # ENTITY_RULES is read at call time, not bound as the default when this
+    # is defined: bench/judge_guard_eval.py measures the judge without the
+    # entity guards by emptying the table in its process.
+    for rule in ENTITY_RULES if rules is None else rules:
         reason = rule.check(quote, text, strict, context)
         if reason:
             return refusal(rule.id, reason)

@@ -195,3 +195,16 @@ def test_swapped_roles_never_verify_and_kept_roles_do(roles, verb, obj):
     assert entities_absent(swapped, text) is None  # both roles are there
     assert not verify_quote(text, swapped + " here", judge=judge).verified
     assert verify_quote(text, kept + ", as agreed", judge=judge).verified
+
+
+def test_the_entity_table_is_read_when_the_guard_runs(monkeypatch):
+    # bench/judge_guard_eval.py measures the judge without the entity guards
+    # by emptying ENTITY_RULES in its process: the loop must read the table
+    # at call time, or that column silently reports the guards on.
+    from citations.cascade import entities
+
+    span = "Acme Tools shall pay Borealis the fees within a month."
+    quote = "Zenith Tools shall pay Borealis the fees in a month"
+    assert entity_difference(quote, span).rule == "entity.party"
+    monkeypatch.setattr(entities, "ENTITY_RULES", ())
+    assert entity_difference(quote, span) is None
