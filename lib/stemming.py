@@ -6,6 +6,10 @@ termination. `same_word` says whether two stems are one word in two forms.
 Search (ingest), relevance (citations), chat and tabular read questions and
 passages with it, and the offline responder (llm.extractive) picks its quotes
 with it: one stemmer, so what one reads as a word the others do too.
+
+`singular`, `without_possessive` and `same_root` are the verification
+cascade's word-form readers: lighter on purpose, as a stem that says
+"assign" for "assignable" would let a quote's name pass for another.
 Pure Python, no Django.
 """
 
@@ -15,7 +19,16 @@ import re
 
 from lib.textfold import fold_compat
 
-__all__ = ["ENDINGS", "MIN_SHARED_STEM", "same_word", "stem", "terms"]
+__all__ = [
+    "ENDINGS",
+    "MIN_SHARED_STEM",
+    "same_root",
+    "same_word",
+    "singular",
+    "stem",
+    "terms",
+    "without_possessive",
+]
 
 # A word list reads best as a paragraph.
 _STOPWORD_TEXT = """
@@ -135,3 +148,43 @@ def terms(text: str) -> list[str]:
     for ("Conﬁdential" is "confidential", issue 32)."""
     words = _WORD_RE.findall(fold_compat(text).lower())
     return [stem(w) for w in words if w not in _STOPWORDS]
+
+
+# A possessive, written with a straight or a curly apostrophe: "Lender's",
+# "Lenders'". Longest first, so "s'" goes whole.
+_POSSESSIVES = ("s'", "s\u2019", "'s", "\u2019s")
+
+
+def singular(word: str) -> str:
+    """A plural or possessive read as its word: one final "s", "'s" or "s'"
+    dropped ("licensors", "licensor's", "licensors'" are "licensor") when
+    three letters stand before it. Words with a digit there keep theirs
+    ("1990s" is no plural of "1990"), and so do short ones ("its", "has").
+    The ending is dropped whatever the word, "business" too: both sides of
+    a comparison are read with it, so it only has to be consistent."""
+    for ending in (*_POSSESSIVES, "s"):
+        if word.endswith(ending):
+            base = word[: -len(ending)]
+            return base if len(base) >= 3 and base[-3:].isalpha() else word
+    return word
+
+
+def without_possessive(word: str) -> str:
+    """The word without a final possessive ("Seller's", "Sellers'" are
+    "Seller"), plurals kept: a plural name can be another name."""
+    for ending in _POSSESSIVES:
+        if word.endswith(ending):
+            return word[: -len(ending)]
+    return word
+
+
+def same_root(a: str, b: str) -> bool:
+    """Two words open with the same MIN_SHARED_STEM letters, or one is the
+    start of the other: "deliver" / "delivery", "Buyer" / "Buyers". Cruder
+    than `same_word`, for short lists of words already known to be related
+    (an elided quote's words against what its gap replaced)."""
+    shared = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+        min(len(a), len(b)),
+    )
+    return shared >= min(MIN_SHARED_STEM, len(a), len(b))
