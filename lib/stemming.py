@@ -16,11 +16,6 @@ Pure Python, no Django.
 from __future__ import annotations
 
 import re
-import threading
-from functools import lru_cache
-from typing import Any
-
-import snowballstemmer
 
 from lib.textfold import fold_compat
 
@@ -54,63 +49,82 @@ _STOPWORD_TEXT = """
 """
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
-# Snowball's stemmer objects keep the word being stemmed in their own fields,
-# so one shared by tabular's threads raised IndexError inside stemWord: each
-# thread gets its own.
-_local = threading.local()
+_SUFFIXES = (
+    ("ational", "ate"),
+    ("ations", "ate"),
+    ("ation", "ate"),
+    ("ities", "ity"),
+    ("ments", ""),
+    ("ment", ""),
+    ("ings", ""),
+    ("ing", ""),
+    ("edly", ""),
+    ("ies", "y"),
+    ("ied", "y"),
+    ("ed", ""),
+)
 
 
-def _snowball() -> Any:
-    stemmer = getattr(_local, "stemmer", None)
-    if stemmer is None:
-        stemmer = _local.stemmer = snowballstemmer.stemmer(ALGORITHM)
-    return stemmer
-
-
-ALGORITHM = "english"
-
-
-@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """Snowball's English stem of a lower-case word ("terminated",
-    "termination" are "termin"). Words of 3 letters or fewer and words
-    with a digit are left alone: "ltd", "usd", "10k" are names, not forms."""
+    """A light stemmer: enough to match terminate/terminated/termination."""
     if len(word) <= 3 or not word.isalpha():
         return word
-    return str(_snowball().stemWord(word))
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + replacement
+            break
+    else:
+        if (word.endswith("es") and word[-3] in "sxz") or word.endswith(
+            ("ches", "shes")
+        ):
+            word = word[:-2]
+        elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            word = word[:-1]
+    if word.endswith("e") and len(word) > 4:
+        word = word[:-1]
+    return word
 
 
 _WORD_RE = re.compile(r"\w+")
 
-# Endings snowball leaves on a word: a stem and a written word that differ
-# only by one of them are one word in two forms ("licens" / "license",
-# "compet" / "competit", "assign" / "assignor"), while "franc" (France) and
-# "franchis" are not. Both keep MIN_SHARED_STEM letters. Derived from
-# pyspellchecker's English word list, not from any evaluation: an ending is
-# kept when it joins 20 or more pairs of snowball stems and, in at least
-# half of them, the table stemmer it replaced read the two as one word.
+# Endings the light stemmer leaves on a word: a stem and a written word that
+# differ only by one of them are one word in two forms ("assignabl" /
+# "assign", "commit" / "commitment", "restrictiv" / "restrict"), while
+# "franc" (France) and "franchis" are not. Both keep MIN_SHARED_STEM letters.
 ENDINGS = frozenset(
     [
-        "er",
-        "s",
-        "it",
-        "or",
-        "e",
         "abl",
-        "ion",
-        "al",
-        "ship",
-        "m",
-        "es",
-        "anc",
-        "iv",
+        "ibl",
+        "able",
+        "ible",
         "ment",
-        "per",
+        "ments",
+        "m",
+        "ion",
+        "ions",
+        "iv",
+        "ive",
+        "ing",
+        "ed",
+        "er",
+        "or",
+        "ity",
         "iti",
-        "iz",
+        "al",
+        "ly",
+        "anc",
+        "ance",
         "enc",
-        "ber",
-        "itis",
+        "ence",
+        "s",
+        "e",
+        "es",
+        "ship",
+        "ness",
+        "it",
+        "itiv",
+        "itor",
+        "ition",
     ]
 )
 MIN_SHARED_STEM = 4

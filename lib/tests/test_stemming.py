@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -88,21 +86,3 @@ def test_singular_only_ever_drops_an_ending(word: str) -> None:
     read = singular(word)
     assert word.startswith(read)
     assert word[len(read) :] in ("", "s", "'s", "s'", "\u2019s", "s\u2019")
-
-
-def test_threads_stem_at_once_as_one_thread_does() -> None:
-    """Tabular's cells stem in threads; a stemmer object shared by them
-    raised IndexError mid-word and could mix two words' letters."""
-    words = [
-        f"{w}{e}"
-        for w in ("terminat", "assign", "indemnif", "licens")
-        for e in ("ion", "ed", "ing", "es", "ability", "ee")
-    ]
-    alone = {w: stem.__wrapped__(w) for w in words}
-
-    def stem_all(_: int) -> dict[str, str]:
-        return {w: stem.__wrapped__(w) for w in words * 50}
-
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        for seen in pool.map(stem_all, range(16)):
-            assert seen == alone
