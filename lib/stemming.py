@@ -16,12 +16,16 @@ Pure Python, no Django.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections.abc import Container, Sequence
 
 from lib.textfold import fold_compat
 
 __all__ = [
     "ENDINGS",
     "MIN_SHARED_STEM",
+    "adverb_bases",
+    "form_written",
     "same_root",
     "same_word",
     "singular",
@@ -142,6 +146,25 @@ def same_word(a: str, b: str) -> bool:
     )
 
 
+def form_written(stem: str, vocabulary: Sequence[str], written: Container[str]) -> bool:
+    """Is `stem` written, as itself or as another form of its word
+    (`same_word`)? `written` holds a text's stems; `vocabulary` is the same
+    stems sorted, so the longer forms are found by prefix, not by a scan."""
+    if stem in written:
+        return True
+    if len(stem) < MIN_SHARED_STEM:
+        return False
+    at = bisect_left(vocabulary, stem)
+    while at < len(vocabulary) and vocabulary[at].startswith(stem):
+        if vocabulary[at][len(stem) :] in ENDINGS:
+            return True  # "commit" / "commitment"
+        at += 1
+    return any(
+        stem[n:] in ENDINGS and stem[:n] in written
+        for n in range(MIN_SHARED_STEM, len(stem))
+    )  # "assignabl" / "assign"
+
+
 def terms(text: str) -> list[str]:
     """Stemmed content words of ``text``, in order (stopwords removed);
     ligatures and other compatibility letters read as the letters they stand
@@ -188,3 +211,15 @@ def same_root(a: str, b: str) -> bool:
         min(len(a), len(b)),
     )
     return shared >= min(MIN_SHARED_STEM, len(a), len(b))
+
+
+def adverb_bases(word: str) -> tuple[str, ...]:
+    """The words a lower-case adverb in -ly may be made from, for a word list
+    to confirm: knowing-ly, tru-ly (true), happi-ly (happy), ful-ly (full). None
+    for a word of under 5 letters or with a non-letter. An -ably adverb
+    gives no word ("reasonab", "reasonabe"): the rule has always read so,
+    and the cascade's benchmarks were measured with it."""
+    if not (word.endswith("ly") and word.isalpha() and len(word) >= 5):
+        return ()
+    base = word[:-2]
+    return (base, base + "e", base[:-1] + "y", base + "l")

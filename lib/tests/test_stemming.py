@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 from lib.stemming import (
     ENDINGS,
     MIN_SHARED_STEM,
+    adverb_bases,
+    form_written,
     same_root,
     same_word,
     singular,
@@ -86,3 +88,27 @@ def test_singular_only_ever_drops_an_ending(word: str) -> None:
     read = singular(word)
     assert word.startswith(read)
     assert word[len(read) :] in ("", "s", "'s", "s'", "\u2019s", "s\u2019")
+
+
+@given(_WORDS, st.lists(_WORDS, max_size=30))
+def test_form_written_is_same_word_against_each_written_stem(
+    stem: str, written: list[str]
+) -> None:
+    vocabulary = tuple(sorted(set(written)))
+    expected = any(same_word(stem, w) for w in vocabulary)
+    assert form_written(stem, vocabulary, set(written)) == expected
+
+
+def test_a_form_is_written_by_its_word() -> None:
+    vocabulary = ("assign", "commitment")
+    assert form_written("assignabl", vocabulary, set(vocabulary))
+    assert form_written("commit", vocabulary, set(vocabulary))
+    assert not form_written("franc", ("franchis",), {"franchis"})
+
+
+def test_an_adverb_reads_as_the_words_it_may_come_from() -> None:
+    assert "knowing" in adverb_bases("knowingly")
+    assert "happy" in adverb_bases("happily")
+    assert "true" in adverb_bases("truly")
+    assert "full" in adverb_bases("fully")
+    assert adverb_bases("only") == adverb_bases("ly2ly") == ()
