@@ -7,10 +7,13 @@ Search (ingest), relevance (citations), chat and tabular read questions and
 passages with it, and the offline responder (llm.extractive) picks its quotes
 with it: one stemmer, so what one reads as a word the others do too.
 
-`singular`, `without_possessive` and `same_root` are the verification
-cascade's word-form readers: lighter on purpose, as a stem that says
-"assign" for "assignable" would let a quote's name pass for another.
-Pure Python, no Django.
+`form_written` is `same_word` against a text's sorted stems (search's
+"They never mention"). `singular`, `without_possessive`, `same_root` and
+`adverb_bases` are the verification cascade's word-form readers: lighter on
+purpose, as a stem that says "assign" for "assignable" would let a quote's
+name pass for another. Every reader of a word's forms is here
+(docs/ground-floor.md, "The stemmers"); snowballstemmer was measured in
+place of `stem` and lost (same page). Pure Python, no Django.
 """
 
 from __future__ import annotations
