@@ -112,3 +112,19 @@ def test_an_adverb_reads_as_the_words_it_may_come_from() -> None:
     assert "true" in adverb_bases("truly")
     assert "full" in adverb_bases("fully")
     assert adverb_bases("only") == adverb_bases("ly2ly") == ()
+
+
+@given(_WORDS, st.sampled_from(["'s", "\u2019s"]))
+def test_without_possessive_drops_the_owners_ending_only(
+    word: str, ending: str
+) -> None:
+    assert without_possessive(word + ending) == word
+    assert without_possessive(word) == word
+
+
+@given(_WORDS, _WORDS)
+def test_same_root_is_symmetric_and_holds_for_a_word_and_its_longer_form(
+    a: str, b: str
+) -> None:
+    assert same_root(a, b) == same_root(b, a)
+    assert same_root(a, a + b)
