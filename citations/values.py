@@ -54,6 +54,7 @@ from citations.cascade.numerals import (
     number_value,
 )
 from lib.months import MONTH_ABBREVIATIONS, MONTHS
+from lib.stemming import singular
 
 DURATION = "duration"
 MONEY = "money"
@@ -542,7 +543,7 @@ def find_durations(text: str) -> list[Duration]:
             amount = said
         if not amount:
             continue
-        unit = m.group("unit").rstrip("s")
+        unit = singular(m.group("unit"))
         if unit == "day" and _BUSINESS.search(m.group("qualifiers")):
             unit = "business_day"
         found.append(Duration(amount, unit, start, m.end()))

@@ -65,6 +65,7 @@ from citations.cascade.tolerant import (
     judge_span,
     source_span,
 )
+from lib.stemming import same_root, without_possessive
 
 MAX_GAP = 300
 LONG_PART_WORDS = 3
@@ -990,22 +991,16 @@ def _stands_for(
             # subject, which would be "itself".
             nouns = nouns[1:]
         return not (set(nouns) - named)
-    return all(any(_same_stem(w, g) for g in there) for w in words)
+    return all(any(same_root(w, g) for g in there) for w in words)
 
 
 _ARTICLES = frozenset(["the", "a", "an", "sic"])
 
 
 def _stem(word: str) -> str:
-    return re.sub(r"(?:'s|s')\Z", "", fold_text(word).lower())
-
-
-def _same_stem(a: str, b: str) -> bool:
-    shared = next(
-        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
-        min(len(a), len(b)),
-    )
-    return shared >= min(4, len(a), len(b))
+    """A name as the insertion rules compare it: folded, lower-cased, its
+    possessive dropped and its plural kept (a plural name is another name)."""
+    return without_possessive(fold_text(word).lower())
 
 
 def _names_other_party(inserted: str, gap: str) -> bool:

@@ -40,6 +40,7 @@ from rapidfuzz import fuzz
 from citations import values
 from citations.cascade.refusal import Refusal, refusal
 from lib.months import MONTHS
+from lib.stemming import singular
 
 T = TypeVar("T")
 
@@ -567,11 +568,6 @@ def _names(context: str) -> frozenset[str]:
     return frozenset(w for t in _terms(context) for w in t.key.split())
 
 
-def _stem(word: str) -> str:
-    """A plural or possessive read as its word: 'Disputes' is 'dispute'."""
-    return word[:-1] if len(word) > 3 and word.endswith("s") else word
-
-
 _LAW_ADJECTIVES = frozenset(a.lower() for a in values.LAW_ADJECTIVES)
 
 
@@ -579,7 +575,7 @@ def _stems(text: str) -> str:
     """The words of `text`, possessives and plurals dropped, space-delimited
     for phrase lookups ("UDC's Business Affiliate" is "udc busines affiliate")."""
     plain = _POSSESSIVE_WORD.sub("", text.lower())
-    return " " + " ".join(_stem(w) for w in re.findall(r"\w+", plain)) + " "
+    return " " + " ".join(singular(w) for w in re.findall(r"\w+", plain)) + " "
 
 
 _POSSESSIVE_WORD = re.compile(r"(?<=\w)['’]s?\b")
@@ -594,7 +590,9 @@ def _party_rule(quote: str, text: str, strict: bool, context: str) -> str | None
     written = _stems(text)
     # Places and the adjectives of law ("English") are entity.place's.
     placed = {
-        _stem(w) for name, _ in _places(quote) for w in re.findall(r"\w+", name.lower())
+        singular(w)
+        for name, _ in _places(quote)
+        for w in re.findall(r"\w+", name.lower())
     } | _LAW_ADJECTIVES
     # A sentence's opening word a dictionary lists ("Champion will") is a
     # name when the passage writes it as one, capitalised inside a sentence.

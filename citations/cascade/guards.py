@@ -59,6 +59,7 @@ from citations.cascade.numerals import (
 )
 from citations.cascade.refusal import Check, Refusal, first_refusal, refusal
 from lib.months import MONTHS
+from lib.stemming import singular
 
 # A number stands alone ("30", "1,000.50"); digits glued to letters ("30days",
 # "0rder") are read as a word and sorted out in `features`.
@@ -879,7 +880,7 @@ def counterpart(a: str, b: str) -> bool:
     if frozenset((a, b)) in _COUNTERPARTS:
         return True
     # Plurals and possessives: "Indemnitors"/"Indemnitees", "Licensors'".
-    singular_a, singular_b = _singular(a), _singular(b)
+    singular_a, singular_b = singular(a), singular(b)
     if (singular_a, singular_b) != (a, b) and singular_a != singular_b:
         return counterpart(singular_a, singular_b)
     return any(
@@ -888,13 +889,6 @@ def counterpart(a: str, b: str) -> bool:
         and any(y == x[:-2] + suffix for suffix in _GIVER_SUFFIXES)
         for x, y in ((a, b), (b, a))
     )
-
-
-_PLURAL_ENDING = re.compile(r"(?<=[a-z]{3})(?:s'|'s|s)\Z")
-
-
-def _singular(word: str) -> str:
-    return _PLURAL_ENDING.sub("", word)
 
 
 def party_rival(

@@ -37,6 +37,7 @@ from citations.cascade.folding import fold_text, ocr_skeleton
 from citations.cascade.glyphs import DIGITS_AS_LETTERS
 from citations.cascade.guards import AUXILIARIES, MODALS
 from citations.cascade.memo import memo
+from lib.stemming import adverb_bases
 
 # Words are (text, offset) pairs, as context._words gives them.
 Word = tuple[str, int]
@@ -252,12 +253,10 @@ def _is_adverb(word: str) -> bool:
     plain = _plain(word)
     if plain in _ADVERBS:
         return True
-    if not (plain.endswith("ly") and plain.isalpha() and len(plain) >= 5):
-        return False
-    stem = plain[:-2]
-    # knowing-ly, reasonab-ly (able), happi-ly (happy), ful-ly (full)
-    stems = (stem, stem + "e", stem[:-1] + "y", stem + "l")
-    return any(len(s) >= 4 and lexicon.is_common_word(ocr_skeleton(s)) for s in stems)
+    return any(
+        len(s) >= 4 and lexicon.is_common_word(ocr_skeleton(s))
+        for s in adverb_bases(plain)
+    )
 
 
 _PLACEHOLDER = re.compile(r"\[[^\w\]]*\]|\([^\w)]*\)")

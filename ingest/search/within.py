@@ -13,7 +13,6 @@ cached by revision id (a revision's text never changes).
 from __future__ import annotations
 
 import threading
-from bisect import bisect_left
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from ingest.search.rerank import (
     _stems,
     score_chunk,
 )
-from lib.stemming import ENDINGS, MIN_SHARED_STEM
+from lib.stemming import form_written
 
 if TYPE_CHECKING:
     from accounts.models import Tenant
@@ -244,28 +243,9 @@ def term_weights(documents: Sequence[Document], text: str) -> dict[str, float]:
     }
 
 
-# Endings the light stemmer leaves on a word (lib.stemming.ENDINGS): a
-# stem and a written word that differ only by one of them are one word in
-# two forms ("assignabl" / "assign"), while "franc" and "franchis" are not.
-SUFFIXES = ENDINGS
-MIN_SHARED = MIN_SHARED_STEM
-
-
-def _same_word(stem: str, vocabulary: tuple[str, ...], df: dict) -> bool:
-    at = bisect_left(vocabulary, stem)
-    while at < len(vocabulary) and vocabulary[at].startswith(stem):
-        if vocabulary[at][len(stem) :] in SUFFIXES:
-            return True  # "commit" / "commitment"
-        at += 1
-    return any(
-        stem[n:] in SUFFIXES and stem[:n] in df for n in range(MIN_SHARED, len(stem))
-    )  # "assignabl" / "assign"
-
-
 def written_in(documents: Sequence[Document]) -> Callable[[str], bool]:
     """Whether any of `documents` writes a stem, in any chunk and in any
-    form the stemmer left apart (one differs from the other by an ending in
-    SUFFIXES). What a question asks about that the documents never write,
+    form the stemmer left apart (`lib.stemming.same_word`). What a question asks about that the documents never write,
     they are silent on. Without documents every stem counts as written
     (nothing to go on)."""
     indexes = [document_index(d) for d in documents if d.current_revision_id]
@@ -274,12 +254,7 @@ def written_in(documents: Sequence[Document]) -> Callable[[str], bool]:
 
     def written(stem: str) -> bool:
         return any(
-            stem in index.stats.df
-            or (
-                len(stem) >= MIN_SHARED
-                and _same_word(stem, index.vocabulary, index.stats.df)
-            )
-            for index in indexes
+            form_written(stem, index.vocabulary, index.stats.df) for index in indexes
         )
 
     return written
