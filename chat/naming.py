@@ -158,11 +158,13 @@ class NameIndex:
         self.filenames: dict[str, set] = {}
         self.squashed: dict[str, set] = {}  # title tokens, party cores squashed
         self.heads: dict[str, set] = {}  # a party's distinctive first word
+        self.titles: dict[object, str] = {}  # to list one naming's documents
         for doc in documents:
             self._add(doc)
         self.max_phrase = max((len(p) for p in self.phrases), default=1)
 
     def _add(self, doc: DocumentNames) -> None:
+        self.titles[doc.id] = doc.title
         if doc.filename and len(squash([fold(doc.filename)])) >= MIN_TOKEN:
             self.filenames.setdefault(squash([fold(doc.filename)]), set()).add(doc.id)
         title = core_name(doc.title_words)
@@ -376,9 +378,15 @@ def named_documents(question: str, index: NameIndex) -> NamedDocuments:
             o.document_ids and o.document_ids < m.document_ids for o in result.matches
         )
     ]
+    # The documents one naming fits, by title: their ids are random UUIDs,
+    # so in id order the same corpus ingested again listed them (and
+    # labelled their sources S1, S2, ...) in another order.
     ordered: list = []
     for match in naming:
-        for doc_id in sorted(match.document_ids, key=str):
+        for doc_id in sorted(
+            match.document_ids,
+            key=lambda d: (index.titles.get(d, "").casefold(), str(d)),
+        ):
             if doc_id not in ordered:
                 ordered.append(doc_id)
     result.document_ids = ordered

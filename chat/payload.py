@@ -18,6 +18,7 @@ from chat.coverage import (
     answer_sentences,
     coverage,
 )
+from chat.rendering import reading_order
 from citations.models import Relevance, Status
 from ingest import file_types
 from ingest.links import document_span_url
@@ -235,7 +236,11 @@ def build_payload(
         if c.ref_label in entries
     ]
     cited.extend(unsourced_fields(u) for u in unsourced)
-    cited.sort(key=lambda c: (c["answer_start"] is None, c["answer_start"] or 0))
+    cited.sort(
+        key=lambda c: reading_order(
+            c["answer_start"], c["answer_end"], c["id"], c["quoted_text"] or ""
+        )
+    )
     inline_refs: dict[str, list[dict]] = {}
     for candidate in extraction.candidates:
         if candidate.answer_start is not None:

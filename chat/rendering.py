@@ -54,6 +54,27 @@ class CitedItem:
     obj: Any
 
 
+def reading_order(
+    answer_start: int | None, answer_end: int | None, ref: str, quote: str = ""
+) -> tuple[bool, int, bool, int, int, str, str]:
+    """Sort key of a citation in its answer: where the answer places it, then
+    (two refs at one place, "[S1, S3]", or refs the answer places nowhere)
+    the source's number, then the quote. A total order on purpose: citations
+    come from the database, which returns the rows of one insert in no
+    promised order (PostgreSQL's changes as verification updates them), and
+    the footer must read the same on every visit and every re-run."""
+    number = _REF.fullmatch(ref or "")
+    return (
+        answer_start is None,
+        answer_start or 0,
+        answer_end is None,
+        answer_end or 0,
+        int(number.group(1)) if number else 1 << 30,
+        ref or "",
+        quote or "",
+    )
+
+
 def _refs(group: str) -> list[str]:
     return [f"S{m.group(1)}" for m in _REF.finditer(group)]
 

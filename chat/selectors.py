@@ -14,6 +14,7 @@ from chat.rendering import (
     answer_segments,
     answer_with_footnotes,
     mark_uncited,
+    reading_order,
 )
 from citations.marks import Mark, citation_mark
 from citations.models import Status
@@ -166,7 +167,11 @@ def _citation_views(message: Message) -> list[tuple[CitedItem, CitationView]]:
             is_unsourced=True,
         )
         rows.append((CitedItem(u.ref_label, u.answer_start, u.answer_end, view), view))
-    rows.sort(key=lambda r: (r[0].answer_start is None, r[0].answer_start or 0))
+    rows.sort(
+        key=lambda r: reading_order(
+            r[0].answer_start, r[0].answer_end, r[0].ref, r[1].quote or ""
+        )
+    )
     return rows
 
 

@@ -77,7 +77,9 @@ def _other_spans(citation: MessageCitation) -> list[tuple[int, int]]:
             revision_id=citation.revision_id,
         )
         .exclude(pk=citation.pk)
-        .order_by("answer_start", "created_at")
+        # Rows of one answer are inserted together: created_at can tie, and
+        # the viewer's list (cut at 19) must not follow the table's row order.
+        .order_by("answer_start", "created_at", "source_offset_start", "id")
         .values_list("source_offset_start", "source_offset_end")[:19]
     )
 

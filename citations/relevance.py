@@ -171,7 +171,11 @@ class Concept:
     synonyms' stems (one word or a phrase)."""
 
     word: str
-    forms: frozenset[tuple[str, ...]]
+    # Sorted, not a set: the first form the passage writes is counted as the
+    # concept's evidence ("one_word" needs two words), and a set's order
+    # follows the process's string hashing, so a passage could be rated
+    # "answers" on one run and "related" on the next.
+    forms: tuple[tuple[str, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -675,7 +679,7 @@ def _held(
 
 def _positions(
     stems: tuple[str, ...],
-    forms: frozenset[tuple[str, ...]],
+    forms: tuple[tuple[str, ...], ...],
     by_prefix: Mapping[str, list[str]],
 ) -> list[int]:
     """Where in the passage's stems a concept is written (a phrase: its
@@ -721,7 +725,7 @@ def _concepts(question: str) -> list[Concept]:
             continue
         seen.add(word)
         forms = {(word,)} | _SYNONYM_STEMS.get(word, set())
-        concepts.append(Concept(word=word, forms=frozenset(forms)))
+        concepts.append(Concept(word=word, forms=tuple(sorted(forms))))
     return concepts
 
 

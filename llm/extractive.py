@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -50,6 +50,19 @@ class _Candidate:
     score: float
 
 
+def _weight(matched: Iterable[str], n: int, df: Mapping[str, int]) -> float:
+    """The summed rarity of the question's words a sentence holds.
+
+    fsum, not sum: `matched` is a set, whose order follows each process's
+    string hashing, and a float sum taken in another order can differ in its
+    last bit. Two sentences holding the same words then won or lost their tie
+    by that bit, and swapped places between runs (CUAD's iPass "parties"
+    question, an NDA's "limited use"). fsum is exactly rounded: any order of
+    the same words gives the same number, so a tie stays a tie and the
+    reading order breaks it."""
+    return math.fsum(math.log(1 + n / df[w]) for w in matched)
+
+
 def _rank(
     question: str, texts: Sequence[str]
 ) -> tuple[list[_Candidate], frozenset[str]]:
@@ -77,7 +90,7 @@ def _rank(
         matched = held & query
         if not matched:
             continue
-        weight = sum(math.log(1 + n / df[w]) for w in matched)
+        weight = _weight(matched, n, df)
         coverage = len(matched) / len(query)
         # Prefer sentences covering many query terms; mildly prefer short ones
         # and earlier (better-ranked) sources.
@@ -207,6 +220,8 @@ def _rated_answer(
             if rating.label == "off_topic":
                 continue
             rated.append((rating, lexical.get((pos, start), 0.0), pos, sentence))
+    # `rated` is in reading order (source rank, then place in the source) and
+    # the sort is stable, so passages that tie on every key keep that order.
     rated.sort(key=_quote_order)
     # Those holding every word first, the best of the others after them:
     # word rules cannot tell which one answers, a reader can.

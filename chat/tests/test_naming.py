@@ -190,3 +190,17 @@ def test_a_file_name_keeps_naming_its_document_when_the_title_is_a_heading():
         "Is the Lime Energy distributor agreement exclusive?", index
     )
     assert result.document_ids == ["lime"]
+
+
+@pytest.mark.parametrize("ids", [("b-id", "a-id"), ("a-id", "b-id")])
+def test_the_documents_one_naming_fits_come_by_title_whatever_their_ids(ids):
+    """Two joint venture agreements: listed by title, not by their ids
+    (random UUIDs, so a corpus ingested again listed them otherwise)."""
+    index = NameIndex(
+        [
+            DocumentNames(ids[0], "Joint Venture Agreement — Alder Holdings"),
+            DocumentNames(ids[1], "Joint Venture Agreement — Birch Partners"),
+        ]
+    )
+    named = named_documents("What does the joint venture agreement say?", index)
+    assert named.document_ids == list(ids)

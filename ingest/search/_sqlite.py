@@ -144,13 +144,16 @@ def _search_documents(cursor, match: str, tenant_id: int, document_ids: list, k:
             JOIN ingest_documentchunk c ON c.id = f.rowid
             JOIN ingest_document d ON d.id = c.document_id AND d.current_revision_id = c.revision_id
             WHERE ingest_chunk_fts MATCH %s AND f.rowid BETWEEN %s AND %s AND c.document_id = %s
-            ORDER BY f.rank
+            ORDER BY f.rank, f.rowid
             LIMIT %s
             """,
             [match, low, high, document_id, k],
         )
         rows.extend(cursor.fetchall())
-    rows.sort(key=lambda row: -row[1])
+    # Equal scores in chunk order (a document's chunks are inserted in
+    # reading order), as PostgreSQL orders them: SQL leaves ties unordered,
+    # and a tie at the cut decided which chunk was searched at all.
+    rows.sort(key=lambda row: (-row[1], row[0]))
     return [(row[0], row[1]) for row in rows[:k]]
 
 
@@ -178,14 +181,14 @@ def _search_all(
             f"""
             WITH top AS (
                 SELECT rowid AS id, rank FROM ingest_chunk_fts
-                WHERE ingest_chunk_fts MATCH %s ORDER BY rank LIMIT %s
+                WHERE ingest_chunk_fts MATCH %s ORDER BY rank, rowid LIMIT %s
             )
             SELECT c.id, -top.rank, (SELECT COUNT(*) FROM top)
             FROM top
             JOIN ingest_documentchunk c ON c.id = top.id
             JOIN ingest_document d ON d.id = c.document_id AND d.current_revision_id = c.revision_id
             WHERE c.tenant_id = %s AND d.status = 'ready' AND d.is_deleted = 0 {extra}
-            ORDER BY top.rank
+            ORDER BY top.rank, top.id
             LIMIT %s
             """,
             [match, window, tenant_id, *params, k],

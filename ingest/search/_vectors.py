@@ -303,6 +303,13 @@ def _collection_documents(tenant_id: int, collection_id: int) -> list:
 # ------------------------------------------------------------------ searching
 
 
+def _best_first(hits: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """(chunk id, cosine) best first, equal cosines (the same words in two
+    documents) in chunk order: faiss's heap leaves their order to the order
+    its rows were read in, which is not the order they were stored in."""
+    return sorted(hits, key=lambda hit: (-hit[1], hit[0]))
+
+
 def _top(
     query: np.ndarray, matrix: np.ndarray, ids: np.ndarray, n: int
 ) -> list[tuple[int, float]]:
@@ -313,11 +320,13 @@ def _top(
     scores, rows = faiss.knn(
         query.reshape(1, -1), matrix, n, metric=faiss.METRIC_INNER_PRODUCT
     )
-    return [
-        (int(ids[r]), float(s))
-        for s, r in zip(scores[0], rows[0], strict=True)
-        if r >= 0
-    ]
+    return _best_first(
+        [
+            (int(ids[r]), float(s))
+            for s, r in zip(scores[0], rows[0], strict=True)
+            if r >= 0
+        ]
+    )
 
 
 def search(
@@ -359,11 +368,13 @@ def search(
             n = min(n, entry.index.ntotal)
             scores, rows = entry.index.search(query.reshape(1, -1), n)
             ids = entry.chunk_ids
-            return [
-                (int(ids[r]), float(s))
-                for s, r in zip(scores[0], rows[0], strict=True)
-                if r >= 0
-            ]
+            return _best_first(
+                [
+                    (int(ids[r]), float(s))
+                    for s, r in zip(scores[0], rows[0], strict=True)
+                    if r >= 0
+                ]
+            )
 
     return _checked(tenant_id, nearest, k, entry.index.ntotal)
 

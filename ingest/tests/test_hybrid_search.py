@@ -400,3 +400,23 @@ def test_postgres_reads_vectors_as_bytes_through_a_binary_cursor(
         stored = ChunkEmbedding.objects.get(document=document)
     assert bytes(rows[0][0]) == bytes(stored.vector)
     assert len(rows[0][0]) == 64 * 4
+
+
+def test_equal_cosines_come_in_the_order_the_chunks_were_stored(
+    tenant_a, server, upload
+):
+    """Five documents writing the same words in other orders embed alike
+    (the scripted embedder reads a bag of words; identical files would be
+    one document): the dense hits come in the order the documents were
+    stored, whichever order they are asked in, so a re-run shows the
+    sources in the same order."""
+    words = CANCEL.rstrip(".").split()
+    copies = [
+        upload(tenant_a, " ".join(words[n:] + words[:n]) + ".", f"copy{n}")
+        for n in range(5)
+    ]
+    upload(tenant_a, WEATHER, "weather")
+    for asked in (copies, copies[::-1], None):
+        hits = search_chunks(tenant_a, QUESTION, documents=asked, mode="dense", k=5)
+        assert len({h.dense_score for h in hits}) == 1
+        assert titles(hits) == [f"copy{n}" for n in range(5)]

@@ -145,3 +145,19 @@ def test_written_in_knows_a_words_other_forms_and_nothing_else(tenant_a):
         assert written(assignable) and written(commit)
         assert not written(france)
         assert written_in([])(france)
+
+
+def test_equal_scores_come_in_the_order_the_chunks_were_stored(tenant_a):
+    """The same clause in several documents (a contract and its copy) ranks
+    alike in each: the hits come in the order the documents were stored,
+    whatever order they are asked in, never in the order of their random
+    ids (a re-ingest then reordered the sources a reader sees)."""
+    copies = [make_document(tenant_a, PAYMENT, title=f"Copy {n}") for n in range(6)]
+    for n in range(6):
+        make_document(tenant_a, f"{WEATHER} Day {n}.", title=f"Weather {n}")
+    asked = copies[3:] + copies[:3]
+    hits = search_chunks(
+        tenant_a, "buyer pay invoice", documents=asked, k=6, mode="fts"
+    )
+    assert len({h.score for h in hits}) == 1
+    assert _titles(hits) == [f"Copy {n}" for n in range(6)]

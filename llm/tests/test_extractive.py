@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from lib.sentences import split_sentences
 from lib.stemming import terms
 from llm import ExtractiveProvider, LLMRequestRejected
-from llm.extractive import MAX_RATED_QUOTES
+from llm.extractive import MAX_RATED_QUOTES, _rank
 from llm.prompting import NO_ANSWER, PromptSource, build_messages
 
 QUOTE_RE = re.compile(r'^"(.*?)" \(Source: \[(S\d+)\]\)$', re.MULTILINE | re.DOTALL)
@@ -357,3 +358,51 @@ def test_the_lead_counts_the_passages_that_hold_every_word(provider):
         0
     ]
     assert "the first two passages hold every word of your question" in lead
+
+
+# ------------------------------------------------ ties: one order on every run
+
+
+class _Colliding(str):
+    """A word whose hash equals every other word's. A set of such words
+    iterates in an order set by how it was built, the way a set of ordinary
+    words does from one process to the next (string hashing is seeded per
+    process): the test sees in one run what used to differ between runs."""
+
+    def __hash__(self) -> int:
+        return 0
+
+
+LICENCE_WORDS = ("software", "hardware", "support", "training")
+
+
+# Every other order of the same words (the same sentence twice is quoted once).
+@pytest.mark.parametrize("written", list(itertools.permutations(LICENCE_WORDS))[1:])
+def test_sentences_holding_the_same_words_tie_and_keep_reading_order(
+    provider, monkeypatch, written
+):
+    """Two sentences holding the same question words score exactly alike,
+    whatever order a set gives their words, and are quoted in the order the
+    document has them (a re-run shows a lawyer the same answer)."""
+    monkeypatch.setattr(
+        "llm.extractive.terms", lambda text: [_Colliding(t) for t in terms(text)]
+    )
+    # More question words than either sentence holds, and words of different
+    # rarity: the sum of their weights then depends on the order it is taken in.
+    question = (
+        "Does the licence cover software, hardware, support, training, hosting, "
+        "upgrades, consulting and travel fees?"
+    )
+    first = f"Licence covers {', '.join(LICENCE_WORDS)} items."
+    second = f"Licence covers {', '.join(written)} items."
+    text = (
+        "The software is ours. The software works. Hardware ships fast. "
+        "Support hours vary. Support is email. Support is free. Training is "
+        f"onsite. {first} {second}"
+    )
+    source = PromptSource("S1", "Text", "Licence", None, text)
+    candidates, _ = _rank(question, [text])
+    scores = {c.text: c.score for c in candidates}
+    assert scores[first] == scores[second]
+    quoted = [q for q, _ in quotes(provider.answer(question, [source]).text)]
+    assert quoted[:2] == [first, second]
