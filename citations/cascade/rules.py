@@ -593,12 +593,21 @@ RULES: tuple[Rule, ...] = (
         "Another word",
         "guard: wording",
         "guards.WORDING_RULES",
-        "In a scan, a token no OCR damage of the quote's word explains, nor a "
-        "spelling corrector reads as it.",
+        "A token no OCR damage of the quote's word explains, nor a spelling "
+        "corrector reads as it: another word, in a scan or in a clean text "
+        "('isriot' is not 'is', 'mg' is not 'µg').",
         (
             Example(
                 SCAN + "The Buyer shall inspect the goods on arrival at the port.",
                 "The Buyer shall inspect the goods on arrival at the fort.",
+            ),
+            # A clean source is refused here too, before the catch-all
+            # clean-source rule: the letters explain no misprint.
+            Example(
+                "The Provider acknowledges that the Recipient isriot "
+                "responsible for the loss.",
+                "The Provider acknowledges that the Recipient is responsible "
+                "for the loss.",
             ),
         ),
         (
