@@ -655,17 +655,21 @@ def _kind_differs(kind: str) -> Callable[[_Meaning], str | None]:
     return differs
 
 
+def _first_unmatched(said: list[Feature], other: list[Feature]) -> Feature | None:
+    """The first of `said` whose value `other` does not also say (counted:
+    two "not"s need two)."""
+    extra = Counter(f.value for f in said) - Counter(f.value for f in other)
+    return next((f for f in said if f.value in extra), None)
+
+
 def _kind_missing(kind: str) -> Callable[[_Meaning], str | None]:
     """The paraphrase rule of one kind: every value of it the quote says is
     in the span (a paraphrase may reorder and add, not drop)."""
 
     def missing(m: _Meaning) -> str | None:
-        lacking = Counter(f.value for f in m.quote[kind]) - Counter(
-            f.value for f in m.span[kind]
-        )
-        if not lacking:
+        shown = _first_unmatched(m.quote[kind], m.span[kind])
+        if shown is None:
             return None
-        shown = next(f for f in m.quote[kind] if f.value in lacking)
         return f"{kind} missing in source: quote has '{shown.raw}' ({shown.context})"
 
     missing.__name__ = f"_{kind.replace(' ', '_')}_missing"
@@ -673,12 +677,9 @@ def _kind_missing(kind: str) -> Callable[[_Meaning], str | None]:
 
 
 def _negation_added(m: _Meaning) -> str | None:
-    extra = Counter(f.value for f in m.span[NEGATION]) - Counter(
-        f.value for f in m.quote[NEGATION]
-    )
-    if not extra:
+    shown = _first_unmatched(m.span[NEGATION], m.quote[NEGATION])
+    if shown is None:
         return None
-    shown = next(f for f in m.span[NEGATION] if f.value in extra)
     return f"negation added in source: source has '{shown.raw}' ({shown.context})"
 
 
