@@ -143,6 +143,16 @@ def schema_key(sources: list[Path]) -> str:
     return digest.hexdigest()[:20]
 
 
+def current_key() -> str:
+    """The key of the schema this checkout's migrations make."""
+    return schema_key(schema_sources())
+
+
+def _kept_copy(directory: Path) -> Path:
+    """Where the migrated copy of the current schema is kept in `directory`."""
+    return directory / f"{current_key()}{SUFFIX}"
+
+
 def save(connection: sqlite3.Connection, path: Path) -> None:
     """Write the database behind `connection` to `path`, whole or not at all,
     and remove the copies of earlier schemas beside it."""
@@ -202,7 +212,7 @@ def cached_migrations(directory: Path, *, rebuild: bool = False) -> Iterator[Non
         migrating = self.connection.settings_dict["TEST"].get("MIGRATE", True)
         if keepdb or not migrating or not self.is_in_memory_db(name):
             return original(self, verbosity, autoclobber, serialize, keepdb)
-        path = directory / f"{schema_key(schema_sources())}{SUFFIX}"
+        path = _kept_copy(directory)
         if rebuild or not path.is_file():
             # One process migrates while the others (xdist's workers) wait
             # for its copy rather than migrate beside it on the same cores.
@@ -253,7 +263,7 @@ def migrate_kept(directory: Path, alias: str = "default") -> bool:
         return False
     if connection.vendor == "postgresql":
         return _migrate_postgres(directory, alias)
-    path = directory / f"{schema_key(schema_sources())}{SUFFIX}"
+    path = _kept_copy(directory)
     if not path.is_file():
         with _lock(directory):
             if not path.is_file():
@@ -277,7 +287,7 @@ def _migrate_postgres(directory: Path, alias: str) -> bool:
 
     connection = connections[alias]
     name = connection.settings_dict["NAME"]
-    template = f"{TEMPLATE_PREFIX}{schema_key(schema_sources())}"
+    template = f"{TEMPLATE_PREFIX}{current_key()}"
     params = connection.get_connection_params()
     params["dbname"] = "postgres"
     # One process makes the template while the others wait for it; the lock
