@@ -106,8 +106,10 @@ def _typed(text: str, kind: str, options: Sequence[str]) -> dict:
             typed = None
     if typed is None:
         # The value of the type's rule example: "at least 60 days" -> "60 days".
-        written = _SENTENCE.match(_example(kind))
-        example = written.group("rest") if written else _example(kind)
+        example = _example(kind)
+        written = _SENTENCE.match(example)
+        if written:
+            example = written.group("rest")
         raise RuleError(f"{text!r} is not a {kind} (write it like {example!r}).")
     return typed
 
